@@ -1,0 +1,74 @@
+/**
+ * Starts the built web host (`out/main/web.js`) on a free port with a throwaway data directory, and
+ * gives each test its launch URL. One host per worker; each test gets a fresh browser context, so its
+ * IndexedDB starts empty.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
+import { test as base } from '@playwright/test'
+
+export interface RunningWebHost {
+  launchUrl: string
+  origin: string
+  dataDir: string
+}
+
+const WEB_ENTRY = resolve(__dirname, '../../../out/main/web.js')
+
+export async function startBuiltWebHost(
+  extraArgs: string[] = [],
+): Promise<RunningWebHost & { stop(): Promise<void> }> {
+  if (!existsSync(WEB_ENTRY)) throw new Error(`${WEB_ENTRY} is missing: run \`npm run build\` first.`)
+  const dataDir = mkdtempSync(join(tmpdir(), 'closebook-e2e-'))
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [WEB_ENTRY, '--no-open', '--port', '0', '--data-dir', dataDir, ...extraArgs],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  let stderr = ''
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()))
+  const launchUrl = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`web host did not start in time: ${stderr}`)), 20_000)
+    const lines = createInterface({ input: child.stdout! })
+    lines.on('line', (line) => {
+      if (/^http:\/\/127\.0\.0\.1:\d+\/\?token=/.test(line)) {
+        clearTimeout(timer)
+        resolveUrl(line.trim())
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`web host exited with ${code}: ${stderr}`)))
+  })
+  return {
+    launchUrl,
+    origin: new URL(launchUrl).origin,
+    dataDir,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r))
+        child.kill('SIGTERM')
+        await exited
+      }
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export const test = base.extend<object, { webHost: RunningWebHost }>({
+  webHost: [
+    // Playwright reads the fixture's dependencies from this (empty) destructuring pattern.
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const host = await startBuiltWebHost()
+      await use(host)
+      await host.stop()
+    },
+    { scope: 'worker' },
+  ],
+})
+
+export { expect } from '@playwright/test'
