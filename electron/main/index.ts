@@ -26,7 +26,14 @@ function createWindow(): void {
     minHeight: 600,
     show: false,
     title: 'Closebook',
-    webPreferences: secureWebPreferences(join(__dirname, '../preload/index.js')),
+    // The flags are repeated literally so static analysis (electronegativity) can see them.
+    webPreferences: {
+      ...secureWebPreferences(join(__dirname, '../preload/index.js')),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      disableBlinkFeatures: 'Auxclick',
+    },
   })
   const id = window.webContents.id
   ownWindows.add(id)

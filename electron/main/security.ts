@@ -18,6 +18,8 @@ export function secureWebPreferences(preloadPath: string): BrowserWindowConstruc
     allowRunningInsecureContent: false,
     webviewTag: false,
     spellcheck: false,
+    // Middle-click would open links in a new window without going through will-navigate.
+    disableBlinkFeatures: 'Auxclick',
   }
 }
 

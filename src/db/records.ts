@@ -1,0 +1,149 @@
+/**
+ * What the cache stores (DESIGN §4). Records keep the API item as it came (`raw`, validated, unknown
+ * extra fields kept) plus a few flattened fields that indexes and the ledger need. Times are epoch
+ * milliseconds (UTC); months and days are computed in the connection's accounting time zone.
+ * Marks, notes and the audit log are separate tables, so a re-sync that replaces a record never
+ * touches the accountant's work.
+ */
+import type { ChargeItem, HistoryItem, HistoryType, Mode } from '../../electron/shared/payment-api'
+
+/** `charge:<resource_id>` or `refund:<resource_id>`: unique within a connection (DESIGN §4 identity). */
+export type RecordKey = `${HistoryType}:${string}`
+
+export function recordKeyOf(type: HistoryType, resourceId: string): RecordKey {
+  return `${type}:${resourceId}`
+}
+
+/** A transaction-history record (charge or refund), keyed by (connectionId, type, resourceId). */
+export interface HistoryRecord {
+  connectionId: string
+  key: RecordKey
+  resourceId: string
+  type: HistoryType
+  /** The charge a refund belongs to; for a charge record, its own id (so charge + refunds share it). */
+  chargeId: string
+  storeId: string
+  createdAt: number
+  amount: number
+  currency: string
+  status: string
+  mode: Mode
+  brand: string
+  cardholderName: string
+  cardholderEmail: string
+  /** merchant_transaction_id-like order number found in metadata (order_id, order_number, …), if any. */
+  orderRef: string | null
+  /** Lower-cased text the ledger's search runs over: ids, metadata values, name, e-mail, last four. */
+  searchText: string
+  raw: HistoryItem
+  /** When this copy was written by sync. */
+  syncedAt: number
+}
+
+/** A charge-list record (fees, merchant_transaction_id, capture), keyed by (connectionId, id). */
+export interface ChargeRecord {
+  connectionId: string
+  id: string
+  storeId: string
+  createdAt: number
+  chargedAmount: number
+  chargedCurrency: string
+  feeAmount: number | null
+  feeCurrency: string | null
+  status: string
+  mode: Mode
+  merchantTransactionId: string | null
+  raw: ChargeItem
+  syncedAt: number
+}
+
+export type MarkState = 'reconciled'
+
+/** The accountant's mark on one history record. Absent row = unreconciled with no note. */
+export interface MarkRecord {
+  connectionId: string
+  key: RecordKey
+  /** null: only a note, not reconciled. */
+  state: MarkState | null
+  note: string
+  /** Fingerprint of the fields the mark was made on (amount, currency, status, refunds). */
+  fingerprint: string | null
+  /** Set by sync when the record's current fingerprint differs from the mark's. */
+  changedSinceReconciled: boolean
+  /** `YYYY-MM` of the record in the accounting time zone, for period locks and month queries. */
+  period: string
+  updatedAt: number
+  updatedBy: string
+  /** Link to a matched row of an imported file (order or bank line), when the mark came from a match. */
+  matchRef?: string
+}
+
+export type AuditAction =
+  'mark' | 'unmark' | 'note' | 'reconfirm' | 'close-period' | 'reopen-period' | 'restore'
+
+/** Append-only: rows are only ever added. */
+export interface AuditEntry {
+  seq?: number
+  connectionId: string
+  at: number
+  actor: string
+  action: AuditAction
+  /** The record, or null for period actions. */
+  key: RecordKey | null
+  period: string | null
+  before: unknown
+  after: unknown
+  reason?: string
+}
+
+export interface PeriodLock {
+  connectionId: string
+  /** `YYYY-MM` in the accounting time zone. */
+  period: string
+  lockedAt: number
+  lockedBy: string
+}
+
+export type SyncResource = 'transaction_history' | 'charges'
+
+/** Resume point of one partition (resource × store × time window). */
+export interface SyncCheckpoint {
+  connectionId: string
+  partitionId: string
+  resource: SyncResource
+  storeId: string | null
+  /** Inclusive window in epoch ms. */
+  from: number
+  to: number
+  /** Id of the last item stored (resource_id for history, id for charges); null before the first page. */
+  cursor: string | null
+  done: boolean
+  records: number
+  requests: number
+  updatedAt: number
+}
+
+/** Per connection: what the cache knows of it (no secrets: the registry with credentials is in main). */
+export interface CachedConnection {
+  id: string
+  label: string
+  baseUrl: string
+  timeZone: string
+  storeIds: string[]
+  isDemo: boolean
+  lastSyncedAt: number | null
+  /** Newest created_on seen per resource: incremental sync starts here (minus the look-back). */
+  highWater: Partial<Record<SyncResource, number>>
+}
+
+export interface StoreRecord {
+  connectionId: string
+  storeId: string
+  storeName: string
+  merchantName: string
+}
+
+export interface SettingRecord {
+  key: string
+  value: unknown
+}

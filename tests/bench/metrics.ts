@@ -1,0 +1,77 @@
+/**
+ * The benchmark report's shape and the metrics it must contain (issue "Benchmarks"). A metric that a run
+ * could not measure is reported with `value: null` and the reason, never as ok.
+ */
+export interface Metric {
+  value: number | null
+  unit: string
+  target: string
+  ok: boolean
+  /** How it was measured, when that is not obvious from the name (e.g. "fake-indexeddb in Node"). */
+  note?: string
+  /** Why there is no value. */
+  missing?: string
+}
+
+export type MetricMap = Record<string, Metric>
+
+export interface BenchReport {
+  machine: { node: string; platform: string; arch: string; cpus: number; cpuModel: string; memoryGiB: number }
+  quick: boolean
+  startedAt: string
+  durationS: number
+  metrics: MetricMap
+}
+
+/** Every metric the report must name, with its unit and target. */
+export const REQUIRED_METRICS: Record<string, { unit: string; target: string }> = {
+  'sync.route_utilization': { unit: 'ratio', target: '>= 0.95' },
+  'sync.http_429': { unit: 'count', target: '== 0' },
+  'sync.speedup_vs_sequential': { unit: 'ratio', target: '>= 5' },
+  'sync.greedy_429': { unit: 'count', target: 'informational (> 0 shows why the scheduler exists)' },
+  'sync.incremental_requests': { unit: 'requests/partition', target: '<= 5' },
+  'cache.ingest_records_per_s': { unit: 'records/s', target: 'informational' },
+  'ledger.first_rows_ms': { unit: 'ms', target: '< 1000' },
+  'ledger.filter_ms': { unit: 'ms', target: '< 150' },
+  'ledger.search_ms': { unit: 'ms', target: '< 150' },
+  'ledger.mark_10k_ms': { unit: 'ms', target: '< 1000' },
+  'export.rows_per_s': { unit: 'rows/s', target: '>= 20000 (200k rows < 10 s)' },
+  'export.peak_rss_mb': { unit: 'MiB', target: 'bounded' },
+  'export.rss_vs_inmemory': { unit: 'ratio', target: '<= 0.5' },
+  'match.50k_ms': { unit: 'ms', target: '< 2000' },
+}
+
+/** Checks a measured value against a target written as ">= 0.95", "< 150", "== 0". */
+export function meets(value: number, target: string): boolean {
+  const match = /^(>=|<=|==|<|>)\s*([\d.]+)/.exec(target)
+  if (!match) return true // informational targets have no threshold
+  const limit = Number(match[2])
+  switch (match[1]) {
+    case '>=':
+      return value >= limit
+    case '<=':
+      return value <= limit
+    case '<':
+      return value < limit
+    case '>':
+      return value > limit
+    default:
+      return value === limit
+  }
+}
+
+export function measured(name: string, value: number, note?: string): Metric {
+  const spec = REQUIRED_METRICS[name] ?? { unit: '', target: 'informational' }
+  return {
+    value,
+    unit: spec.unit,
+    target: spec.target,
+    ok: Number.isFinite(value) && meets(value, spec.target),
+    ...(note ? { note } : {}),
+  }
+}
+
+export function missing(name: string, reason: string): Metric {
+  const spec = REQUIRED_METRICS[name] ?? { unit: '', target: '' }
+  return { value: null, unit: spec.unit, target: spec.target, ok: false, missing: reason }
+}

@@ -1,0 +1,124 @@
+/**
+ * `npm run bench [-- --quick] [--out FILE]`: runs every benchmark suite that exists, side by side in one
+ * run, prints a table and writes tests/bench/results/latest.json. Suites are separate modules so each can
+ * also run alone; a suite that is absent or fails leaves its metrics "missing" with the reason.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, totalmem } from 'node:os'
+import { dirname, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { REQUIRED_METRICS, missing, type BenchReport, type MetricMap } from './metrics'
+
+type Suite = { name: string; module: string; exportName: string; metrics: string[] }
+
+const SUITES: Suite[] = [
+  {
+    name: 'scheduler',
+    module: './scheduler-bench',
+    exportName: 'benchScheduler',
+    metrics: ['sync.route_utilization', 'sync.http_429'],
+  },
+  {
+    name: 'sync',
+    module: './sync-bench',
+    exportName: 'benchSync',
+    metrics: ['sync.speedup_vs_sequential', 'sync.greedy_429', 'sync.incremental_requests'],
+  },
+  {
+    name: 'cache',
+    module: './cache-bench',
+    exportName: 'benchCache',
+    metrics: ['cache.ingest_records_per_s'],
+  },
+  {
+    name: 'ledger',
+    module: './ledger-bench',
+    exportName: 'benchLedger',
+    metrics: ['ledger.first_rows_ms', 'ledger.filter_ms', 'ledger.search_ms', 'ledger.mark_10k_ms'],
+  },
+  {
+    name: 'export',
+    module: './export-bench',
+    exportName: 'benchExport',
+    metrics: ['export.rows_per_s', 'export.peak_rss_mb', 'export.rss_vs_inmemory'],
+  },
+  { name: 'match', module: './match-bench', exportName: 'benchMatch', metrics: ['match.50k_ms'] },
+]
+
+type SuiteFn = (opts: { quick: boolean }) => Promise<MetricMap>
+
+async function runSuite(suite: Suite, quick: boolean): Promise<MetricMap> {
+  let fn: SuiteFn | undefined
+  try {
+    const mod = (await import(suite.module)) as Record<string, unknown>
+    fn = mod[suite.exportName] as SuiteFn | undefined
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND'
+        ? 'suite not written yet'
+        : `suite failed to load: ${String(error)}`
+    return Object.fromEntries(suite.metrics.map((m) => [m, missing(m, reason)]))
+  }
+  if (typeof fn !== 'function')
+    return Object.fromEntries(suite.metrics.map((m) => [m, missing(m, `${suite.exportName} not exported`)]))
+  try {
+    const result = await fn({ quick })
+    for (const m of suite.metrics) result[m] ??= missing(m, `${suite.name} suite did not report it`)
+    return result
+  } catch (error) {
+    const reason = `${suite.name} suite failed: ${error instanceof Error ? error.message : String(error)}`
+    return Object.fromEntries(suite.metrics.map((m) => [m, missing(m, reason)]))
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      only: { type: 'string' },
+    },
+  })
+  const quick = values.quick ?? false
+  const started = Date.now()
+  const metrics: MetricMap = {}
+  for (const suite of SUITES) {
+    if (values.only && !values.only.split(',').includes(suite.name)) continue
+    process.stderr.write(`bench: ${suite.name}${quick ? ' (quick)' : ''}…\n`)
+    Object.assign(metrics, await runSuite(suite, quick))
+  }
+  for (const name of Object.keys(REQUIRED_METRICS)) metrics[name] ??= missing(name, 'not run (--only)')
+  const cpu = cpus()
+  const report: BenchReport = {
+    machine: {
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      cpus: cpu.length,
+      cpuModel: cpu[0]?.model ?? 'unknown',
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+    },
+    quick,
+    startedAt: new Date(started).toISOString(),
+    durationS: Math.round((Date.now() - started) / 100) / 10,
+    metrics,
+  }
+  const outputs = [resolve(__dirname, 'results/latest.json'), ...(values.out ? [resolve(values.out)] : [])]
+  for (const file of outputs) {
+    mkdirSync(dirname(file), { recursive: true })
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`)
+  }
+  const rows = Object.entries(metrics).map(([name, m]) => ({
+    metric: name,
+    value: m.value === null ? `missing: ${m.missing ?? ''}` : `${m.value} ${m.unit}`,
+    target: m.target,
+    ok: m.ok ? 'yes' : 'no',
+  }))
+  console.table(rows)
+  console.log(`report: ${outputs.join(', ')}`)
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})
