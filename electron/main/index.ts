@@ -3,11 +3,12 @@
  * Everything else is in electron/services, shared with the web host.
  */
 import { join } from 'node:path'
-import { app, BrowserWindow, ipcMain, session, shell } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain, session, shell } from 'electron'
 import { createAppServices, createHandlers } from '../services/app-services'
 import { KeyringSecretStore } from '../services/vault/keyring-secret-store'
 import { createOpenExternal } from './external-links'
 import { registerIpcHost } from './ipc-host'
+import { createSaveDialogDelivery } from './save-dialog'
 import { lockDownSession, lockDownWebContents, secureWebPreferences, type AppOrigin } from './security'
 
 const devServerUrl = !app.isPackaged ? process.env['ELECTRON_RENDERER_URL'] : undefined
@@ -59,6 +60,11 @@ void app.whenReady().then(() => {
     dataDir: app.getPath('userData'),
     secretStore: new KeyringSecretStore(),
     openExternal: createOpenExternal(shell),
+    deliverFile: createSaveDialogDelivery({
+      dialog,
+      app,
+      focusedWindow: () => BrowserWindow.getFocusedWindow(),
+    }),
   })
   registerIpcHost({
     ipcMain,

@@ -6,7 +6,14 @@ import type { Channel, DesktopApi } from './contract'
 import { DesktopApiError, type ApiErrorShape, type CallOutcome } from './errors'
 
 /** Every channel of the contract; a unit test checks it equals the contract's keys. */
-export const CHANNELS = ['app:info', 'app:openExternal'] as const satisfies readonly Channel[]
+export const CHANNELS = [
+  'app:info',
+  'app:openExternal',
+  'files:begin',
+  'files:append',
+  'files:finish',
+  'files:cancel',
+] as const satisfies readonly Channel[]
 
 // Compile-time: a channel added to the contract but not to CHANNELS fails the typecheck here.
 type MissingChannels = Exclude<Channel, (typeof CHANNELS)[number]>

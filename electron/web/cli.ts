@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createAppServices, createHandlers } from '../services/app-services'
 import { KeyringSecretStore } from '../services/vault/keyring-secret-store'
+import { DownloadRegistry } from './downloads'
 import { openInBrowser } from './open-browser'
 import { startWebHost } from './web-host'
 
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
   }
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir())
   mkdirSync(dataDir, { recursive: true })
+  const downloads = new DownloadRegistry(join(dataDir, 'exports'))
 
   const services = createAppServices({
     host: 'web',
@@ -66,11 +68,13 @@ async function main(): Promise<void> {
     dataDir,
     secretStore: new KeyringSecretStore(),
     openExternal: openInBrowser,
+    deliverFile: downloads.deliver,
   })
   const host = await startWebHost({
     port,
     rendererDir: resolve(__dirname, '../renderer'),
     handlers: createHandlers(services),
+    downloads,
     log: { error: (message) => console.error(`[closebook] ${message}`) },
   })
   process.stdout.write(

@@ -14,8 +14,10 @@ import { extname, join, normalize, sep } from 'node:path'
 import { RENDERER_CSP } from '../shared/security'
 import { dispatch, isChannel } from '../services/dispatcher'
 import type { Handlers } from '../services/handlers/types'
+import type { DownloadRegistry } from './downloads'
 
 export const API_PREFIX = '/api/call/'
+export const DOWNLOAD_PREFIX = '/download/'
 export const MAX_BODY_BYTES = 16 * 1024 * 1024
 
 export interface WebHostOptions {
@@ -25,6 +27,7 @@ export interface WebHostOptions {
   handlers: Handlers
   /** Fixed only by tests; otherwise 32 random bytes per launch. */
   token?: string
+  downloads?: DownloadRegistry
   log?: { error(message: string): void }
 }
 
@@ -46,6 +49,8 @@ const CONTENT_TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
   '.json': 'application/json; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 }
 
 const SECURITY_HEADERS = {
@@ -171,6 +176,21 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     sendJson(res, 200, outcome)
   }
 
+  async function serveDownload(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+    if (req.method !== 'GET') return refuse(res, 405, 'method_not_allowed', 'Downloads are GET requests.')
+    const offer = options.downloads?.take(id) ?? null
+    if (!offer) return refuse(res, 404, 'not_found', 'This download has expired or was already taken.')
+    const info = await stat(offer.path)
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': CONTENT_TYPES[extname(offer.path)] ?? 'application/octet-stream',
+      'Content-Length': info.size,
+      'Cache-Control': 'no-store',
+      'Content-Disposition': `attachment; filename="download${extname(offer.fileName)}"; filename*=UTF-8''${encodeURIComponent(offer.fileName)}`,
+    })
+    createReadStream(offer.path).pipe(res)
+  }
+
   const server = createServer((req, res) => {
     const host = req.headers.host ?? ''
     if (!hosts.has(host)) return refuse(res, 403, 'forbidden_host', 'This host name is not allowed.')
@@ -180,7 +200,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     const pathname = new URL(req.url ?? '/', 'http://placeholder').pathname
     const work = pathname.startsWith(API_PREFIX)
       ? serveCall(req, res, pathname.slice(API_PREFIX.length))
-      : serveStatic(req, res, pathname)
+      : pathname.startsWith(DOWNLOAD_PREFIX)
+        ? serveDownload(req, res, pathname.slice(DOWNLOAD_PREFIX.length))
+        : serveStatic(req, res, pathname)
     work.catch(() => {
       options.log?.error('web host request failed')
       if (!res.headersSent)

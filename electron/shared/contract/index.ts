@@ -5,9 +5,11 @@
  */
 import type { z } from 'zod'
 import { appContract } from './app'
+import { filesContract } from './files'
 
 export const desktopApiContract = {
   ...appContract,
+  ...filesContract,
 } as const
 
 export type DesktopApiContract = typeof desktopApiContract
@@ -17,15 +19,16 @@ export type ParsedArgsOf<C extends Channel> = z.output<DesktopApiContract[C]['ar
 export type ResultOf<C extends Channel> = z.output<DesktopApiContract[C]['result']>
 
 type DomainOf<C extends string> = C extends `${infer D}:${string}` ? D : never
-type ActionOf<C extends string, D extends string> = C extends `${D}:${infer A}` ? A : never
+type ActionOf<C extends string> = C extends `${string}:${infer A}` ? A : never
 
 /** `window.closebook`: `closebook.app.info({})`, `closebook.api.listPage({...})`, … */
 export type DesktopApi = {
   readonly [D in DomainOf<Channel>]: {
-    readonly [A in ActionOf<Channel, D>]: `${D}:${A}` extends Channel
-      ? (args: ArgsOf<`${D}:${A}`>) => Promise<ResultOf<`${D}:${A}`>>
-      : never
+    readonly [C in Extract<Channel, `${D}:${string}`> as ActionOf<C>]: (
+      args: ArgsOf<C>,
+    ) => Promise<ResultOf<C>>
   }
 }
 
 export * from './app'
+export * from './files'

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { IpcMainInvokeEvent } from 'electron'
 import { isTrustedSender, registerIpcHost } from '../../../../electron/main/ipc-host'
 import type { AppOrigin } from '../../../../electron/main/security'
-import type { Handlers } from '../../../../electron/services/handlers/types'
+import { handlersWith } from '../support/handlers'
 import { CHANNELS } from '../../../../electron/shared/channels'
 import type { CallOutcome } from '../../../../electron/shared/errors'
 
@@ -34,7 +34,7 @@ function event(
 }
 
 let handlerRuns = 0
-const handlers = {
+const handlers = handlersWith({
   'app:info': () => {
     handlerRuns += 1
     return Promise.resolve({
@@ -46,7 +46,7 @@ const handlers = {
     })
   },
   'app:openExternal': () => Promise.resolve({ opened: true }),
-} as Handlers
+})
 
 function setup() {
   const ipcMain = fakeIpcMain()

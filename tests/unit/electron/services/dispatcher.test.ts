@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { dispatch } from '../../../../electron/services/dispatcher'
 import type { CallContext, Handlers } from '../../../../electron/services/handlers/types'
+import { handlersWith } from '../support/handlers'
 import { DesktopApiError } from '../../../../electron/shared/errors'
 
 const ctx: CallContext = { host: 'web', signal: new AbortController().signal }
 
 function handlers(overrides: Partial<Handlers> = {}): Handlers {
-  return {
+  return handlersWith({
     'app:info': () =>
       Promise.resolve({
         name: 'Closebook',
@@ -17,7 +18,7 @@ function handlers(overrides: Partial<Handlers> = {}): Handlers {
       }),
     'app:openExternal': () => Promise.resolve({ opened: true }),
     ...overrides,
-  }
+  })
 }
 
 describe('dispatch', () => {

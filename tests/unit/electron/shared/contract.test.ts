@@ -87,3 +87,14 @@ describe('createDesktopApi', () => {
     expect(error).toMatchObject({ code: 'no_keychain', message: 'No keychain here.' })
   })
 })
+
+describe('file names the renderer may suggest', () => {
+  it('accepts plain names, including Japanese, and refuses paths and control characters', async () => {
+    const { safeFileNameSchema } = await import('../../../../electron/shared/contract/files')
+    for (const ok of ['closebook-2026-10.xlsx', '締め 2026-10.csv'])
+      expect(safeFileNameSchema.safeParse(ok).success, ok).toBe(true)
+    for (const bad of ['../x.csv', 'a/b.csv', 'a\\b.csv', 'x\u0000.csv', '.hidden', 'C:evil', '']) {
+      expect(safeFileNameSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false)
+    }
+  })
+})

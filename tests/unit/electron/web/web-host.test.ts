@@ -3,7 +3,7 @@ import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Handlers } from '../../../../electron/services/handlers/types'
+import { handlersWith } from '../support/handlers'
 import { RENDERER_CSP } from '../../../../electron/shared/security'
 import { MAX_BODY_BYTES, startWebHost, type WebHost } from '../../../../electron/web/web-host'
 
@@ -12,7 +12,7 @@ let host: WebHost
 let dir: string
 let calls = 0
 
-const handlers = {
+const handlers = handlersWith({
   'app:info': () => {
     calls += 1
     return Promise.resolve({
@@ -24,7 +24,7 @@ const handlers = {
     })
   },
   'app:openExternal': () => Promise.resolve({ opened: true }),
-} as Handlers
+})
 
 interface Reply {
   status: number

@@ -1,0 +1,119 @@
+/**
+ * Text files produced by the renderer (backup, CSV), streamed in chunks: begin → append… → finish.
+ * Chunks go to a temporary file under `<dataDir>/tmp`; only `finish` hands the whole file to the host's
+ * `deliverFile` (save dialog or download). Cancel, failure, or a file left alone for too long: the
+ * temporary file is removed and nothing is delivered.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdir, open, rm, type FileHandle } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { DeliveredFile } from '../../shared/contract/files'
+import { DesktopApiError } from '../../shared/errors'
+import { diskError } from './move-into-place'
+
+export type DeliverFile = (tempPath: string, suggestedName: string) => Promise<DeliveredFile>
+
+interface OpenFile {
+  path: string
+  handle: FileHandle
+  suggestedName: string
+  bytes: number
+  lastUsed: number
+}
+
+export interface FileWriterOptions {
+  dataDir: string
+  deliverFile: DeliverFile
+  now?: () => number
+  /** Files with no call for this long are abandoned and removed. */
+  idleMs?: number
+}
+
+export class FileWriter {
+  private readonly files = new Map<string, OpenFile>()
+  private readonly now: () => number
+  private readonly idleMs: number
+
+  constructor(private readonly options: FileWriterOptions) {
+    this.now = options.now ?? Date.now
+    this.idleMs = options.idleMs ?? 15 * 60_000
+  }
+
+  private get tmpDir(): string {
+    return join(this.options.dataDir, 'tmp')
+  }
+
+  async begin(suggestedName: string): Promise<string> {
+    await this.sweep()
+    await mkdir(this.tmpDir, { recursive: true })
+    const fileId = randomBytes(18).toString('base64url')
+    const path = join(this.tmpDir, `${fileId}.partial`)
+    const handle = await open(path, 'wx').catch((e: unknown) => Promise.reject(diskError(e, suggestedName)))
+    this.files.set(fileId, { path, handle, suggestedName, bytes: 0, lastUsed: this.now() })
+    return fileId
+  }
+
+  private get(fileId: string): OpenFile {
+    const file = this.files.get(fileId)
+    if (!file)
+      throw new DesktopApiError(
+        'not_found',
+        'This file is no longer being written (finished, cancelled or expired).',
+      )
+    file.lastUsed = this.now()
+    return file
+  }
+
+  async append(fileId: string, chunk: string): Promise<number> {
+    const file = this.get(fileId)
+    try {
+      const { bytesWritten } = await file.handle.write(chunk, null, 'utf8')
+      file.bytes += bytesWritten
+      return file.bytes
+    } catch (error) {
+      await this.discard(fileId)
+      throw diskError(error, file.suggestedName)
+    }
+  }
+
+  async finish(fileId: string): Promise<DeliveredFile> {
+    const file = this.get(fileId)
+    this.files.delete(fileId)
+    try {
+      await file.handle.sync()
+      await file.handle.close()
+    } catch (error) {
+      await rm(file.path, { force: true })
+      throw diskError(error, file.suggestedName)
+    }
+    try {
+      return await this.options.deliverFile(file.path, file.suggestedName)
+    } finally {
+      await rm(file.path, { force: true }) // delivered files were moved; anything left is ours to remove
+    }
+  }
+
+  async cancel(fileId: string): Promise<boolean> {
+    if (!this.files.has(fileId)) return false
+    await this.discard(fileId)
+    return true
+  }
+
+  private async discard(fileId: string): Promise<void> {
+    const file = this.files.get(fileId)
+    if (!file) return
+    this.files.delete(fileId)
+    await file.handle.close().catch(() => undefined)
+    await rm(file.path, { force: true })
+  }
+
+  /** Removes files abandoned by a renderer that went away mid-write. */
+  async sweep(): Promise<void> {
+    const cutoff = this.now() - this.idleMs
+    for (const [id, file] of [...this.files]) if (file.lastUsed < cutoff) await this.discard(id)
+  }
+
+  async dispose(): Promise<void> {
+    for (const id of [...this.files.keys()]) await this.discard(id)
+  }
+}

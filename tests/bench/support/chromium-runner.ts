@@ -1,0 +1,83 @@
+/**
+ * Runs a benchmark entry (a TS module that sets `window.__bench = async (args) => result`) inside Debian's
+ * Chromium: vite bundles it with the renderer's own code (Dexie, src/db, src/ledger…), a loopback static
+ * server serves it, Playwright calls `__bench` and returns its JSON. IndexedDB is Chromium's real one.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { basename, extname, join, resolve } from 'node:path'
+import { readFile } from 'node:fs/promises'
+import { chromium } from '@playwright/test'
+import vue from '@vitejs/plugin-vue'
+import { build } from 'vite'
+
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }
+
+export async function runInChromium<T>(
+  entry: string,
+  args: unknown,
+  options: { timeoutMs?: number } = {},
+): Promise<T> {
+  const work = mkdtempSync(join(tmpdir(), 'closebook-bench-'))
+  const root = join(work, 'src')
+  const outDir = join(work, 'dist')
+  try {
+    const { mkdirSync } = await import('node:fs')
+    mkdirSync(root)
+    writeFileSync(
+      join(root, 'index.html'),
+      `<!doctype html><html><head><meta charset="utf-8"><title>bench</title></head><body><script type="module" src="/${basename(entry)}"></script></body></html>`,
+    )
+    writeFileSync(join(root, basename(entry)), `import ${JSON.stringify(resolve(entry))}\n`)
+    await build({
+      root,
+      logLevel: 'error',
+      configFile: false,
+      plugins: [vue()],
+      build: { outDir, emptyOutDir: true, minify: false, target: 'es2022' },
+    })
+    const server = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname
+      const file = join(outDir, path === '/' ? 'index.html' : path)
+      if (!file.startsWith(outDir)) return void res.writeHead(404).end()
+      readFile(file)
+        .then((body) =>
+          res
+            .writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream' })
+            .end(body),
+        )
+        .catch(() => res.writeHead(404).end())
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const port = (server.address() as AddressInfo).port
+    const browser = await chromium.launch({
+      executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
+      args: [
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-gpu',
+      ],
+    })
+    try {
+      const page = await browser.newPage()
+      page.setDefaultTimeout(options.timeoutMs ?? 600_000)
+      await page.goto(`http://127.0.0.1:${port}/`)
+      await page.waitForFunction(
+        () => typeof (globalThis as unknown as { __bench?: unknown }).__bench === 'function',
+      )
+      return (await page.evaluate(
+        (a) => (globalThis as unknown as { __bench: (x: unknown) => Promise<unknown> }).__bench(a),
+        args,
+      )) as T
+    } finally {
+      await browser.close()
+      server.close()
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}
