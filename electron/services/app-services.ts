@@ -3,10 +3,19 @@
  * Knows nothing of Electron or HTTP: the Electron host and the web host each build one of these.
  */
 import type { HostKind } from '../shared/contract'
+import { ApiGateway } from './api-client/api-gateway'
+import { PaymentApiClient, type FetchLike } from './api-client/payment-api-client'
+import { ConnectionRegistry } from './connections/connection-registry'
+import { ConnectionsService } from './connections/connections-service'
 import { FileWriter, type DeliverFile } from './files/file-writer'
+import { apiHandlers } from './handlers/api-handlers'
 import { appHandlers } from './handlers/app-handlers'
+import { connectionsHandlers } from './handlers/connections-handlers'
 import { filesHandlers } from './handlers/files-handlers'
 import type { Handlers } from './handlers/types'
+import { vaultHandlers } from './handlers/vault-handlers'
+import { systemClock, type Clock } from './scheduler/clock'
+import { Scheduler } from './scheduler/scheduler'
 import type { KeychainStatus, SecretStore } from './vault/secret-store'
 
 export interface HostAdapters {
@@ -23,23 +32,47 @@ export interface HostAdapters {
    * then `moveIntoPlace`; web host: a one-time download URL. Must never leave a partial file at the target.
    */
   deliverFile: DeliverFile
+  /** Defaults: the global fetch and the system clock; tests inject fakes. */
+  fetch?: FetchLike
+  clock?: Clock
 }
 
 export interface AppServices extends HostAdapters {
   keychainStatus(): Promise<KeychainStatus>
   files: FileWriter
+  /** Connection registry + keychain; `registerDemo` is for the sandbox's demo connection. */
+  connections: ConnectionsService
+  /** The payment API through the one rate-limit scheduler. */
+  gateway: ApiGateway
   dispose(): Promise<void>
 }
 
 export function createAppServices(adapters: HostAdapters): AppServices {
-  let keychain: Promise<KeychainStatus> | undefined
   const files = new FileWriter({ dataDir: adapters.dataDir, deliverFile: adapters.deliverFile })
+  const clock = adapters.clock ?? systemClock
+  const connections = new ConnectionsService({
+    registry: new ConnectionRegistry(adapters.dataDir, () => clock.now()),
+    secretStore: adapters.secretStore,
+    clock,
+    log: { warn: (message) => console.warn(`[closebook] ${message}`) },
+  })
+  const scheduler = new Scheduler({ clock })
+  const client = new PaymentApiClient({ clock, ...(adapters.fetch ? { fetch: adapters.fetch } : {}) })
+  const gateway = new ApiGateway({ connections, scheduler, client, clock })
   return {
     ...adapters,
-    // Probing writes an entry; do it once per launch.
-    keychainStatus: () => (keychain ??= adapters.secretStore.probe()),
+    // Probing writes an entry; the connections service does it once per launch.
+    keychainStatus: () =>
+      connections
+        .keychainStatus()
+        .then(({ available, reason }) => ({ available, ...(reason ? { reason } : {}) })),
     files,
-    dispose: () => files.dispose(),
+    connections,
+    gateway,
+    dispose: async () => {
+      scheduler.dispose()
+      await files.dispose()
+    },
   }
 }
 
@@ -47,5 +80,8 @@ export function createHandlers(services: AppServices): Handlers {
   return {
     ...appHandlers(services),
     ...filesHandlers(services.files),
+    ...connectionsHandlers(services.connections, services.gateway),
+    ...vaultHandlers(services.connections),
+    ...apiHandlers(services.gateway),
   }
 }

@@ -13,6 +13,15 @@ export const CHANNELS = [
   'files:append',
   'files:finish',
   'files:cancel',
+  'connections:list',
+  'connections:create',
+  'connections:update',
+  'connections:delete',
+  'connections:test',
+  'vault:status',
+  'api:listPage',
+  'api:queueState',
+  'api:cancelJob',
 ] as const satisfies readonly Channel[]
 
 // Compile-time: a channel added to the contract but not to CHANNELS fails the typecheck here.

@@ -4,12 +4,16 @@
  * object and one result, both described by zod schemas that the host checks before and after the call.
  */
 import type { z } from 'zod'
+import { apiContract } from './api'
 import { appContract } from './app'
+import { connectionsContract } from './connections'
 import { filesContract } from './files'
 
 export const desktopApiContract = {
   ...appContract,
   ...filesContract,
+  ...connectionsContract,
+  ...apiContract,
 } as const
 
 export type DesktopApiContract = typeof desktopApiContract
@@ -32,3 +36,5 @@ export type DesktopApi = {
 
 export * from './app'
 export * from './files'
+export * from './connections'
+export * from './api'

@@ -1,0 +1,168 @@
+/**
+ * One HTTP try of a list call (seed §4): GET under the connection's base URL with
+ * `Authorization: Bearer <secret>.<appToken>`, a timeout (on the injected clock) combined with the caller's
+ * AbortSignal, and the response validated with zod against the seed's shapes (unknown fields kept).
+ * Retrying and rate limits are the scheduler's job; this reports what happened and whether a retry helps.
+ */
+import type { Resource } from '../../shared/contract/api'
+import {
+  chargeListSchema,
+  historyListSchema,
+  type ChargeList,
+  type HistoryList,
+} from '../../shared/payment-api'
+import type { Clock } from '../scheduler/clock'
+import type { AttemptResult } from '../scheduler/scheduler'
+import { authorizationHeader, type Credentials } from '../vault/credentials'
+import {
+  malformedJson,
+  malformedSchema,
+  redactCredentials,
+  statusFailure,
+  transportFailure,
+} from './failures'
+import type { BuiltRequest } from './list-request'
+import { parseRateLimitHeaders } from './rate-limit-headers'
+
+export type ListEnvelope =
+  { resource: 'transaction_history'; list: HistoryList } | { resource: 'charges'; list: ChargeList }
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>
+
+export interface PaymentApiClientOptions {
+  clock: Clock
+  fetch?: FetchLike
+  /** Per try, including reading the body. */
+  timeoutMs?: number
+}
+
+/** Error bodies are read only this far: they are for a code and a field list, not for content. */
+const MAX_ERROR_BODY = 64 * 1024
+
+async function readCapped(response: Response, max: number): Promise<string> {
+  if (!response.body) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  // Leaving the loop early cancels the rest of the body.
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    chunks.push(chunk)
+    size += chunk.byteLength
+    if (size >= max) break
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, max))
+}
+
+export class PaymentApiClient {
+  private readonly clock: Clock
+  private readonly fetchImpl: FetchLike
+  readonly timeoutMs: number
+
+  constructor(options: PaymentApiClientOptions) {
+    this.clock = options.clock
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
+    this.timeoutMs = options.timeoutMs ?? 30_000
+  }
+
+  async list(
+    request: BuiltRequest,
+    credentials: Credentials,
+    signal: AbortSignal,
+    timeoutMs = this.timeoutMs,
+  ): Promise<AttemptResult<ListEnvelope>> {
+    const result = await this.send(request, credentials, signal, timeoutMs)
+    return result.ok ? result : { ...result, error: redactCredentials(result.error, credentials) }
+  }
+
+  private async send(
+    request: BuiltRequest,
+    credentials: Credentials,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<AttemptResult<ListEnvelope>> {
+    const host = new URL(request.url).host
+    const controller = new AbortController()
+    let timedOut = false
+    const onAbort = (): void => controller.abort()
+    if (signal.aborted) controller.abort()
+    else signal.addEventListener('abort', onAbort, { once: true })
+    const timer = new AbortController()
+    this.clock.sleep(timeoutMs, timer.signal).then(
+      () => {
+        timedOut = true
+        controller.abort()
+      },
+      () => undefined,
+    )
+    const failed = (error: unknown, limits?: ReturnType<typeof parseRateLimitHeaders>) =>
+      transportFailure(error, {
+        cancelled: signal.aborted,
+        timedOut,
+        timeoutMs,
+        host,
+        ...(limits ? { limits } : {}),
+      })
+    try {
+      const headers: Record<string, string> = {
+        Authorization: authorizationHeader(credentials),
+        Accept: 'application/json',
+      }
+      if (request.jsonContentType) headers['Content-type'] = 'application/json'
+      let response: Response
+      try {
+        if (controller.signal.aborted) throw new Error('aborted before sending')
+        response = await this.fetchImpl(request.url, {
+          method: 'GET',
+          headers,
+          // A redirect could carry the Authorization header elsewhere: never follow one.
+          redirect: 'manual',
+          signal: controller.signal,
+        })
+      } catch (error) {
+        return failed(error)
+      }
+      const limits = parseRateLimitHeaders(response.headers, this.clock.now())
+      if (response.status < 200 || response.status > 299) {
+        let body = ''
+        try {
+          body = await readCapped(response, MAX_ERROR_BODY)
+        } catch (error) {
+          if (signal.aborted || timedOut) return failed(error, limits)
+        }
+        return statusFailure(response.status, body, limits)
+      }
+      let text: string
+      try {
+        text = await response.text()
+      } catch (error) {
+        return failed(error, limits)
+      }
+      let json: unknown
+      try {
+        json = JSON.parse(text)
+      } catch {
+        return malformedJson(limits)
+      }
+      return this.validate(request.resource, json, limits)
+    } finally {
+      timer.abort()
+      signal.removeEventListener('abort', onAbort)
+    }
+  }
+
+  private validate(
+    resource: Resource,
+    json: unknown,
+    limits: ReturnType<typeof parseRateLimitHeaders>,
+  ): AttemptResult<ListEnvelope> {
+    if (resource === 'transaction_history') {
+      const parsed = historyListSchema.safeParse(json)
+      return parsed.success
+        ? { ok: true, value: { resource, list: parsed.data }, limits }
+        : malformedSchema(parsed.error, limits)
+    }
+    const parsed = chargeListSchema.safeParse(json)
+    return parsed.success
+      ? { ok: true, value: { resource, list: parsed.data }, limits }
+      : malformedSchema(parsed.error, limits)
+  }
+}

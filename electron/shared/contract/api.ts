@@ -1,0 +1,108 @@
+/**
+ * `api:*`: the renderer asks main for one page of a list at a time; main holds the credentials, queues
+ * the call through the rate-limit scheduler and returns the validated items. Never a secret in or out.
+ */
+import { z } from 'zod'
+import {
+  chargeFiltersSchema,
+  chargeItemSchema,
+  historyFiltersSchema,
+  historyItemSchema,
+  pagingSchema,
+  uuidSchema,
+} from '../payment-api'
+
+export const resourceSchema = z.enum(['transaction_history', 'charges'])
+export type Resource = z.infer<typeof resourceSchema>
+
+export const prioritySchema = z.enum(['interactive', 'background'])
+
+/** Chosen by the renderer for a sync run; printable and short, since it is shown in progress displays. */
+export const jobIdSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'expected letters, digits and _ . : -')
+
+/**
+ * One list query (seed §4): the resource, optionally one store (else all stores), its filters (§4.1 for
+ * history, §4.2 for charges, card group all-or-none) and paging. The API client checks it again before
+ * sending, so a bad value is named by field and never reaches the server.
+ */
+export const listQuerySchema = z.discriminatedUnion('resource', [
+  z.strictObject({
+    resource: z.literal('transaction_history'),
+    storeId: uuidSchema.optional(),
+    filters: historyFiltersSchema.optional(),
+    paging: pagingSchema.strict().optional(),
+  }),
+  z.strictObject({
+    resource: z.literal('charges'),
+    storeId: uuidSchema.optional(),
+    filters: chargeFiltersSchema.optional(),
+    paging: pagingSchema.strict().optional(),
+  }),
+])
+export type ListQuery = z.infer<typeof listQuerySchema>
+
+const callOptions = {
+  connectionId: uuidSchema,
+  /** `interactive` (default): a page the user asked for, served before background sync. */
+  priority: prioritySchema.optional(),
+  jobId: jobIdSchema.optional(),
+}
+
+export const listPageArgsSchema = z.discriminatedUnion('resource', [
+  listQuerySchema.options[0].extend(callOptions),
+  listQuerySchema.options[1].extend(callOptions),
+])
+export type ListPageArgs = z.infer<typeof listPageArgsSchema>
+
+const pageMeta = {
+  hasMore: z.boolean(),
+  /** Absent when the server does not send `total_hits`. */
+  totalHits: z.number().int().nonnegative().optional(),
+  /** ISO-8601, when main received the page. */
+  fetchedAt: z.string(),
+}
+
+export const listPageResultSchema = z.discriminatedUnion('resource', [
+  z.object({ resource: z.literal('transaction_history'), items: z.array(historyItemSchema), ...pageMeta }),
+  z.object({ resource: z.literal('charges'), items: z.array(chargeItemSchema), ...pageMeta }),
+])
+export type ListPageResult = z.infer<typeof listPageResultSchema>
+
+export const jobStateSchema = z.object({
+  jobId: z.string(),
+  queued: z.number().int().nonnegative(),
+  inFlight: z.number().int().nonnegative(),
+  waitingUntil: z.number().nullable(),
+})
+
+export const queueStateSchema = z.object({
+  queued: z.number().int().nonnegative(),
+  inFlight: z.number().int().nonnegative(),
+  /** Epoch ms until which every queued call waits for a rate limit (or a retry backoff); null otherwise. */
+  waitingUntil: z.number().nullable(),
+  byJob: z.array(jobStateSchema),
+  /** Since the app started: requests sent, answered, failed, 429s met, retries, cancelled. */
+  totals: z.object({
+    sent: z.number().int().nonnegative(),
+    succeeded: z.number().int().nonnegative(),
+    failed: z.number().int().nonnegative(),
+    http429: z.number().int().nonnegative(),
+    retries: z.number().int().nonnegative(),
+    cancelled: z.number().int().nonnegative(),
+  }),
+})
+export type QueueStateView = z.infer<typeof queueStateSchema>
+
+export const apiContract = {
+  'api:listPage': { args: listPageArgsSchema, result: listPageResultSchema },
+  'api:queueState': { args: z.strictObject({}), result: queueStateSchema },
+  /** Drops the job's queued calls and aborts those in flight (they fail with `cancelled`). */
+  'api:cancelJob': {
+    args: z.strictObject({ jobId: jobIdSchema }),
+    result: z.object({ dropped: z.number().int().nonnegative() }),
+  },
+} as const

@@ -1,0 +1,354 @@
+import { describe, expect, it } from 'vitest'
+import { buildListRequest } from '../../../../../electron/services/api-client/list-request'
+import { PaymentApiClient } from '../../../../../electron/services/api-client/payment-api-client'
+import {
+  parseRateLimitHeaders,
+  parseRetryAfter,
+} from '../../../../../electron/services/api-client/rate-limit-headers'
+import { DesktopApiError } from '../../../../../electron/shared/errors'
+import { FakeClock } from '../support/fake-clock'
+import {
+  CANARY_CREDENTIALS,
+  canaryLeaks,
+  chargeItem,
+  fakeFetch,
+  historyItem,
+  json,
+  STORE_A,
+  type SeenRequest,
+} from '../support/fixtures'
+
+const BASE = 'https://api.example.test/v1'
+
+function client(respond: (req: SeenRequest) => Response | Promise<Response>, clock = new FakeClock()) {
+  const { fetch, seen } = fakeFetch(respond)
+  return { api: new PaymentApiClient({ clock, fetch, timeoutMs: 30_000 }), seen, clock }
+}
+
+async function call(api: PaymentApiClient, query: unknown, signal = new AbortController().signal) {
+  return api.list(buildListRequest(BASE, query), CANARY_CREDENTIALS, signal)
+}
+
+function invalid(query: unknown): DesktopApiError {
+  try {
+    buildListRequest(BASE, query)
+  } catch (error) {
+    if (error instanceof DesktopApiError) return error
+    throw error
+  }
+  throw new Error('expected the query to be refused')
+}
+
+describe('building requests (seed §4)', () => {
+  it('puts the four operations under the base URL, with the filters and paging in a fixed order', () => {
+    expect(buildListRequest(BASE, { resource: 'transaction_history' }).url).toBe(
+      `${BASE}/transaction_history`,
+    )
+    expect(buildListRequest(BASE, { resource: 'charges' }).url).toBe(`${BASE}/charges`)
+    const store = buildListRequest(BASE, {
+      resource: 'transaction_history',
+      storeId: STORE_A,
+      filters: { type: 'refund', mode: 'live', from: '2026-10-01T00:00:00Z', search: 'TARO YAMADA' },
+      paging: { limit: 100, cursor_direction: 'desc' },
+    })
+    expect(store.url).toBe(
+      `${BASE}/stores/${STORE_A}/transaction_history?cursor_direction=desc&from=2026-10-01T00%3A00%3A00Z` +
+        '&limit=100&mode=live&search=TARO+YAMADA&type=refund',
+    )
+    expect(store.route).toBe(`GET /v1/stores/${STORE_A}/transaction_history`)
+    expect(store.exact).toBe(`${store.route}?${store.url.split('?')[1]}`)
+    const charges = buildListRequest(BASE, {
+      resource: 'charges',
+      storeId: STORE_A,
+      filters: {
+        last_four: '4242',
+        name: 'TARO',
+        exp_month: 12,
+        exp_year: 2030,
+        amount_from: 100,
+        currency: 'JPY',
+      },
+    })
+    expect(charges.url).toBe(
+      `${BASE}/stores/${STORE_A}/charges?amount_from=100&currency=JPY&exp_month=12&exp_year=2030&last_four=4242&name=TARO`,
+    )
+  })
+
+  it('names the offending field of every bad filter, before anything is sent', () => {
+    const cases: [unknown, string][] = [
+      [{ resource: 'charges', filters: { last_four: '4242' } }, 'filters.name'],
+      [{ resource: 'charges', filters: { transaction_token_id: 'abc' } }, 'filters.transaction_token_id'],
+      [{ resource: 'charges', filters: { currency: 'YEN!' } }, 'filters.currency'],
+      [{ resource: 'charges', filters: { amount_from: 500, amount_to: 100 } }, 'filters.amount_to'],
+      [{ resource: 'charges', filters: { amount_from: -1 } }, 'filters.amount_from'],
+      [
+        { resource: 'charges', filters: { exp_month: 13, last_four: '1', name: 'x', exp_year: 2030 } },
+        'filters.exp_month',
+      ],
+      [{ resource: 'transaction_history', filters: { from: '2026-10-01' } }, 'filters.from'],
+      [{ resource: 'transaction_history', filters: { to: 'yesterday' } }, 'filters.to'],
+      [{ resource: 'transaction_history', filters: { type: 'payout' } }, 'filters.type'],
+      [{ resource: 'transaction_history', filters: { mode: 'sandbox' } }, 'filters.mode'],
+      [{ resource: 'transaction_history', storeId: '../../admin' }, 'storeId'],
+      [{ resource: 'transaction_history', paging: { limit: 1000 } }, 'paging.limit'],
+      [{ resource: 'transaction_history', paging: { cursor: 'https://evil.example/' } }, 'paging.cursor'],
+      [{ resource: 'refunds' }, 'resource'],
+    ]
+    for (const [query, field] of cases) {
+      const error = invalid(query)
+      expect(error.code, field).toBe('invalid_argument')
+      expect(
+        error.details?.fields?.map((f) => f.path),
+        field,
+      ).toContain(field)
+      expect(error.message, field).toContain(field)
+    }
+  })
+
+  it('refuses charge-only filters on history (and the reverse), naming them', () => {
+    const error = invalid({ resource: 'transaction_history', filters: { last_four: '4242' } })
+    expect(error.message).toContain('last_four')
+  })
+
+  it('keeps a base URL path prefix and never leaves it', () => {
+    expect(buildListRequest('http://127.0.0.1:4010', { resource: 'charges' }).url).toBe(
+      'http://127.0.0.1:4010/charges',
+    )
+    const built = buildListRequest('https://api.example.test/prefix', {
+      resource: 'charges',
+      storeId: STORE_A.toUpperCase(),
+    })
+    expect(new URL(built.url).pathname).toBe(`/prefix/stores/${STORE_A}/charges`)
+  })
+})
+
+describe('PaymentApiClient: one try', () => {
+  it('sends Authorization: Bearer <secret>.<appToken>, Content-type on history only, and no redirects', async () => {
+    const { api, seen } = client(() => json({ items: [], has_more: false }))
+    await call(api, { resource: 'transaction_history' })
+    await call(api, { resource: 'charges' })
+    expect(seen[0]?.headers['authorization']).toBe(
+      `Bearer ${CANARY_CREDENTIALS.secret}.${CANARY_CREDENTIALS.appToken}`,
+    )
+    expect(seen[0]?.headers['content-type']).toBe('application/json')
+    expect(seen[1]?.headers['content-type']).toBeUndefined()
+    expect(seen.every((r) => r.method === 'GET' && r.redirect === 'manual')).toBe(true)
+  })
+
+  it('validates items, keeps unknown fields, copes without total_hits, and reads the rate-limit headers', async () => {
+    const item = { ...historyItem(), brand_new_field: { x: 1 } }
+    const { api } = client(() =>
+      json({ items: [item], has_more: true, next_page_hint: 'x' }, 200, {
+        'X-Requests-Per-Minute-Route': '12000',
+        'X-Remaining-Requests-Route': '299',
+        'X-Requests-Per-Minute-Exact': '1200',
+        'X-Remaining-Requests-Exact': '99',
+      }),
+    )
+    const result = await call(api, { resource: 'transaction_history' })
+    expect(result).toMatchObject({
+      ok: true,
+      value: { resource: 'transaction_history', list: { has_more: true, next_page_hint: 'x' } },
+      limits: { route: { perMinute: 12000, remaining: 299 }, exact: { perMinute: 1200, remaining: 99 } },
+    })
+    if (result.ok) {
+      expect(result.value.list.items[0]).toEqual(item)
+      expect(result.value.list.total_hits).toBeUndefined()
+    }
+  })
+
+  it('names the path of a bad field in a malformed response, and does not retry it', async () => {
+    const items = [chargeItem(), chargeItem(), chargeItem(), { ...chargeItem(), charged_amount: '1000' }]
+    const { api } = client(() => json({ items, has_more: false, total_hits: 4 }))
+    const result = await call(api, { resource: 'charges' })
+    expect(result).toMatchObject({ ok: false, retry: 'never', error: { code: 'malformed_response' } })
+    if (!result.ok) {
+      expect(result.error.message).toContain('items[3].charged_amount: expected number')
+      expect(result.error.details?.fields?.[0]?.path).toBe('items[3].charged_amount')
+    }
+  })
+
+  it('treats unparseable JSON (a body cut short) as malformed but worth a retry', async () => {
+    const { api } = client(() => new Response('{"items":[{"store_id":', { status: 200 }))
+    expect(await call(api, { resource: 'charges' })).toMatchObject({
+      ok: false,
+      retry: 'backoff',
+      error: { code: 'malformed_response' },
+    })
+  })
+
+  it('classifies every HTTP failure, with retry advice', async () => {
+    const cases: [Response, string, string][] = [
+      [json({ code: 'INVALID_CREDENTIALS', errors: [] }, 401), 'unauthorized', 'never'],
+      [json({ code: 'FORBIDDEN' }, 403), 'forbidden', 'never'],
+      [json({ code: 'NOT_FOUND' }, 404), 'not_found', 'never'],
+      [
+        json({ code: 'VALIDATION_ERROR', errors: [{ field: 'from', reason: 'INVALID_FORMAT' }] }, 400),
+        'invalid_argument',
+        'never',
+      ],
+      [json({ code: 'RATE_LIMIT_EXCEEDED' }, 429, { 'Retry-After': '2' }), 'rate_limited', 'rate_limited'],
+      [json({ code: 'INTERNAL_SERVER_ERROR' }, 500), 'server_error', 'backoff'],
+      [new Response('<html>Bad gateway</html>', { status: 502 }), 'server_error', 'backoff'],
+      [new Response(null, { status: 503 }), 'server_error', 'backoff'],
+      [
+        new Response(null, { status: 302, headers: { Location: 'https://evil.example/' } }),
+        'server_error',
+        'never',
+      ],
+      [new Response(null, { status: 408 }), 'timeout', 'backoff'],
+    ]
+    for (const [response, code, retry] of cases) {
+      const { api } = client(() => response)
+      const result = await call(api, { resource: 'charges' })
+      expect(result, code).toMatchObject({
+        ok: false,
+        retry,
+        error: { code, details: { status: response.status } },
+      })
+    }
+  })
+
+  it('passes the server field list of a 400 on, and the Retry-After of a 429', async () => {
+    const { api } = client(() =>
+      json(
+        { status: 'error', code: 'VALIDATION_ERROR', errors: [{ field: 'from', reason: 'INVALID_FORMAT' }] },
+        400,
+      ),
+    )
+    const result = await call(api, { resource: 'charges' })
+    expect(result).toMatchObject({
+      ok: false,
+      error: {
+        details: { reason: 'VALIDATION_ERROR', fields: [{ path: 'from', message: 'INVALID_FORMAT' }] },
+      },
+    })
+    const limited = await call(client(() => json({}, 429, { 'Retry-After': '1.5' })).api, {
+      resource: 'charges',
+    })
+    expect(limited).toMatchObject({
+      ok: false,
+      limits: { retryAfterMs: 1500 },
+      error: { details: { retryAfterMs: 1500 } },
+    })
+  })
+
+  it('says which host was unreachable and why, and what a TLS failure was', async () => {
+    const failing = (code: string) => () =>
+      Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) }))
+    const refused = await call(client(failing('ECONNREFUSED')).api, { resource: 'charges' })
+    expect(refused).toMatchObject({
+      ok: false,
+      retry: 'backoff',
+      reachedServer: false,
+      error: { code: 'network' },
+    })
+    if (!refused.ok) expect(refused.error.message).toMatch(/Unreachable host.*api\.example\.test.*refused/)
+    const dns = await call(client(failing('ENOTFOUND')).api, { resource: 'charges' })
+    if (!dns.ok) expect(dns.error.message).toContain('host name not found')
+    const tls = await call(client(failing('CERT_HAS_EXPIRED')).api, { resource: 'charges' })
+    expect(tls).toMatchObject({
+      ok: false,
+      retry: 'never',
+      error: { code: 'tls', details: { reason: 'CERT_HAS_EXPIRED' } },
+    })
+    if (!tls.ok) expect(tls.error.message).toContain('expired')
+    const nested = () =>
+      Promise.reject(
+        new TypeError('fetch failed', {
+          cause: new AggregateError([Object.assign(new Error(), { code: 'EHOSTUNREACH' })]),
+        }),
+      )
+    expect(await call(client(nested).api, { resource: 'charges' })).toMatchObject({
+      error: { code: 'network', details: { reason: 'EHOSTUNREACH' } },
+    })
+  })
+
+  it('times out on the injected clock, and tells a timeout from a cancellation', async () => {
+    const hang = (req: SeenRequest) =>
+      new Promise<Response>((_, reject) =>
+        req.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+      )
+    const { api, clock } = client(hang)
+    const pending = call(api, { resource: 'charges' })
+    await clock.advance(29_999)
+    let settled = false
+    void pending.then(() => (settled = true))
+    await clock.advance(0)
+    expect(settled).toBe(false)
+    await clock.advance(1)
+    expect(await pending).toMatchObject({ ok: false, retry: 'backoff', error: { code: 'timeout' } })
+
+    const controller = new AbortController()
+    const cancelled = call(client(hang).api, { resource: 'charges' }, controller.signal)
+    controller.abort()
+    expect(await cancelled).toMatchObject({ ok: false, retry: 'never', error: { code: 'cancelled' } })
+  })
+})
+
+describe('no error carries a credential', () => {
+  it('scrubs the secret and app token from everything, even when the server echoes them', async () => {
+    const auth = `Bearer ${CANARY_CREDENTIALS.secret}.${CANARY_CREDENTIALS.appToken}`
+    const echo = (status: number) => (req: SeenRequest) =>
+      json(
+        {
+          code: 'INVALID_CREDENTIALS',
+          message: req.headers['authorization'],
+          errors: [
+            { field: req.headers['authorization'], reason: CANARY_CREDENTIALS.secret },
+            { field: 'token', reason: CANARY_CREDENTIALS.appToken },
+          ],
+        },
+        status,
+      )
+    const responders: ((req: SeenRequest) => Response | Promise<Response>)[] = [
+      echo(400),
+      echo(401),
+      echo(403),
+      echo(404),
+      echo(429),
+      echo(500),
+      () => new Response(auth, { status: 200 }),
+      () => json({ items: [{ store_id: auth }], has_more: false }),
+      () =>
+        Promise.reject(
+          new TypeError(auth, { cause: Object.assign(new Error(auth), { code: 'ECONNRESET' }) }),
+        ),
+      () =>
+        Promise.reject(
+          new TypeError(auth, {
+            cause: Object.assign(new Error(auth), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }),
+          }),
+        ),
+      () => Promise.reject(new Error(auth)),
+    ]
+    for (const [i, respond] of responders.entries()) {
+      for (const resource of ['charges', 'transaction_history'] as const) {
+        const result = await call(client(respond).api, { resource })
+        expect(result.ok, `case ${i}`).toBe(false)
+        if (!result.ok) {
+          const shape = JSON.stringify(result.error.toShape())
+          expect(canaryLeaks(shape), `case ${i}: ${shape}`).toEqual([])
+          expect(canaryLeaks(result.error.stack ?? ''), `case ${i} stack`).toEqual([])
+        }
+      }
+    }
+  })
+})
+
+describe('rate-limit headers', () => {
+  it('reads the seed headers and Retry-After in seconds or as a date, and ignores nonsense', () => {
+    const now = Date.UTC(2026, 9, 1)
+    const headers = new Headers({
+      'X-Requests-Per-Minute-Route': '1200',
+      'X-Remaining-Requests-Route': '29',
+      'X-Remaining-Requests-Exact': 'lots',
+    })
+    expect(parseRateLimitHeaders(headers, now)).toEqual({ route: { perMinute: 1200, remaining: 29 } })
+    expect(parseRetryAfter('3', now)).toBe(3000)
+    expect(parseRetryAfter('0.25', now)).toBe(250)
+    expect(parseRetryAfter(new Date(now + 5000).toUTCString(), now)).toBe(5000)
+    expect(parseRetryAfter('soon', now)).toBeUndefined()
+    expect(parseRetryAfter('99999999', now)).toBe(600_000)
+  })
+})

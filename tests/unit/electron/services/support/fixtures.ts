@@ -1,0 +1,127 @@
+import { Buffer } from 'node:buffer'
+import type { ChargeItem, HistoryItem } from '../../../../../electron/shared/payment-api'
+
+const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
+
+/** A JWT-shaped app token (the signature is not checked by the client). */
+export function makeJwt(claims: Record<string, unknown> = {}, signature = 'c2lnbmF0dXJl'): string {
+  return `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub: 'app-token', ...claims })}.${signature}`
+}
+
+/** Credentials that must never appear in any error, log or result. */
+export const CANARY_SECRET = 'sk_CANARY_secret_7f3a9b1c'
+export const CANARY_TOKEN = makeJwt({ canary: 'CANARY_CLAIM' }, 'CANARY_SIGNATURE_d41d8cd9')
+export const CANARY_CREDENTIALS = { secret: CANARY_SECRET, appToken: CANARY_TOKEN }
+
+/** Every substring that would give the credentials away. */
+export function canaryLeaks(text: string): string[] {
+  const parts = [CANARY_SECRET, CANARY_TOKEN, ...CANARY_TOKEN.split('.'), 'CANARY']
+  return parts.filter((p) => text.includes(p))
+}
+
+export const STORE_A = '11111111-1111-4111-8111-111111111111'
+export const STORE_B = '22222222-2222-4222-8222-222222222222'
+
+let n = 0
+const uuid = (): string => {
+  n++
+  return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`
+}
+
+export function historyItem(overrides: Partial<HistoryItem> = {}): HistoryItem {
+  return {
+    store_id: STORE_A,
+    resource_id: uuid(),
+    charge_id: null,
+    amount: 1200,
+    currency: 'JPY',
+    amount_formatted: 1200,
+    type: 'charge',
+    status: 'successful',
+    metadata: { order_no: 'A-1' },
+    created_on: '2026-10-31T16:30:00.123456Z',
+    mode: 'test',
+    merchant_name: 'Yamada Shoten',
+    store_name: 'Shibuya',
+    payment_type: 'card',
+    user_data: {
+      type: 'charge',
+      cardholder_name: 'TARO YAMADA',
+      cardholder_email_address: 'taro@example.com',
+      brand: 'visa',
+      gateway: 'test',
+      service_provider: 'test',
+      refunds: [],
+    },
+    bank_transfer_payment_status: null,
+    bank_transfer_latest_deposit_date: null,
+    ...overrides,
+  }
+}
+
+export function chargeItem(overrides: Partial<ChargeItem> = {}): ChargeItem {
+  return {
+    id: uuid(),
+    store_id: STORE_A,
+    transaction_token_id: uuid(),
+    transaction_token_type: 'one_time',
+    subscription_id: null,
+    merchant_transaction_id: null,
+    requested_amount: 1000,
+    requested_currency: 'USD',
+    requested_amount_formatted: 10,
+    charged_amount: 1000,
+    charged_currency: 'USD',
+    charged_amount_formatted: 10,
+    fee_amount: null,
+    fee_currency: null,
+    fee_amount_formatted: null,
+    only_direct_currency: false,
+    capture_at: null,
+    descriptor: null,
+    descriptor_phone_number: null,
+    status: 'successful',
+    error: null,
+    metadata: {},
+    mode: 'live',
+    created_on: '2026-10-01T00:00:00.000Z',
+    redirect: {},
+    merchant_name: 'Yamada Shoten',
+    store_name: 'Shibuya',
+    ...overrides,
+  }
+}
+
+export interface SeenRequest {
+  url: string
+  method: string
+  headers: Record<string, string>
+  redirect: string | undefined
+  signal: AbortSignal | undefined
+}
+
+/** A fetch that records what it was asked and answers with `respond`. */
+export function fakeFetch(respond: (req: SeenRequest) => Response | Promise<Response>) {
+  const seen: SeenRequest[] = []
+  const fetch = async (input: string, init: RequestInit): Promise<Response> => {
+    const headers: Record<string, string> = {}
+    new Headers(init.headers).forEach((value, key) => (headers[key] = value))
+    const req = {
+      url: input,
+      method: init.method ?? 'GET',
+      headers,
+      redirect: init.redirect,
+      signal: init.signal ?? undefined,
+    }
+    seen.push(req)
+    return respond(req)
+  }
+  return { fetch, seen }
+}
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json', ...headers },
+  })
+}
