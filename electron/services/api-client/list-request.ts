@@ -45,12 +45,15 @@ export function buildListRequest(baseUrl: string, rawQuery: unknown): BuiltReque
   if (url.origin !== base.origin || !url.pathname.startsWith(`${basePath}/`) || url.pathname !== path) {
     throw new DesktopApiError('invalid_argument', "The request would leave the connection's base URL.")
   }
-  const route = `GET ${path}`
+  // Route limits count per resource path, not per resource id (seed §8.2 sets Exact apart as the one that
+  // includes ids), so every store's list shares one Route budget: the conservative reading.
+  const route = `GET ${basePath}${query.storeId !== undefined ? `/stores/{storeId}/${query.resource}` : resourcePath}`
+  const exact = `GET ${path}`
   return {
     resource: query.resource,
     url: url.href,
     route,
-    exact: search ? `${route}?${search}` : route,
+    exact: search ? `${exact}?${search}` : exact,
     jsonContentType: query.resource === 'transaction_history',
   }
 }

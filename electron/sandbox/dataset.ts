@@ -1,0 +1,343 @@
+/**
+ * The sandbox's data with the indexes that keep a page cheap at 500k records: every list (all stores, and
+ * each store) is kept sorted by (created time, id), so a time window is two binary searches, a cursor is one,
+ * and a page is a short scan. Counts for `total_hits` are memoized per query until the data changes.
+ */
+import { ChargeFactory, generateCharges, generateMerchant, type GenerateOptions } from './generator'
+import type {
+  ChargeStatus,
+  HistoryEntry,
+  RefundStatus,
+  SandboxCharge,
+  SandboxMerchant,
+  SandboxRefund,
+  SandboxStore,
+} from './model'
+import { Prng } from './prng'
+
+interface Keyed {
+  id: string
+  createdUs: number
+}
+
+function compareKey(a: Keyed, createdUs: number, id: string): number {
+  if (a.createdUs !== createdUs) return a.createdUs < createdUs ? -1 : 1
+  return a.id < id ? -1 : a.id > id ? 1 : 0
+}
+
+/** Index of the first entry whose key is ≥ (createdUs, id). */
+export function lowerBound<T extends Keyed>(list: readonly T[], createdUs: number, id: string): number {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (compareKey(list[mid] as T, createdUs, id) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** Index of the first entry created at or after `createdUs` (any id). */
+function firstAtOrAfter<T extends Keyed>(list: readonly T[], createdUs: number): number {
+  return lowerBound(list, createdUs, '')
+}
+
+function insertSorted<T extends Keyed>(list: T[], item: T): void {
+  const last = list[list.length - 1]
+  if (!last || compareKey(last, item.createdUs, item.id) < 0) list.push(item)
+  else list.splice(lowerBound(list, item.createdUs, item.id), 0, item)
+}
+
+export interface ListWindow {
+  /** Inclusive lower bound, µs. */
+  fromUs?: number
+  /** Upper bound, µs; inclusive unless `toExclusive`. */
+  toUs?: number
+  toExclusive?: boolean
+}
+
+export interface PageRequest<T> {
+  list: readonly T[]
+  window: ListWindow
+  /** Absent: every item in the window matches. */
+  match?: (item: T) => boolean
+  /** Cache key of the list and of `match` (its parameters), for the memoized count. */
+  countKey: string
+  limit: number
+  direction: 'asc' | 'desc'
+  /** The key of the last item seen; the page starts after it. */
+  after?: Keyed
+}
+
+export interface Page<T> {
+  items: T[]
+  hasMore: boolean
+  totalHits: number
+}
+
+export type DataChange =
+  | { kind: 'charge'; charge: SandboxCharge }
+  | { kind: 'refund'; refund: SandboxRefund }
+  | { kind: 'status'; id: string }
+
+export class Dataset {
+  readonly merchant: SandboxMerchant
+  readonly stores: SandboxStore[]
+  readonly charges: SandboxCharge[] = []
+  readonly history: HistoryEntry[] = []
+  private readonly chargesByStore = new Map<string, SandboxCharge[]>()
+  private readonly historyByStore = new Map<string, HistoryEntry[]>()
+  private readonly chargeById = new Map<string, SandboxCharge>()
+  private readonly historyById = new Map<string, HistoryEntry>()
+  private readonly counts = new Map<string, number>()
+  private readonly factory: ChargeFactory
+  private readonly mutationRng: Prng
+  /** Bumped on every change: memoized counts are only valid for one version. */
+  version = 0
+
+  constructor(options: GenerateOptions) {
+    const { merchant, stores } = generateMerchant(options.seed, options.stores)
+    this.merchant = merchant
+    this.stores = stores
+    for (const store of stores) {
+      this.chargesByStore.set(store.id, [])
+      this.historyByStore.set(store.id, [])
+    }
+    const { charges, factory } = generateCharges(options, stores)
+    this.factory = factory
+    this.mutationRng = new Prng(`mutations:${options.seed}`)
+    const history: HistoryEntry[] = []
+    for (const charge of charges) {
+      this.indexCharge(charge)
+      history.push(chargeEntry(charge))
+      for (const refund of charge.refunds) history.push(refundEntry(charge, refund))
+    }
+    history.sort((a, b) => compareKey(a, b.createdUs, b.id))
+    for (const entry of history) this.indexHistory(entry, false)
+  }
+
+  hasStore(id: string): boolean {
+    return this.chargesByStore.has(id)
+  }
+
+  chargeList(storeId?: string): readonly SandboxCharge[] {
+    return storeId === undefined ? this.charges : (this.chargesByStore.get(storeId) ?? [])
+  }
+
+  historyList(storeId?: string): readonly HistoryEntry[] {
+    return storeId === undefined ? this.history : (this.historyByStore.get(storeId) ?? [])
+  }
+
+  findCharge(id: string): SandboxCharge | undefined {
+    return this.chargeById.get(id)
+  }
+
+  findHistory(resourceId: string): HistoryEntry | undefined {
+    return this.historyById.get(resourceId)
+  }
+
+  page<T extends Keyed>(request: PageRequest<T>): Page<T> {
+    const { list, window, match } = request
+    const lo = window.fromUs === undefined ? 0 : firstAtOrAfter(list, window.fromUs)
+    const hi =
+      window.toUs === undefined
+        ? list.length
+        : firstAtOrAfter(list, window.toExclusive ? window.toUs : window.toUs + 1)
+    const items: T[] = []
+    let hasMore = false
+    if (request.direction === 'asc') {
+      let i = request.after ? lowerBound(list, request.after.createdUs, request.after.id) : lo
+      if (
+        request.after &&
+        i < list.length &&
+        compareKey(list[i] as T, request.after.createdUs, request.after.id) === 0
+      )
+        i++
+      for (i = Math.max(i, lo); i < hi; i++) {
+        const item = list[i] as T
+        if (match && !match(item)) continue
+        if (items.length === request.limit) {
+          hasMore = true
+          break
+        }
+        items.push(item)
+      }
+    } else {
+      let i = request.after ? lowerBound(list, request.after.createdUs, request.after.id) - 1 : hi - 1
+      for (i = Math.min(i, hi - 1); i >= lo; i--) {
+        const item = list[i] as T
+        if (match && !match(item)) continue
+        if (items.length === request.limit) {
+          hasMore = true
+          break
+        }
+        items.push(item)
+      }
+    }
+    return { items, hasMore, totalHits: this.count(list, lo, hi, match, request.countKey) }
+  }
+
+  private count<T>(
+    list: readonly T[],
+    lo: number,
+    hi: number,
+    match: ((item: T) => boolean) | undefined,
+    key: string,
+  ): number {
+    if (!match) return Math.max(0, hi - lo)
+    const memoKey = `${this.version}|${lo}|${hi}|${key}`
+    const known = this.counts.get(memoKey)
+    if (known !== undefined) return known
+    let n = 0
+    for (let i = lo; i < hi; i++) if (match(list[i] as T)) n++
+    if (this.counts.size > 10_000) this.counts.clear()
+    this.counts.set(memoKey, n)
+    return n
+  }
+
+  // ---- changes (growth and the control endpoint) ----
+
+  /** Adds a new charge created at `atUs` (at least 1 µs after everything else), maybe in a given store. */
+  addCharge(atUs: number, options: { storeId?: string; status?: ChargeStatus } = {}): SandboxCharge {
+    const createdUs = Math.max(atUs, this.newestUs() + 1)
+    const charge = this.factory.charge(createdUs, createdUs, options.storeId)
+    charge.refunds = [] // refunds of new charges come later, through addRefund
+    if (options.status) {
+      charge.status = options.status
+      const hasFee = options.status === 'successful' || options.status === 'authorized'
+      charge.feeAmount = hasFee ? Math.round(charge.chargedAmount * 0.0324) : null
+      charge.feeCurrency = hasFee ? charge.chargedCurrency : null
+    }
+    this.indexCharge(charge)
+    this.indexHistory(chargeEntry(charge), true)
+    this.version++
+    return charge
+  }
+
+  /** Refunds part or all of a charge (what is left of it when `amount` is absent). */
+  addRefund(
+    chargeId: string,
+    atUs: number,
+    options: { amount?: number; status?: RefundStatus } = {},
+  ): SandboxRefund {
+    const charge = this.chargeById.get(chargeId)
+    if (!charge) throw new SandboxInputError('chargeId', 'no such charge')
+    const refunded = charge.refunds.filter((r) => r.status !== 'failed').reduce((s, r) => s + r.amount, 0)
+    const left = charge.chargedAmount - refunded
+    const amount = options.amount ?? left
+    if (!Number.isInteger(amount) || amount < 1 || amount > left)
+      throw new SandboxInputError('amount', `must be an integer from 1 to ${left} (what is left to refund)`)
+    const createdUs = Math.max(atUs, this.newestUs() + 1)
+    const refund = this.factory.refund(charge, amount, createdUs, options.status ?? 'successful')
+    charge.refunds.push(refund)
+    this.indexHistory(refundEntry(charge, refund), true)
+    this.version++
+    return refund
+  }
+
+  /** Changes the status of a charge or a refund in place (a late capture, a failed refund …). */
+  setStatus(id: string, status: string): void {
+    const charge = this.chargeById.get(id)
+    if (charge) {
+      if (!(CHARGE_STATUS_SET as Set<string>).has(status))
+        throw new SandboxInputError('status', 'not a charge status')
+      charge.status = status as ChargeStatus
+    } else {
+      const entry = this.historyById.get(id)
+      if (!entry || entry.kind !== 'refund') throw new SandboxInputError('id', 'no such charge or refund')
+      if (!(REFUND_STATUS_SET as Set<string>).has(status))
+        throw new SandboxInputError('status', 'not a refund status')
+      entry.refund.status = status as RefundStatus
+    }
+    this.version++
+  }
+
+  /** One random change of the kinds a live merchant produces, for `--growth-per-minute`. */
+  grow(atUs: number): DataChange {
+    const rng = this.mutationRng
+    const roll = rng.next()
+    if (roll < 0.1 && this.charges.length > 0) {
+      const recent = this.charges.slice(-200).filter((c) => c.status === 'successful')
+      const target = recent.length > 0 ? rng.pick(recent) : undefined
+      const refunded = target?.refunds.reduce((s, r) => s + r.amount, 0) ?? 0
+      if (target && refunded < target.chargedAmount) {
+        const left = target.chargedAmount - refunded
+        return {
+          kind: 'refund',
+          refund: this.addRefund(target.id, atUs, {
+            amount: rng.chance(0.5) ? left : Math.max(1, Math.floor(left / 2)),
+          }),
+        }
+      }
+    }
+    if (roll < 0.15) {
+      const pending = this.charges
+        .slice(-500)
+        .filter((c) => c.status === 'pending' || c.status === 'authorized')
+      if (pending.length > 0) {
+        const target = rng.pick(pending)
+        this.setStatus(target.id, 'successful')
+        return { kind: 'status', id: target.id }
+      }
+    }
+    return { kind: 'charge', charge: this.addCharge(atUs) }
+  }
+
+  private newestUs(): number {
+    const lastHistory = this.history[this.history.length - 1]
+    return lastHistory ? lastHistory.createdUs : 0
+  }
+
+  private indexCharge(charge: SandboxCharge): void {
+    insertSorted(this.charges, charge)
+    insertSorted(this.chargesByStore.get(charge.storeId) as SandboxCharge[], charge)
+    this.chargeById.set(charge.id, charge)
+  }
+
+  private indexHistory(entry: HistoryEntry, sorted: boolean): void {
+    if (sorted) {
+      insertSorted(this.history, entry)
+      insertSorted(this.historyByStore.get(entry.storeId) as HistoryEntry[], entry)
+    } else {
+      this.history.push(entry)
+      ;(this.historyByStore.get(entry.storeId) as HistoryEntry[]).push(entry)
+    }
+    this.historyById.set(entry.id, entry)
+  }
+}
+
+const CHARGE_STATUS_SET: ReadonlySet<string> = new Set([
+  'pending',
+  'awaiting',
+  'authorized',
+  'successful',
+  'failed',
+  'error',
+  'canceled',
+])
+const REFUND_STATUS_SET: ReadonlySet<string> = new Set(['pending', 'successful', 'failed', 'error'])
+
+function chargeEntry(charge: SandboxCharge): HistoryEntry {
+  return { kind: 'charge', id: charge.id, createdUs: charge.createdUs, storeId: charge.storeId, charge }
+}
+
+function refundEntry(charge: SandboxCharge, refund: SandboxRefund): HistoryEntry {
+  return {
+    kind: 'refund',
+    id: refund.id,
+    createdUs: refund.createdUs,
+    storeId: charge.storeId,
+    charge,
+    refund,
+  }
+}
+
+/** A bad value given to the control API or the embedding code, naming the field. */
+export class SandboxInputError extends Error {
+  constructor(
+    readonly field: string,
+    reason: string,
+  ) {
+    super(`${field}: ${reason}`)
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The sandbox's own model of a merchant's data. Times are integer microseconds since the epoch (UTC), so the
+ * API's fractional seconds round-trip exactly and `from`/`to` edges can be tested to the microsecond.
+ */
+export const CHARGE_STATUSES = [
+  'pending',
+  'awaiting',
+  'authorized',
+  'successful',
+  'failed',
+  'error',
+  'canceled',
+] as const
+export type ChargeStatus = (typeof CHARGE_STATUSES)[number]
+
+export const REFUND_STATUSES = ['pending', 'successful', 'failed', 'error'] as const
+export type RefundStatus = (typeof REFUND_STATUSES)[number]
+
+export interface SandboxCard {
+  name: string
+  email: string
+  phone: string
+  brand: 'visa' | 'master'
+  lastFour: string
+  expMonth: number
+  expYear: number
+}
+
+export interface SandboxRefund {
+  id: string
+  chargeId: string
+  storeId: string
+  amount: number
+  currency: string
+  status: RefundStatus
+  reason: 'customer_request' | 'duplicate' | 'fraud'
+  createdUs: number
+  metadata: Record<string, string>
+}
+
+export interface SandboxCharge {
+  id: string
+  storeId: string
+  transactionTokenId: string
+  subscriptionId: string | null
+  merchantTransactionId: string | null
+  requestedAmount: number
+  requestedCurrency: string
+  chargedAmount: number
+  chargedCurrency: string
+  feeAmount: number | null
+  feeCurrency: string | null
+  status: ChargeStatus
+  error: { code: string; message: string; detail: string | null } | null
+  metadata: Record<string, string>
+  mode: 'live' | 'test'
+  createdUs: number
+  captureAtUs: number | null
+  descriptor: string | null
+  card: SandboxCard
+  refunds: SandboxRefund[]
+}
+
+export interface SandboxStore {
+  id: string
+  name: string
+}
+
+export interface SandboxMerchant {
+  id: string
+  name: string
+}
+
+/** One row of the transaction history: a charge or one of its refunds. */
+export type HistoryEntry =
+  | { kind: 'charge'; id: string; createdUs: number; storeId: string; charge: SandboxCharge }
+  | {
+      kind: 'refund'
+      id: string
+      createdUs: number
+      storeId: string
+      charge: SandboxCharge
+      refund: SandboxRefund
+    }
+
+/** ISO-4217 minor-unit exponents of the currencies the sandbox uses. */
+export const CURRENCY_EXPONENT: Record<string, number> = { JPY: 0, USD: 2, EUR: 2 }
+
+export function formatted(amount: number, currency: string): number {
+  const exponent = CURRENCY_EXPONENT[currency] ?? 2
+  return Number((amount / 10 ** exponent).toFixed(exponent))
+}
+
+/** `2026-10-31T16:30:00.123456Z`: always six fractional digits. */
+export function isoFromUs(us: number): string {
+  const ms = Math.floor(us / 1000)
+  const micros = us - ms * 1000
+  return new Date(ms)
+    .toISOString()
+    .replace(/\.(\d{3})Z$/, (_, m: string) => `.${m}${String(micros).padStart(3, '0')}Z`)
+}
+
+/**
+ * Parses an ISO-8601 timestamp (with Z or an offset; fractions to the microsecond) or a plain date
+ * (midnight UTC) into microseconds; undefined when it is not one.
+ */
+export function usFromIso(text: string): number | undefined {
+  const m =
+    /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2}))?$/.exec(text)
+  if (!m) return undefined
+  const [, date, hh, mm, ss, fraction, zone] = m
+  const iso =
+    hh === undefined
+      ? `${date}T00:00:00Z`
+      : `${date}T${hh}:${mm}:${ss ?? '00'}${zone === 'Z' ? 'Z' : normalizeOffset(zone ?? 'Z')}`
+  const ms = Date.parse(iso)
+  if (Number.isNaN(ms)) return undefined
+  // Date.parse accepts 2026-02-31; a real calendar check keeps such dates out.
+  if (new Date(Date.parse(`${date}T00:00:00Z`)).toISOString().slice(0, 10) !== date) return undefined
+  const micros = fraction ? Number(fraction.padEnd(6, '0').slice(0, 6)) : 0
+  return ms * 1000 + micros
+}
+
+function normalizeOffset(offset: string): string {
+  return offset.length === 5 ? `${offset.slice(0, 3)}:${offset.slice(3)}` : offset
+}
