@@ -7,16 +7,19 @@ import { ApiGateway } from './api-client/api-gateway'
 import { PaymentApiClient, type FetchLike } from './api-client/payment-api-client'
 import { ConnectionRegistry } from './connections/connection-registry'
 import { ConnectionsService } from './connections/connections-service'
+import { DemoService, type StartDemoSandbox } from './demo/demo-service'
 import { FileWriter, type DeliverFile } from './files/file-writer'
 import { apiHandlers } from './handlers/api-handlers'
 import { appHandlers } from './handlers/app-handlers'
 import { connectionsHandlers } from './handlers/connections-handlers'
 import { filesHandlers } from './handlers/files-handlers'
+import { sandboxHandlers } from './handlers/sandbox-handlers'
 import type { Handlers } from './handlers/types'
 import { vaultHandlers } from './handlers/vault-handlers'
 import { systemClock, type Clock } from './scheduler/clock'
 import { Scheduler } from './scheduler/scheduler'
 import type { KeychainStatus, SecretStore } from './vault/secret-store'
+import { startSandbox } from '../sandbox/server'
 
 export interface HostAdapters {
   host: HostKind
@@ -35,7 +38,13 @@ export interface HostAdapters {
   /** Defaults: the global fetch and the system clock; tests inject fakes. */
   fetch?: FetchLike
   clock?: Clock
+  /** Starts the demo's payment API sandbox; default: the embedded sandbox with the demo data set. */
+  startDemoSandbox?: StartDemoSandbox
 }
+
+/** The demo merchant: 5,000 charges over four months in three stores, at the seed's real rate limits. */
+export const startEmbeddedDemoSandbox: StartDemoSandbox = () =>
+  startSandbox({ seed: 42, stores: 3, records: 5000 })
 
 export interface AppServices extends HostAdapters {
   keychainStatus(): Promise<KeychainStatus>
@@ -44,6 +53,7 @@ export interface AppServices extends HostAdapters {
   connections: ConnectionsService
   /** The payment API through the one rate-limit scheduler. */
   gateway: ApiGateway
+  demo: DemoService
   dispose(): Promise<void>
 }
 
@@ -59,6 +69,12 @@ export function createAppServices(adapters: HostAdapters): AppServices {
   const scheduler = new Scheduler({ clock })
   const client = new PaymentApiClient({ clock, ...(adapters.fetch ? { fetch: adapters.fetch } : {}) })
   const gateway = new ApiGateway({ connections, scheduler, client, clock })
+  // The demo merchant is Japanese, so its accounting time zone is Tokyo (a setting the user can change).
+  const demo = new DemoService({
+    connections,
+    startSandbox: adapters.startDemoSandbox ?? startEmbeddedDemoSandbox,
+    timeZone: 'Asia/Tokyo',
+  })
   return {
     ...adapters,
     // Probing writes an entry; the connections service does it once per launch.
@@ -69,7 +85,9 @@ export function createAppServices(adapters: HostAdapters): AppServices {
     files,
     connections,
     gateway,
+    demo,
     dispose: async () => {
+      await demo.dispose()
       scheduler.dispose()
       await files.dispose()
     },
@@ -83,5 +101,6 @@ export function createHandlers(services: AppServices): Handlers {
     ...connectionsHandlers(services.connections, services.gateway),
     ...vaultHandlers(services.connections),
     ...apiHandlers(services.gateway),
+    ...sandboxHandlers(services.demo),
   }
 }

@@ -22,6 +22,7 @@ export const CHANNELS = [
   'api:listPage',
   'api:queueState',
   'api:cancelJob',
+  'sandbox:startDemo',
 ] as const satisfies readonly Channel[]
 
 // Compile-time: a channel added to the contract but not to CHANNELS fails the typecheck here.

@@ -8,12 +8,14 @@ import { apiContract } from './api'
 import { appContract } from './app'
 import { connectionsContract } from './connections'
 import { filesContract } from './files'
+import { sandboxContract } from './sandbox'
 
 export const desktopApiContract = {
   ...appContract,
   ...filesContract,
   ...connectionsContract,
   ...apiContract,
+  ...sandboxContract,
 } as const
 
 export type DesktopApiContract = typeof desktopApiContract
@@ -38,3 +40,4 @@ export * from './app'
 export * from './files'
 export * from './connections'
 export * from './api'
+export * from './sandbox'
