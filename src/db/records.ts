@@ -57,19 +57,22 @@ export interface ChargeRecord {
   syncedAt: number
 }
 
-export type MarkState = 'reconciled'
+/** `unreconciled`: the row carries only a note. A string, not null, so [connectionId+state] indexes it. */
+export type MarkState = 'reconciled' | 'unreconciled'
+
+/** IndexedDB cannot index booleans, so indexed flags are stored as 0/1. */
+export type IndexedFlag = 0 | 1
 
 /** The accountant's mark on one history record. Absent row = unreconciled with no note. */
 export interface MarkRecord {
   connectionId: string
   key: RecordKey
-  /** null: only a note, not reconciled. */
-  state: MarkState | null
+  state: MarkState
   note: string
   /** Fingerprint of the fields the mark was made on (amount, currency, status, refunds). */
   fingerprint: string | null
-  /** Set by sync when the record's current fingerprint differs from the mark's. */
-  changedSinceReconciled: boolean
+  /** 1 when sync found the record's current fingerprint differs from the mark's (0/1: indexed). */
+  changedSinceReconciled: IndexedFlag
   /** `YYYY-MM` of the record in the accounting time zone, for period locks and month queries. */
   period: string
   updatedAt: number

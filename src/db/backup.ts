@@ -1,0 +1,313 @@
+/**
+ * Backup and restore of the whole cache (DESIGN §4). A backup is plain JSON: the synced copy plus the
+ * accountant's marks, locks, settings and audit log. The cache holds no secret, so nor does a backup.
+ * Restore replaces everything in one transaction: if anything fails, the old cache stays untouched.
+ */
+import { z } from 'zod'
+import {
+  chargeItemSchema,
+  historyItemSchema,
+  historyTypeSchema,
+  modeSchema,
+} from '../../electron/shared/payment-api'
+import { TABLE_NAMES, type ClosebookDb, type TableName } from './database'
+import type {
+  AuditEntry,
+  CachedConnection,
+  ChargeRecord,
+  HistoryRecord,
+  MarkRecord,
+  PeriodLock,
+  SettingRecord,
+  StoreRecord,
+  SyncCheckpoint,
+} from './records'
+
+export const BACKUP_FORMAT = 'closebook-backup'
+export const BACKUP_VERSION = 1
+
+export interface BackupTables {
+  connections: CachedConnection[]
+  stores: StoreRecord[]
+  history: HistoryRecord[]
+  charges: ChargeRecord[]
+  marks: MarkRecord[]
+  audit: AuditEntry[]
+  checkpoints: SyncCheckpoint[]
+  locks: PeriodLock[]
+  settings: SettingRecord[]
+}
+
+export interface Backup {
+  format: typeof BACKUP_FORMAT
+  version: typeof BACKUP_VERSION
+  /** ISO-8601, UTC. */
+  exportedAt: string
+  tables: BackupTables
+}
+
+export type TableCounts = Record<TableName, number>
+
+export interface RestoreSummary {
+  exportedAt: string
+  /** Per table: rows now in the cache (all replaced) and rows the backup brings. */
+  tables: Record<TableName, { current: number; incoming: number }>
+}
+
+export class BackupValidationError extends Error {
+  constructor(readonly issues: readonly string[]) {
+    super(`Not a valid Closebook backup: ${issues.slice(0, 5).join('; ')}${issues.length > 5 ? '; …' : ''}`)
+    this.name = 'BackupValidationError'
+  }
+}
+
+// --- schemas: one per table, mirroring records.ts -------------------------------------------------
+
+const ms = z.number().finite()
+const period = z.string().regex(/^\d{4}-\d{2}$/, 'expected YYYY-MM')
+const recordKey = z
+  .string()
+  .regex(/^(charge|refund):.+$/, 'expected charge:<id> or refund:<id>') as z.ZodType<HistoryRecord['key']>
+const syncResource = z.enum(['transaction_history', 'charges'])
+
+const connectionSchema = z.object({
+  id: z.string().min(1),
+  label: z.string(),
+  baseUrl: z.string(),
+  timeZone: z.string(),
+  storeIds: z.array(z.string()),
+  isDemo: z.boolean(),
+  lastSyncedAt: ms.nullable(),
+  highWater: z.object({ transaction_history: ms.optional(), charges: ms.optional() }),
+})
+
+const storeSchema = z.object({
+  connectionId: z.string().min(1),
+  storeId: z.string().min(1),
+  storeName: z.string(),
+  merchantName: z.string(),
+})
+
+const historySchema = z.object({
+  connectionId: z.string().min(1),
+  key: recordKey,
+  resourceId: z.string(),
+  type: historyTypeSchema,
+  chargeId: z.string(),
+  storeId: z.string(),
+  createdAt: ms,
+  amount: z.number().int(),
+  currency: z.string(),
+  status: z.string(),
+  mode: modeSchema,
+  brand: z.string(),
+  cardholderName: z.string(),
+  cardholderEmail: z.string(),
+  orderRef: z.string().nullable(),
+  searchText: z.string(),
+  raw: historyItemSchema,
+  syncedAt: ms,
+})
+
+const chargeSchema = z.object({
+  connectionId: z.string().min(1),
+  id: z.string().min(1),
+  storeId: z.string(),
+  createdAt: ms,
+  chargedAmount: z.number().int(),
+  chargedCurrency: z.string(),
+  feeAmount: z.number().int().nullable(),
+  feeCurrency: z.string().nullable(),
+  status: z.string(),
+  mode: modeSchema,
+  merchantTransactionId: z.string().nullable(),
+  raw: chargeItemSchema,
+  syncedAt: ms,
+})
+
+const markSchema = z.object({
+  connectionId: z.string().min(1),
+  key: recordKey,
+  state: z.enum(['reconciled', 'unreconciled']),
+  note: z.string(),
+  fingerprint: z.string().nullable(),
+  changedSinceReconciled: z.union([z.literal(0), z.literal(1)]),
+  period,
+  updatedAt: ms,
+  updatedBy: z.string(),
+  matchRef: z.string().optional(),
+})
+
+const auditSchema = z.object({
+  seq: z.number().int().positive(),
+  connectionId: z.string().min(1),
+  at: ms,
+  actor: z.string(),
+  action: z.enum(['mark', 'unmark', 'note', 'reconfirm', 'close-period', 'reopen-period', 'restore']),
+  key: recordKey.nullable(),
+  period: period.nullable(),
+  before: z.unknown(),
+  after: z.unknown(),
+  reason: z.string().optional(),
+})
+
+const checkpointSchema = z.object({
+  connectionId: z.string().min(1),
+  partitionId: z.string().min(1),
+  resource: syncResource,
+  storeId: z.string().nullable(),
+  from: ms,
+  to: ms,
+  cursor: z.string().nullable(),
+  done: z.boolean(),
+  records: z.number().int().nonnegative(),
+  requests: z.number().int().nonnegative(),
+  updatedAt: ms,
+})
+
+const lockSchema = z.object({
+  connectionId: z.string().min(1),
+  period,
+  lockedAt: ms,
+  lockedBy: z.string(),
+})
+
+const settingSchema = z.object({ key: z.string().min(1), value: z.unknown() })
+
+const backupSchema = z.object({
+  format: z.literal(BACKUP_FORMAT),
+  version: z.literal(BACKUP_VERSION),
+  exportedAt: z.string(),
+  tables: z.object({
+    connections: z.array(connectionSchema),
+    stores: z.array(storeSchema),
+    history: z.array(historySchema),
+    charges: z.array(chargeSchema),
+    marks: z.array(markSchema),
+    audit: z.array(auditSchema),
+    checkpoints: z.array(checkpointSchema),
+    locks: z.array(lockSchema),
+    settings: z.array(settingSchema),
+  }),
+})
+
+/** Primary key of each row, to reject a backup that would collide with itself on restore. */
+const PRIMARY_KEY: { [T in TableName]: (row: BackupTables[T][number]) => string } = {
+  connections: (r) => r.id,
+  stores: (r) => JSON.stringify([r.connectionId, r.storeId]),
+  history: (r) => JSON.stringify([r.connectionId, r.key]),
+  charges: (r) => JSON.stringify([r.connectionId, r.id]),
+  marks: (r) => JSON.stringify([r.connectionId, r.key]),
+  audit: (r) => String(r.seq),
+  checkpoints: (r) => JSON.stringify([r.connectionId, r.partitionId]),
+  locks: (r) => JSON.stringify([r.connectionId, r.period]),
+  settings: (r) => r.key,
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = 'backup'
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `.${String(p)}`
+  return out
+}
+
+// --- API -----------------------------------------------------------------------------------------
+
+/** Reads every table in one read transaction, so the backup is a consistent snapshot. */
+export async function exportBackup(db: ClosebookDb, now: Date = new Date()): Promise<Backup> {
+  return db.transaction('r', db.allTables(), async () => {
+    const [connections, stores, history, charges, marks, audit, checkpoints, locks, settings] =
+      await Promise.all([
+        db.connections.toArray(),
+        db.stores.toArray(),
+        db.history.toArray(),
+        db.charges.toArray(),
+        db.marks.toArray(),
+        db.audit.toArray(),
+        db.checkpoints.toArray(),
+        db.locks.toArray(),
+        db.settings.toArray(),
+      ])
+    return {
+      format: BACKUP_FORMAT,
+      version: BACKUP_VERSION,
+      exportedAt: now.toISOString(),
+      tables: { connections, stores, history, charges, marks, audit, checkpoints, locks, settings },
+    }
+  })
+}
+
+/** Checks an untrusted value (a parsed file) is a backup; throws BackupValidationError naming each path. */
+export function validateBackup(value: unknown): Backup {
+  const parsed = backupSchema.safeParse(value)
+  if (!parsed.success) {
+    throw new BackupValidationError(parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`))
+  }
+  const backup = parsed.data as Backup
+  const issues: string[] = []
+  for (const table of TABLE_NAMES) {
+    const keyOf = PRIMARY_KEY[table] as (row: unknown) => string
+    const seen = new Set<string>()
+    backup.tables[table].forEach((row: unknown, i: number) => {
+      const key = keyOf(row)
+      if (seen.has(key)) issues.push(`${formatPath(['tables', table, i])}: duplicate key ${key}`)
+      seen.add(key)
+    })
+  }
+  if (issues.length > 0) throw new BackupValidationError(issues)
+  return backup
+}
+
+export async function countTables(db: ClosebookDb): Promise<TableCounts> {
+  return db.transaction('r', db.allTables(), async () => {
+    const counts = await Promise.all(TABLE_NAMES.map((t) => db.table(t).count()))
+    return Object.fromEntries(TABLE_NAMES.map((t, i) => [t, counts[i] ?? 0])) as TableCounts
+  })
+}
+
+/** What a restore would do, for the confirmation dialog: every current row is replaced. */
+export function summarizeRestore(current: TableCounts, backup: Backup): RestoreSummary {
+  const tables = Object.fromEntries(
+    TABLE_NAMES.map((t) => [t, { current: current[t], incoming: backup.tables[t].length }]),
+  ) as RestoreSummary['tables']
+  return { exportedAt: backup.exportedAt, tables }
+}
+
+/**
+ * Replaces the whole cache with a validated backup, all-or-nothing. `audit` rows keep their sequence
+ * numbers; when `actor` is given, a `restore` entry per restored connection is appended after them.
+ */
+export async function restoreBackup(
+  db: ClosebookDb,
+  backup: Backup,
+  options: { actor?: string; at?: number } = {},
+): Promise<void> {
+  await db.transaction('rw', db.allTables(), async () => {
+    await Promise.all(db.allTables().map((t) => t.clear()))
+    const t = backup.tables
+    await db.connections.bulkAdd(t.connections)
+    await db.stores.bulkAdd(t.stores)
+    await db.history.bulkAdd(t.history)
+    await db.charges.bulkAdd(t.charges)
+    await db.marks.bulkAdd(t.marks)
+    await db.audit.bulkAdd(t.audit)
+    await db.checkpoints.bulkAdd(t.checkpoints)
+    await db.locks.bulkAdd(t.locks)
+    await db.settings.bulkAdd(t.settings)
+    if (options.actor !== undefined) {
+      const at = options.at ?? Date.now()
+      const actor = options.actor
+      await db.audit.bulkAdd(
+        t.connections.map((c) => ({
+          connectionId: c.id,
+          at,
+          actor,
+          action: 'restore' as const,
+          key: null,
+          period: null,
+          before: null,
+          after: { exportedAt: backup.exportedAt },
+        })),
+      )
+    }
+  })
+}

@@ -1,0 +1,117 @@
+/**
+ * The renderer's cache (DESIGN §1, §4): the only module that opens IndexedDB. Every schema change is a
+ * new version with its own `.upgrade()`, so an existing cache migrates in place and loses nothing.
+ */
+import Dexie, { type Table, type Transaction } from 'dexie'
+import { orderRefOf, searchTextOf } from './history-record'
+import type {
+  AuditEntry,
+  CachedConnection,
+  ChargeRecord,
+  HistoryRecord,
+  MarkRecord,
+  PeriodLock,
+  RecordKey,
+  SettingRecord,
+  StoreRecord,
+  SyncCheckpoint,
+} from './records'
+
+export const DEFAULT_DB_NAME = 'closebook'
+
+export const TABLE_NAMES = [
+  'connections',
+  'stores',
+  'history',
+  'charges',
+  'marks',
+  'audit',
+  'checkpoints',
+  'locks',
+  'settings',
+] as const
+export type TableName = (typeof TABLE_NAMES)[number]
+
+/** Version 1: history without searchText/orderRef; marks with a nullable state and a boolean flag. */
+export const SCHEMA_V1: Record<TableName, string> = {
+  connections: 'id',
+  stores: '[connectionId+storeId]',
+  history:
+    '[connectionId+key], [connectionId+createdAt], [connectionId+type+createdAt], ' +
+    '[connectionId+status+createdAt], [connectionId+storeId+createdAt], [connectionId+chargeId]',
+  charges: '[connectionId+id], [connectionId+createdAt]',
+  marks: '[connectionId+key], [connectionId+period]',
+  audit: '++seq, [connectionId+at], [connectionId+period], [connectionId+key]',
+  checkpoints: '[connectionId+partitionId]',
+  locks: '[connectionId+period]',
+  settings: 'key',
+}
+
+/** Version 2 (current): currency/mode ledger filters and indexable mark state and changed flag. */
+export const SCHEMA_V2: Record<TableName, string> = {
+  ...SCHEMA_V1,
+  history:
+    '[connectionId+key], [connectionId+createdAt], [connectionId+type+createdAt], ' +
+    '[connectionId+status+createdAt], [connectionId+storeId+createdAt], ' +
+    '[connectionId+currency+createdAt], [connectionId+mode+createdAt], [connectionId+chargeId]',
+  marks:
+    '[connectionId+key], [connectionId+period], [connectionId+state], [connectionId+changedSinceReconciled]',
+}
+
+export const CURRENT_VERSION = 2
+
+/** Shapes as version 1 stored them; only the migration and its test need these. */
+export type HistoryRecordV1 = Omit<HistoryRecord, 'searchText' | 'orderRef'>
+export type MarkRecordV1 = Omit<MarkRecord, 'state' | 'changedSinceReconciled'> & {
+  state: 'reconciled' | null
+  changedSinceReconciled: boolean
+}
+
+/** Lets tests (fake-indexeddb) or a worker supply their own IndexedDB. */
+export interface IndexedDbDeps {
+  indexedDB: IDBFactory
+  IDBKeyRange: typeof IDBKeyRange
+}
+
+export async function upgradeV1ToV2(tx: Transaction): Promise<void> {
+  await tx
+    .table<HistoryRecord | HistoryRecordV1>('history')
+    .toCollection()
+    .modify((row: HistoryRecord | HistoryRecordV1) => {
+      const r = row as HistoryRecord
+      r.searchText = searchTextOf(r.raw)
+      r.orderRef = orderRefOf(r.raw)
+    })
+  await tx
+    .table<MarkRecord | MarkRecordV1>('marks')
+    .toCollection()
+    .modify((row: MarkRecord | MarkRecordV1) => {
+      const m = row as unknown as { state: string | null; changedSinceReconciled: boolean | number }
+      m.state = m.state === 'reconciled' ? 'reconciled' : 'unreconciled'
+      m.changedSinceReconciled = m.changedSinceReconciled === true || m.changedSinceReconciled === 1 ? 1 : 0
+    })
+}
+
+export class ClosebookDb extends Dexie {
+  // `declare`: Dexie creates the tables in version().stores(); a class field would overwrite them.
+  declare connections: Table<CachedConnection, string>
+  declare stores: Table<StoreRecord, [string, string]>
+  declare history: Table<HistoryRecord, [string, RecordKey]>
+  declare charges: Table<ChargeRecord, [string, string]>
+  declare marks: Table<MarkRecord, [string, RecordKey]>
+  declare audit: Table<AuditEntry, number>
+  declare checkpoints: Table<SyncCheckpoint, [string, string]>
+  declare locks: Table<PeriodLock, [string, string]>
+  declare settings: Table<SettingRecord, string>
+
+  constructor(name: string = DEFAULT_DB_NAME, deps?: IndexedDbDeps) {
+    super(name, deps ? { indexedDB: deps.indexedDB, IDBKeyRange: deps.IDBKeyRange } : undefined)
+    this.version(1).stores(SCHEMA_V1)
+    this.version(2).stores(SCHEMA_V2).upgrade(upgradeV1ToV2)
+  }
+
+  /** All tables, in TABLE_NAMES order, for whole-cache transactions (backup, restore). */
+  allTables(): Table[] {
+    return TABLE_NAMES.map((n) => this.table(n))
+  }
+}

@@ -1,0 +1,79 @@
+import Dexie from 'dexie'
+import { describe, expect, it } from 'vitest'
+import {
+  CURRENT_VERSION,
+  ClosebookDb,
+  SCHEMA_V1,
+  TABLE_NAMES,
+  type HistoryRecordV1,
+  type MarkRecordV1,
+} from '../../../../src/db/database'
+import { historyRecordOf } from '../../../../src/db/history-record'
+import { HistoryRepository } from '../../../../src/db/history-repository'
+import { MarksRepository } from '../../../../src/db/marks-repository'
+import { CONN, T0, auditEntry, freshDeps, historyItem, mark } from './fixtures'
+
+function v1History(n: number): HistoryRecordV1 {
+  const { searchText: _s, orderRef: _o, ...rest } = historyRecordOf(CONN, historyItem(n), T0)
+  return rest
+}
+
+describe('ClosebookDb', () => {
+  it('opens a fresh cache at the current version with every table', async () => {
+    const db = new ClosebookDb('fresh', freshDeps())
+    await db.open()
+    expect(db.verno).toBe(CURRENT_VERSION)
+    expect(db.tables.map((t) => t.name).sort()).toEqual([...TABLE_NAMES].sort())
+    db.close()
+  })
+
+  it('migrates a version-1 cache to version 2 without losing anything', async () => {
+    const deps = freshDeps()
+    const v1 = new Dexie('closebook', deps)
+    v1.version(1).stores(SCHEMA_V1)
+    const h1 = v1History(1)
+    const h2 = v1History(2)
+    const marks: MarkRecordV1[] = [
+      { ...mark(h1.key, { note: 'ok' }), state: 'reconciled', changedSinceReconciled: true },
+      { ...mark(h2.key, { note: 'only a note' }), state: null, changedSinceReconciled: false },
+    ]
+    await v1.table('history').bulkAdd([h1, h2])
+    await v1.table('marks').bulkAdd(marks)
+    await v1.table('audit').add(auditEntry({ key: h1.key }))
+    await v1.table('settings').put({ key: 'locale', value: 'ja' })
+    v1.close()
+
+    const db = new ClosebookDb('closebook', deps)
+    await db.open()
+    expect(db.verno).toBe(2)
+
+    const history = await db.history.toArray()
+    expect(history).toHaveLength(2)
+    // Old fields intact, new ones filled from `raw`.
+    expect(history[0]).toEqual(historyRecordOf(CONN, historyItem(1), T0))
+    expect(history[0]?.orderRef).toBe('ORD-1')
+    expect(history[1]?.searchText).toContain('holder2@example.com')
+
+    expect(await db.marks.get([CONN, h1.key])).toMatchObject({
+      state: 'reconciled',
+      changedSinceReconciled: 1,
+      note: 'ok',
+    })
+    expect(await db.marks.get([CONN, h2.key])).toMatchObject({
+      state: 'unreconciled',
+      changedSinceReconciled: 0,
+      note: 'only a note',
+    })
+    expect(await db.audit.count()).toBe(1)
+    expect(await db.settings.get('locale')).toEqual({ key: 'locale', value: 'ja' })
+
+    // The new indexes answer queries over migrated rows.
+    const marksRepo = new MarksRepository(db)
+    expect((await marksRepo.listChangedSinceReconciled(CONN)).map((m) => m.key)).toEqual([h1.key])
+    const repo = new HistoryRepository(db, () => '')
+    const base = { connectionId: CONN, from: T0, to: T0 + 1e9, order: 'asc' as const, offset: 0, limit: 10 }
+    expect(await repo.count({ ...base, currency: 'JPY', search: 'ord-2' })).toBe(1)
+    expect(await repo.count({ ...base, reconciled: 'changed' })).toBe(1)
+    db.close()
+  })
+})

@@ -1,0 +1,134 @@
+/** Test data for the cache: valid API items (per the shared schemas) and fresh fake-indexeddb databases. */
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import type { ChargeItem, HistoryItem } from '../../../../electron/shared/payment-api'
+import { ClosebookDb, type IndexedDbDeps } from '../../../../src/db/database'
+import type { AuditEntry, MarkRecord, RecordKey, SyncCheckpoint } from '../../../../src/db/records'
+
+export const CONN = 'conn-a'
+export const STORE_1 = '11111111-1111-4111-8111-111111111111'
+export const STORE_2 = '22222222-2222-4222-8222-222222222222'
+export const T0 = Date.parse('2026-10-01T00:00:00Z')
+export const HOUR = 3_600_000
+
+/** A fresh, isolated IndexedDB per call, so tests never share state. */
+export function freshDeps(): IndexedDbDeps {
+  return { indexedDB: new IDBFactory(), IDBKeyRange }
+}
+
+export function openDb(name = 'closebook-test', deps: IndexedDbDeps = freshDeps()): ClosebookDb {
+  return new ClosebookDb(name, deps)
+}
+
+export function uuid(n: number): string {
+  return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`
+}
+
+export function historyItem(n: number, over: Partial<HistoryItem> = {}): HistoryItem {
+  return {
+    store_id: STORE_1,
+    resource_id: uuid(n),
+    charge_id: null,
+    amount: 1000 + n,
+    currency: 'JPY',
+    amount_formatted: 1000 + n,
+    type: 'charge',
+    status: 'successful',
+    metadata: { order_id: `ORD-${n}` },
+    created_on: new Date(T0 + n * HOUR).toISOString(),
+    mode: 'live',
+    merchant_name: 'Merchant',
+    store_name: 'Store',
+    payment_type: 'card',
+    user_data: {
+      type: 'card',
+      cardholder_name: `Holder ${n}`,
+      cardholder_email_address: `holder${n}@example.com`,
+      brand: 'visa',
+      gateway: 'gw',
+      service_provider: 'sp',
+      refunds: [],
+    },
+    bank_transfer_payment_status: null,
+    bank_transfer_latest_deposit_date: null,
+    ...over,
+  }
+}
+
+export function chargeItem(n: number, over: Partial<ChargeItem> = {}): ChargeItem {
+  return {
+    id: uuid(n),
+    store_id: STORE_1,
+    transaction_token_id: uuid(10_000 + n),
+    transaction_token_type: 'one_time',
+    subscription_id: null,
+    merchant_transaction_id: `ORD-${n}`,
+    requested_amount: 1000,
+    requested_currency: 'JPY',
+    requested_amount_formatted: 1000,
+    charged_amount: 1000,
+    charged_currency: 'JPY',
+    charged_amount_formatted: 1000,
+    fee_amount: 36,
+    fee_currency: 'JPY',
+    fee_amount_formatted: 36,
+    only_direct_currency: false,
+    capture_at: null,
+    descriptor: null,
+    descriptor_phone_number: null,
+    status: 'successful',
+    error: null,
+    metadata: {},
+    mode: 'live',
+    created_on: new Date(T0 + n * HOUR).toISOString(),
+    redirect: {},
+    merchant_name: 'Merchant',
+    store_name: 'Store',
+    ...over,
+  }
+}
+
+export function checkpoint(over: Partial<SyncCheckpoint> = {}): SyncCheckpoint {
+  return {
+    connectionId: CONN,
+    partitionId: 'transaction_history:all:2026-10',
+    resource: 'transaction_history',
+    storeId: null,
+    from: T0,
+    to: T0 + 31 * 24 * HOUR,
+    cursor: null,
+    done: false,
+    records: 0,
+    requests: 1,
+    updatedAt: T0,
+    ...over,
+  }
+}
+
+export function mark(key: RecordKey, over: Partial<MarkRecord> = {}): MarkRecord {
+  return {
+    connectionId: CONN,
+    key,
+    state: 'reconciled',
+    note: '',
+    fingerprint: 'fp',
+    changedSinceReconciled: 0,
+    period: '2026-10',
+    updatedAt: T0,
+    updatedBy: 'alice',
+    ...over,
+  }
+}
+
+export function auditEntry(over: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    connectionId: CONN,
+    at: T0,
+    actor: 'alice',
+    action: 'mark',
+    key: null,
+    period: '2026-10',
+    before: null,
+    after: null,
+    ...over,
+  }
+}
