@@ -65,6 +65,8 @@ export interface RunningSandbox {
   rateLimits: SandboxRateLimits
   /** The ready line's content (what the CLI prints). */
   readyInfo(): Record<string, unknown>
+  /** Every record as the API serves it, oldest first: the ground truth a synced cache must equal. */
+  snapshot(): { history: Record<string, unknown>[]; charges: Record<string, unknown>[] }
   close(): Promise<void>
 }
 
@@ -474,6 +476,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       appToken,
       storeIds: running.storeIds,
       ...(controlToken ? { controlToken } : {}),
+    }),
+    snapshot: () => ({
+      history: data.history.map((e) => historyItem(e, names)),
+      charges: data.charges.map((c) => chargeItem(c, names)),
     }),
     close: () =>
       new Promise<void>((resolve) => {

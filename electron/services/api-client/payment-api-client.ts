@@ -44,7 +44,7 @@ async function readCapped(response: Response, max: number): Promise<string> {
   const chunks: Uint8Array[] = []
   let size = 0
   // Leaving the loop early cancels the rest of the body.
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     chunks.push(chunk)
     size += chunk.byteLength
     if (size >= max) break

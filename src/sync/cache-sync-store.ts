@@ -1,0 +1,118 @@
+/**
+ * The sync engine's store port over the cache's repositories: a page and its checkpoint go to IndexedDB in
+ * one transaction, records are replaced in place (marks are never touched), and what changed is reported.
+ */
+import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
+import { chargeRecordOf } from '../db/charge-record'
+import { ChargesRepository } from '../db/charges-repository'
+import { CheckpointsRepository } from '../db/checkpoints-repository'
+import { ConnectionsRepository } from '../db/connections-repository'
+import type { ClosebookDb } from '../db/database'
+import { historyRecordOf } from '../db/history-record'
+import { HistoryRepository } from '../db/history-repository'
+import { recordKeyOf, type ChargeRecord, type SyncCheckpoint, type SyncResource } from '../db/records'
+import { fingerprintOf } from '../reconcile/fingerprint'
+import type { PageWriteResult, SyncStorePort } from './sync-engine'
+
+function chargeFingerprint(c: ChargeRecord): string {
+  return JSON.stringify([c.chargedAmount, c.chargedCurrency, c.status, c.feeAmount, c.feeCurrency])
+}
+
+export class CacheSyncStore implements SyncStorePort {
+  readonly history: HistoryRepository
+  readonly charges: ChargesRepository
+  readonly checkpoints: CheckpointsRepository
+  readonly connections: ConnectionsRepository
+
+  constructor(private readonly db: ClosebookDb) {
+    this.history = new HistoryRepository(db, fingerprintOf)
+    this.charges = new ChargesRepository(db)
+    this.checkpoints = new CheckpointsRepository(db)
+    this.connections = new ConnectionsRepository(db)
+  }
+
+  loadPlan(connectionId: string): Promise<SyncCheckpoint[]> {
+    return this.checkpoints.list(connectionId)
+  }
+
+  async savePlan(connectionId: string, plan: SyncCheckpoint[]): Promise<void> {
+    const { db } = this
+    await db.transaction('rw', db.checkpoints, async () => {
+      await this.checkpoints.reset(connectionId)
+      await db.checkpoints.bulkPut(plan)
+    })
+  }
+
+  async putPage(
+    page:
+      | { resource: 'transaction_history'; items: HistoryItem[] }
+      | { resource: 'charges'; items: ChargeItem[] },
+    checkpoint: SyncCheckpoint,
+    syncedAt: number,
+  ): Promise<PageWriteResult> {
+    const { connectionId } = checkpoint
+    if (page.resource === 'transaction_history') {
+      const records = page.items.map((item) => historyRecordOf(connectionId, item, syncedAt))
+      const before = await this.history.getMany(
+        connectionId,
+        records.map((r) => r.key),
+      )
+      await this.history.putPage(connectionId, records, checkpoint)
+      const changedKeys: string[] = []
+      let added = 0
+      records.forEach((r, i) => {
+        const old = before[i]
+        if (!old) added++
+        else if (fingerprintOf(old) !== fingerprintOf(r)) changedKeys.push(r.key)
+      })
+      return { added, changedKeys }
+    }
+    const records = page.items.map((item) => chargeRecordOf(connectionId, item, syncedAt))
+    const before = await this.charges.getMany(
+      connectionId,
+      records.map((r) => r.id),
+    )
+    await this.charges.putPage(connectionId, records, checkpoint)
+    const changedKeys: string[] = []
+    let added = 0
+    records.forEach((r, i) => {
+      const old = before[i]
+      if (!old) added++
+      else if (chargeFingerprint(old) !== chargeFingerprint(r)) changedKeys.push(`charge-list:${r.id}`)
+    })
+    return { added, changedKeys }
+  }
+
+  async staleRefundedCharges(
+    connectionId: string,
+    from: number,
+    to: number,
+  ): Promise<{ chargeId: string; storeId: string }[]> {
+    const inWindow = await this.history.inRange(connectionId, from, to)
+    const refunds = inWindow.filter((r) => r.type === 'refund')
+    if (refunds.length === 0) return []
+    const chargeIds = [...new Set(refunds.map((r) => r.chargeId))]
+    const charges = await this.history.getMany(
+      connectionId,
+      chargeIds.map((id) => recordKeyOf('charge', id)),
+    )
+    const stale: { chargeId: string; storeId: string }[] = []
+    chargeIds.forEach((chargeId, i) => {
+      const charge = charges[i]
+      if (!charge) return // not cached (e.g. created before the sync start): nothing to bring up to date
+      const listed = new Set(charge.raw.user_data.refunds.map((r) => String(r['id'])))
+      const missing = refunds.some((r) => r.chargeId === chargeId && !listed.has(r.resourceId))
+      if (missing) stale.push({ chargeId, storeId: charge.storeId })
+    })
+    return stale
+  }
+
+  async finishRun(
+    connectionId: string,
+    coveredUntil: Partial<Record<SyncResource, number>>,
+    at: number,
+  ): Promise<void> {
+    await this.connections.recordSync(connectionId, at, coveredUntil)
+    await this.checkpoints.reset(connectionId)
+  }
+}

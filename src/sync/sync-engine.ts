@@ -1,0 +1,472 @@
+/**
+ * Runs a sync: fetches every partition of a plan page by page through `api:listPage` (main queues and
+ * rate-limits the calls) and hands each page with its partition's new checkpoint to the store, which
+ * writes both in one transaction. A crash, a reload or a cancel at any point resumes from the last stored
+ * checkpoint: the unfinished plan is kept, and a page fetched twice updates records in place.
+ */
+import type { ListPageArgs, ListPageResult, QueueStateView } from '../../electron/shared/contract/api'
+import { DesktopApiError, type ApiErrorCode } from '../../electron/shared/errors'
+import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
+import type { SyncCheckpoint, SyncResource } from '../db/records'
+import {
+  pageQuery,
+  planIncrementalSync,
+  planInitialSync,
+  planWindowSync,
+  VERIFY_PREFIX,
+  type SyncScope,
+  type TimeWindow,
+} from './plan'
+
+export interface PageWriteResult {
+  /** Keys of records that were not in the cache. */
+  added: number
+  /** Keys of records whose amount, currency, status or refunds differ from the cached copy. */
+  changedKeys: string[]
+}
+
+export interface SyncStorePort {
+  /** The plan of the last run of this connection (finished partitions included), or [] when none is open. */
+  loadPlan(connectionId: string): Promise<SyncCheckpoint[]>
+  /** Replaces the connection's open plan. */
+  savePlan(connectionId: string, plan: SyncCheckpoint[]): Promise<void>
+  /** Writes the page's records and the partition's checkpoint in one transaction. */
+  putPage(
+    page:
+      | { resource: 'transaction_history'; items: HistoryItem[] }
+      | { resource: 'charges'; items: ChargeItem[] },
+    checkpoint: SyncCheckpoint,
+    syncedAt: number,
+  ): Promise<PageWriteResult>
+  /**
+   * Charges with a refund created in [from, to) that their cached charge record does not list yet: the
+   * charge record is older than the window, so the sync did not fetch it again.
+   */
+  staleRefundedCharges(
+    connectionId: string,
+    from: number,
+    to: number,
+  ): Promise<{ chargeId: string; storeId: string }[]>
+  /** Closes the plan; `coveredUntil` advances the incremental start of each fully synced resource. */
+  finishRun(
+    connectionId: string,
+    coveredUntil: Partial<Record<SyncResource, number>>,
+    at: number,
+  ): Promise<void>
+}
+
+export interface SyncApiPort {
+  listPage(args: ListPageArgs): Promise<ListPageResult>
+  cancelJob(jobId: string): Promise<unknown>
+  queueState?(): Promise<QueueStateView>
+}
+
+export interface PartitionProgress {
+  partitionId: string
+  resource: SyncResource
+  storeId: string | null
+  from: number
+  to: number
+  records: number
+  requests: number
+  totalHits: number | null
+  done: boolean
+  error: { code: ApiErrorCode; message: string } | null
+}
+
+export type SyncState = 'running' | 'cancelling' | 'cancelled' | 'done' | 'partial' | 'offline' | 'failed'
+
+export interface SyncProgress {
+  connectionId: string
+  jobId: string
+  kind: SyncKind
+  state: SyncState
+  resumed: boolean
+  partitions: PartitionProgress[]
+  records: number
+  requests: number
+  /** Records expected in all (from `total_hits`); null until every partition has answered once. */
+  expected: number | null
+  startedAt: number
+  etaMs: number | null
+  /** Epoch ms until which queued calls wait for a rate limit or a retry; null when not waiting. */
+  waitingUntil: number | null
+  changedKeys: string[]
+  /** Requests that brought charge records up to date with their new refunds (not in any partition). */
+  refreshRequests: number
+  /** Why the run stopped as a whole (the cache could not be written); partitions keep their own errors. */
+  error: { code: ApiErrorCode; message: string } | null
+}
+
+export type SyncKind = 'initial' | 'incremental' | 'window'
+
+export interface SyncRequest {
+  scope: SyncScope
+  /** Where history starts for this connection (first sync, or a resource never synced). */
+  since: number
+  /** How far back an incremental sync re-reads, for late status changes. */
+  lookbackMs: number
+  /** What the last complete sync covered, per resource (from the cache). */
+  coveredUntil: Partial<Record<SyncResource, number>>
+  /** A full re-fetch of this window instead (re-verify a month). */
+  window?: TimeWindow
+  onProgress?: (progress: SyncProgress) => void
+}
+
+export interface SyncEngineOptions {
+  api: SyncApiPort
+  store: SyncStorePort
+  now?: () => number
+  /** Partitions fetched at once; main's scheduler keeps the rate within limits whatever this is. */
+  concurrency?: number
+  /** How often to ask main for "waiting for rate limit until …". */
+  queuePollMs?: number
+}
+
+let runs = 0
+
+function isQuotaError(error: unknown): boolean {
+  const name = (error as { name?: unknown; inner?: { name?: unknown } } | null)?.name
+  const inner = (error as { inner?: { name?: unknown } } | null)?.inner?.name
+  return name === 'QuotaExceededError' || inner === 'QuotaExceededError'
+}
+
+export class SyncEngine {
+  private readonly now: () => number
+  private readonly concurrency: number
+  private current: { jobId: string; abort: AbortController; cancelled: boolean } | undefined
+
+  constructor(private readonly options: SyncEngineOptions) {
+    this.now = options.now ?? Date.now
+    this.concurrency = options.concurrency ?? 6
+  }
+
+  get running(): boolean {
+    return this.current !== undefined
+  }
+
+  /** Stops the run: queued calls are dropped in main, in-flight ones aborted; checkpoints stay for resume. */
+  async cancel(): Promise<void> {
+    const run = this.current
+    if (!run) return
+    run.cancelled = true
+    run.abort.abort()
+    await this.options.api.cancelJob(run.jobId).catch(() => undefined)
+  }
+
+  async run(request: SyncRequest): Promise<SyncProgress> {
+    if (this.current) throw new DesktopApiError('conflict', 'A sync is already running for this window.')
+    const { scope } = request
+    const startedAt = this.now()
+    const jobId = `sync-${scope.connectionId.slice(0, 8)}-${startedAt}-${++runs}`
+    const abort = new AbortController()
+    const current = { jobId, abort, cancelled: false }
+    this.current = current
+    const { api, store } = this.options
+    try {
+      const open = await store.loadPlan(scope.connectionId)
+      const resumed = open.some((cp) => !cp.done)
+      if (resumed && request.window)
+        throw new DesktopApiError(
+          'conflict',
+          'An interrupted sync is open: run it to the end before re-verifying a month.',
+        )
+      let kind: SyncKind
+      let plan: SyncCheckpoint[]
+      if (resumed) {
+        plan = open
+        // Display only: a resumed plan with several windows per partition key came from a first sync.
+        kind = open.some((cp) => cp.partitionId.startsWith(VERIFY_PREFIX))
+          ? 'window'
+          : open.length > scope.resources.length * Math.max(1, scope.storeIds.length)
+            ? 'initial'
+            : 'incremental'
+      } else if (request.window) {
+        plan = planWindowSync(scope, request.window, startedAt)
+        kind = 'window'
+      } else if (scope.resources.every((r) => request.coveredUntil[r] === undefined)) {
+        plan = planInitialSync(scope, request.since, startedAt)
+        kind = 'initial'
+      } else {
+        plan = planIncrementalSync(scope, request.coveredUntil, request.lookbackMs, request.since, startedAt)
+        kind = 'incremental'
+      }
+      if (!resumed) await store.savePlan(scope.connectionId, plan)
+
+      const partitions: PartitionProgress[] = plan.map((cp) => ({
+        partitionId: cp.partitionId,
+        resource: cp.resource,
+        storeId: cp.storeId,
+        from: cp.from,
+        to: cp.to,
+        records: cp.records,
+        requests: cp.requests,
+        totalHits: null,
+        done: cp.done,
+        error: null,
+      }))
+      const progress: SyncProgress = {
+        connectionId: scope.connectionId,
+        jobId,
+        kind,
+        state: 'running',
+        resumed,
+        partitions,
+        records: 0,
+        requests: 0,
+        expected: null,
+        startedAt,
+        etaMs: null,
+        waitingUntil: null,
+        changedKeys: [],
+        refreshRequests: 0,
+        error: null,
+      }
+      const recordsAtStart = partitions.reduce((s, p) => s + p.records, 0)
+      const emit = () => {
+        progress.records = partitions.reduce((s, p) => s + p.records, 0)
+        progress.requests = partitions.reduce((s, p) => s + p.requests, 0)
+        progress.expected = partitions.every((p) => p.done || p.totalHits !== null)
+          ? partitions.reduce((s, p) => s + (p.done ? p.records : Math.max(p.records, p.totalHits ?? 0)), 0)
+          : null
+        const elapsed = this.now() - startedAt
+        const fetched = progress.records - recordsAtStart
+        progress.etaMs =
+          progress.expected !== null && fetched > 0 && elapsed > 0
+            ? Math.max(0, ((progress.expected - progress.records) * elapsed) / fetched)
+            : null
+        request.onProgress?.({
+          ...progress,
+          partitions: partitions.map((p) => ({ ...p })),
+          changedKeys: [...progress.changedKeys],
+        })
+      }
+      emit()
+
+      const pollStop = new AbortController()
+      const poll = api.queueState
+        ? this.pollQueue(api.queueState.bind(api), jobId, pollStop.signal, (until) => {
+            if (progress.waitingUntil !== until) {
+              progress.waitingUntil = until
+              emit()
+            }
+          })
+        : Promise.resolve()
+
+      const queue = plan
+        .map((cp, i) => ({ cp, view: partitions[i] as PartitionProgress }))
+        .filter(({ cp }) => !cp.done)
+      const worker = async () => {
+        for (let next = queue.shift(); next && !abort.signal.aborted; next = queue.shift()) {
+          await this.fetchPartition(next.cp, next.view, jobId, abort.signal, progress, emit)
+        }
+      }
+      await Promise.all(Array.from({ length: Math.min(this.concurrency, queue.length) }, worker))
+      pollStop.abort()
+      await poll
+
+      if (progress.error) {
+        progress.state = 'failed'
+      } else if (current.cancelled) {
+        progress.state = 'cancelled'
+      } else if (
+        partitions.every((p) => p.done) &&
+        (await this.refreshRefundedCharges(plan, jobId, abort.signal, progress, emit))
+      ) {
+        const covered: Partial<Record<SyncResource, number>> = {}
+        if (kind !== 'window')
+          for (const resource of scope.resources) {
+            const ends = plan.filter((cp) => cp.resource === resource).map((cp) => cp.to)
+            if (ends.length > 0) covered[resource] = Math.max(...ends)
+          }
+        await store.finishRun(scope.connectionId, covered, this.now())
+        progress.state = 'done'
+      } else {
+        const failed = partitions.filter((p) => p.error)
+        progress.state =
+          failed.length > 0 && failed.every((p) => p.error?.code === 'network') ? 'offline' : 'partial'
+      }
+      progress.waitingUntil = null
+      progress.etaMs = null
+      emit()
+      return progress
+    } finally {
+      if (this.current?.abort === abort) this.current = undefined
+    }
+  }
+
+  /**
+   * A new refund changes its charge's `user_data.refunds`, but the charge record is only fetched again if it
+   * falls in the window. One search by charge id per such charge brings it up to date: the cost grows with
+   * the new refunds, not with the history. False when the run stopped on the way.
+   */
+  private async refreshRefundedCharges(
+    plan: SyncCheckpoint[],
+    jobId: string,
+    signal: AbortSignal,
+    progress: SyncProgress,
+    emit: () => void,
+  ): Promise<boolean> {
+    const history = plan.filter((cp) => cp.resource === 'transaction_history')
+    if (history.length === 0) return true
+    const connectionId = (history[0] as SyncCheckpoint).connectionId
+    const from = Math.min(...history.map((cp) => cp.from))
+    const to = Math.max(...history.map((cp) => cp.to))
+    const stale = await this.options.store.staleRefundedCharges(connectionId, from, to)
+    for (const { chargeId, storeId } of stale) {
+      if (signal.aborted) return false
+      let page: ListPageResult
+      try {
+        page = await this.options.api.listPage({
+          connectionId,
+          resource: 'transaction_history',
+          priority: 'background',
+          jobId,
+          storeId,
+          filters: { search: chargeId },
+          paging: { limit: 100 },
+        })
+      } catch (error) {
+        const shaped =
+          error instanceof DesktopApiError ? error : new DesktopApiError('internal', String(error))
+        if (shaped.code === 'cancelled' || signal.aborted) return false
+        progress.error ??= { code: shaped.code, message: shaped.message }
+        return false
+      }
+      progress.refreshRequests++
+      const items =
+        page.resource === 'transaction_history'
+          ? page.items.filter((i) => i.resource_id === chargeId || i.charge_id === chargeId)
+          : []
+      const now = this.now()
+      const written = await this.options.store.putPage(
+        { resource: 'transaction_history', items },
+        {
+          connectionId,
+          partitionId: `refresh|${chargeId}`,
+          resource: 'transaction_history',
+          storeId,
+          from,
+          to,
+          cursor: null,
+          done: true,
+          records: items.length,
+          requests: 1,
+          updatedAt: now,
+        },
+        now,
+      )
+      if (written.changedKeys.length > 0) progress.changedKeys.push(...written.changedKeys)
+      emit()
+    }
+    return true
+  }
+
+  private async fetchPartition(
+    checkpoint: SyncCheckpoint,
+    view: PartitionProgress,
+    jobId: string,
+    signal: AbortSignal,
+    progress: SyncProgress,
+    emit: () => void,
+  ): Promise<void> {
+    let cp = checkpoint
+    view.error = null
+    while (!cp.done && !signal.aborted) {
+      let page: ListPageResult
+      try {
+        page = await this.options.api.listPage(pageQuery(cp, jobId))
+      } catch (error) {
+        if (signal.aborted) {
+          progress.state = 'cancelling'
+          return
+        }
+        const shaped =
+          error instanceof DesktopApiError ? error : new DesktopApiError('internal', String(error))
+        if (shaped.code === 'cancelled') {
+          progress.state = 'cancelling'
+          return
+        }
+        view.error = { code: shaped.code, message: shaped.message }
+        emit()
+        return
+      }
+      const last = page.items[page.items.length - 1]
+      if (page.hasMore && !last) {
+        view.error = {
+          code: 'malformed_response',
+          message: 'The service said there was more but sent an empty page.',
+        }
+        emit()
+        return
+      }
+      const cursor = last
+        ? page.resource === 'charges'
+          ? (last as ChargeItem).id
+          : (last as HistoryItem).resource_id
+        : cp.cursor
+      const next: SyncCheckpoint = {
+        ...cp,
+        cursor,
+        records: cp.records + page.items.length,
+        requests: cp.requests + 1,
+        done: !page.hasMore,
+        updatedAt: this.now(),
+      }
+      let written: PageWriteResult
+      try {
+        written = await this.options.store.putPage(
+          page.resource === 'charges'
+            ? { resource: 'charges', items: page.items }
+            : { resource: 'transaction_history', items: page.items },
+          next,
+          this.now(),
+        )
+      } catch (error) {
+        // The cache cannot take more (full disk, quota, closed database): stop the whole run; what was
+        // written stays, with its checkpoints, and the next run resumes from there.
+        const quota = isQuotaError(error)
+        progress.error ??= {
+          code: quota ? 'disk_full' : 'internal',
+          message: quota
+            ? 'The local cache is full: free disk space, then sync again to resume.'
+            : `The local cache could not be written: ${error instanceof Error ? error.message : String(error)}`,
+        }
+        this.current?.abort.abort()
+        void this.options.api.cancelJob(jobId).catch(() => undefined)
+        return
+      }
+      cp = next
+      view.records = cp.records
+      view.requests = cp.requests
+      view.done = cp.done
+      if (page.totalHits !== undefined && view.totalHits === null) view.totalHits = page.totalHits
+      if (written.changedKeys.length > 0) progress.changedKeys.push(...written.changedKeys)
+      emit()
+    }
+  }
+
+  private async pollQueue(
+    queueState: () => Promise<QueueStateView>,
+    jobId: string,
+    signal: AbortSignal,
+    report: (waitingUntil: number | null) => void,
+  ): Promise<void> {
+    const every = this.options.queuePollMs ?? 500
+    while (!signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, every)
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+      })
+      if (signal.aborted) return
+      try {
+        const state = await queueState()
+        const job = state.byJob.find((j) => j.jobId === jobId)
+        const until = job?.waitingUntil ?? state.waitingUntil
+        report(until !== null && until > this.now() ? until : null)
+      } catch {
+        // Progress display only: a failed poll changes nothing.
+      }
+    }
+  }
+}

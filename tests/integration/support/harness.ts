@@ -1,0 +1,103 @@
+/**
+ * The renderer's half (sync engine, Dexie cache on fake-indexeddb) wired to main's half (dispatcher,
+ * gateway, scheduler) through the real contract, against a real sandbox: the whole sync path in one process.
+ * Arguments and results cross a JSON round trip, as they do over IPC or HTTP.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { IDBKeyRange, indexedDB } from 'fake-indexeddb'
+import { createAppServices, createHandlers, type AppServices } from '../../../electron/services/app-services'
+import { dispatch } from '../../../electron/services/dispatcher'
+import { InMemorySecretStore } from '../../../electron/services/vault/secret-store'
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../../electron/sandbox/server'
+import { createDesktopApi } from '../../../electron/shared/channels'
+import type { DesktopApi } from '../../../electron/shared/contract'
+import { ClosebookDb } from '../../../src/db/database'
+import { CacheSyncStore } from '../../../src/sync/cache-sync-store'
+import type { SyncApiPort } from '../../../src/sync/sync-engine'
+
+let dbCount = 0
+
+export interface Harness {
+  sandbox: RunningSandbox
+  services: AppServices
+  api: DesktopApi
+  syncApi: SyncApiPort
+  db: ClosebookDb
+  store: CacheSyncStore
+  connectionId: string
+  /** A fresh Dexie on the same IndexedDB, as after a reload. */
+  reopenDb(): Promise<{ db: ClosebookDb; store: CacheSyncStore }>
+  close(): Promise<void>
+}
+
+export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'closebook-int-'))
+  const sandbox = await startSandbox(sandboxOptions)
+  const services = createAppServices({
+    host: 'web',
+    version: '0.0.0-test',
+    platform: 'linux',
+    dataDir,
+    secretStore: new InMemorySecretStore(),
+    openExternal: () => Promise.resolve(),
+    deliverFile: () => Promise.reject(new Error('no files in these tests')),
+    // The harness closes the sandbox itself (tests also close it early to go offline).
+    startDemoSandbox: () => Promise.resolve({ ...sandbox, close: () => Promise.resolve() }),
+  })
+  const handlers = createHandlers(services)
+  const api = createDesktopApi(async (channel, args) => {
+    const outcome = await dispatch(handlers, channel, JSON.parse(JSON.stringify(args)) as unknown, {
+      host: 'web',
+      signal: new AbortController().signal,
+    })
+    return JSON.parse(JSON.stringify(outcome)) as typeof outcome
+  })
+  const summary = await api.sandbox.startDemo({})
+  const name = `closebook-int-${process.pid}-${++dbCount}`
+  const open = () => new ClosebookDb(name, { indexedDB, IDBKeyRange })
+  let db = open()
+  await db.open()
+  let store = new CacheSyncStore(db)
+  await store.connections.put({
+    id: summary.id,
+    label: summary.label,
+    baseUrl: summary.baseUrl,
+    timeZone: summary.timeZone,
+    storeIds: summary.storeIds,
+    isDemo: true,
+    lastSyncedAt: null,
+    highWater: {},
+  })
+  const harness: Harness = {
+    sandbox,
+    services,
+    api,
+    syncApi: {
+      listPage: (args) => api.api.listPage(args),
+      cancelJob: (jobId) => api.api.cancelJob({ jobId }),
+      queueState: () => api.api.queueState({}),
+    },
+    db,
+    store,
+    connectionId: summary.id,
+    reopenDb: async () => {
+      db.close()
+      db = open()
+      await db.open()
+      store = new CacheSyncStore(db)
+      harness.db = db
+      harness.store = store
+      return { db, store }
+    },
+    close: async () => {
+      await services.dispose()
+      await sandbox.close()
+      db.close()
+      await db.delete()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+  return harness
+}
