@@ -106,7 +106,8 @@ function nextMark(
       return markOf({
         ...base,
         state: 'reconciled',
-        note,
+        // A mark may carry a note ("matched to deposit 0915"); without one the existing note stays.
+        note: input.note?.trim() ? input.note.trim() : note,
         fingerprint: fingerprintOf(record),
         changedSinceReconciled: 0,
         matchRef: existing?.matchRef,

@@ -20,7 +20,9 @@ export const useConnectionsStore = defineStore('connections', () => {
   const error = ref<DesktopApiError | null>(null)
   const selectedId = ref<string | null>(null)
 
-  const selected = computed(() => connections.value.find((c) => c.id === selectedId.value) ?? connections.value[0] ?? null)
+  const selected = computed(
+    () => connections.value.find((c) => c.id === selectedId.value) ?? connections.value[0] ?? null,
+  )
 
   async function run<T>(what: string, work: () => Promise<T>): Promise<T | undefined> {
     busy.value = what

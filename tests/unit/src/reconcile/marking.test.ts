@@ -88,6 +88,16 @@ describe('planMarks: mark', () => {
     expect(p.audit[0]?.before).toEqual(marked.get(a.key))
   })
 
+  it('takes the note given with the mark; without one it keeps the existing note', () => {
+    const first = plan({ note: '  matched to deposit 0915 ' })
+    expect(first.puts[0]?.note).toBe('matched to deposit 0915')
+    const marks = apply(new Map(), first)
+    const unmarked = apply(marks, plan({ action: 'unmark', marks }))
+    const again = plan({ marks: unmarked })
+    expect(again.puts[0]?.note).toBe('matched to deposit 0915')
+    expect(again.puts[0]?.state).toBe('reconciled')
+  })
+
   it('handles a record listed twice once', () => {
     expect(plan({ records: [a, a] }).puts).toHaveLength(1)
   })

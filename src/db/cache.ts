@@ -1,0 +1,57 @@
+/**
+ * The renderer's one cache: a ClosebookDb and its repositories, opened once per page. Views and Pinia
+ * stores reach the cache only through these repositories.
+ */
+import { fingerprintOf } from '../reconcile/fingerprint'
+import { AuditRepository } from './audit-repository'
+import { ChargesRepository } from './charges-repository'
+import { CheckpointsRepository } from './checkpoints-repository'
+import { ConnectionsRepository } from './connections-repository'
+import { ClosebookDb } from './database'
+import { HistoryRepository } from './history-repository'
+import { LocksRepository } from './locks-repository'
+import { MarksRepository } from './marks-repository'
+import { SettingsRepository } from './settings-repository'
+import { requestPersistentStorage } from './storage'
+
+export interface Cache {
+  db: ClosebookDb
+  history: HistoryRepository
+  charges: ChargesRepository
+  marks: MarksRepository
+  audit: AuditRepository
+  locks: LocksRepository
+  checkpoints: CheckpointsRepository
+  connections: ConnectionsRepository
+  settings: SettingsRepository
+}
+
+export function createCache(db: ClosebookDb): Cache {
+  return {
+    db,
+    history: new HistoryRepository(db, fingerprintOf),
+    charges: new ChargesRepository(db),
+    marks: new MarksRepository(db),
+    audit: new AuditRepository(db),
+    locks: new LocksRepository(db),
+    checkpoints: new CheckpointsRepository(db),
+    connections: new ConnectionsRepository(db),
+    settings: new SettingsRepository(db),
+  }
+}
+
+let cache: Cache | undefined
+
+export function appCache(): Cache {
+  if (!cache) {
+    cache = createCache(new ClosebookDb())
+    // Ask once that the browser never evicts the cache under storage pressure; the answer shows in Settings.
+    void requestPersistentStorage().catch(() => undefined)
+  }
+  return cache
+}
+
+/** For tests of stores and views. */
+export function setAppCacheForTests(value: Cache | undefined): void {
+  cache = value
+}

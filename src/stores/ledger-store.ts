@@ -1,0 +1,391 @@
+/**
+ * The ledger: a filtered, ordered window over the cache, the accountant's selection, and marking with
+ * notes, undo and period close. Rows are read in blocks through the history repository's indexes; the
+ * rules (what a mark does, what a lock refuses) are the pure plans of src/reconcile.
+ */
+import { defineStore } from 'pinia'
+import { computed, reactive, ref, shallowRef, triggerRef } from 'vue'
+import type { HistoryType, Mode } from '../../electron/shared/payment-api'
+import { appCache } from '../db/cache'
+import type { HistoryFilter, ReconciledFilter } from '../db/history-repository'
+import type {
+  AuditEntry,
+  CachedConnection,
+  HistoryRecord,
+  MarkRecord,
+  PeriodLock,
+  RecordKey,
+} from '../db/records'
+import { planClosePeriod, planMarks, planReopenPeriod, planUndo, type MarkAction } from '../reconcile/marking'
+import { periodOf, periodRange } from '../reconcile/periods'
+
+export const BLOCK = 100
+const FOREVER = 8.64e15
+
+export interface LedgerFilters {
+  period: string | null
+  storeId: string | null
+  type: HistoryType | null
+  status: string | null
+  mode: Mode | null
+  currency: string | null
+  reconciled: ReconciledFilter | null
+  search: string
+}
+
+export type LedgerNotice =
+  | { kind: 'marked'; action: MarkAction; changed: number; refused: number }
+  | { kind: 'undone'; changed: number; refused: number }
+  | { kind: 'locked'; period: string }
+  | { kind: 'closed'; period: string }
+  | { kind: 'reopened'; period: string }
+  | { kind: 'error'; message: string }
+
+const emptyFilters = (): LedgerFilters => ({
+  period: null,
+  storeId: null,
+  type: null,
+  status: null,
+  mode: null,
+  currency: null,
+  reconciled: null,
+  search: '',
+})
+
+export const useLedgerStore = defineStore('ledger', () => {
+  const connections = ref<CachedConnection[]>([])
+  const connectionId = ref<string | null>(null)
+  const filters = reactive<LedgerFilters>(emptyFilters())
+  const order = ref<'asc' | 'desc'>('desc')
+  const total = ref(0)
+  const loading = ref(false)
+  /** Loaded rows by position in the current filter and order. */
+  const rows = shallowRef(new Map<number, HistoryRecord>())
+  const marks = shallowRef(new Map<RecordKey, MarkRecord>())
+  const locks = shallowRef(new Map<string, PeriodLock>())
+  const selection = ref(new Set<RecordKey>())
+  const anchor = ref<number | null>(null)
+  const focused = ref(0)
+  const notice = ref<LedgerNotice | null>(null)
+  const lastBatch = shallowRef<AuditEntry[] | null>(null)
+  const actor = ref('accountant')
+  const storeNames = shallowRef(new Map<string, string>())
+  let generation = 0
+  const blocks = new Map<number, Promise<void>>()
+
+  const connection = computed(() => connections.value.find((c) => c.id === connectionId.value) ?? null)
+  const timeZone = computed(
+    () => connection.value?.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+  )
+  const periodLocked = computed(() => (filters.period ? locks.value.has(filters.period) : false))
+
+  function currentFilter(): HistoryFilter | null {
+    if (!connectionId.value) return null
+    const range = filters.period ? periodRange(filters.period, timeZone.value) : { from: 0, to: FOREVER }
+    const f: HistoryFilter = { connectionId: connectionId.value, from: range.from, to: range.to }
+    if (filters.storeId) f.storeId = filters.storeId
+    if (filters.type) f.type = filters.type
+    if (filters.status) f.status = filters.status
+    if (filters.mode) f.mode = filters.mode
+    if (filters.currency) f.currency = filters.currency
+    if (filters.reconciled) f.reconciled = filters.reconciled
+    if (filters.search.trim()) f.search = filters.search.trim()
+    return f
+  }
+
+  async function init(): Promise<void> {
+    const cache = appCache()
+    connections.value = await cache.connections.list()
+    if (!connectionId.value || !connections.value.some((c) => c.id === connectionId.value))
+      connectionId.value = connections.value[0]?.id ?? null
+    const name = await cache.settings.getRaw('actorName')
+    actor.value = typeof name === 'string' && name.trim() ? name : 'accountant'
+    await loadLocks()
+    await refresh()
+  }
+
+  async function loadLocks(): Promise<void> {
+    if (!connectionId.value) return
+    const list = await appCache().locks.list(connectionId.value)
+    locks.value = new Map(list.map((l) => [l.period, l]))
+  }
+
+  /** Re-counts and drops loaded rows: after a filter change, a sync or a mark that moves rows. */
+  async function refresh(): Promise<void> {
+    generation++
+    blocks.clear()
+    rows.value = new Map()
+    const filter = currentFilter()
+    if (!filter) {
+      total.value = 0
+      return
+    }
+    loading.value = true
+    try {
+      total.value = await appCache().history.count(filter)
+      await ensureRows(0, Math.min(total.value, BLOCK * 2))
+    } catch (e) {
+      notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+    } finally {
+      loading.value = false
+    }
+  }
+
+  function ensureRows(start: number, end: number): Promise<void> {
+    const jobs: Promise<void>[] = []
+    for (let b = Math.floor(start / BLOCK); b * BLOCK < Math.min(end, total.value); b++) {
+      let job = blocks.get(b)
+      if (!job) {
+        job = loadBlock(b, generation)
+        blocks.set(b, job)
+      }
+      jobs.push(job)
+    }
+    return Promise.all(jobs).then(() => undefined)
+  }
+
+  async function loadBlock(block: number, gen: number): Promise<void> {
+    const filter = currentFilter()
+    if (!filter) return
+    const cache = appCache()
+    const page = await cache.history.queryPage({
+      ...filter,
+      order: order.value,
+      offset: block * BLOCK,
+      limit: BLOCK,
+    })
+    const pageMarks = await cache.marks.getMany(
+      filter.connectionId,
+      page.map((r) => r.key),
+    )
+    if (gen !== generation) return
+    const nextRows = new Map(rows.value)
+    page.forEach((r, i) => nextRows.set(block * BLOCK + i, r))
+    rows.value = nextRows
+    const nextMarks = new Map(marks.value)
+    page.forEach((r, i) => {
+      const m = pageMarks[i]
+      if (m) nextMarks.set(r.key, m)
+      else nextMarks.delete(r.key)
+    })
+    marks.value = nextMarks
+    const names = new Map(storeNames.value)
+    let added = false
+    for (const r of page)
+      if (!names.has(r.storeId)) {
+        names.set(r.storeId, r.raw.store_name)
+        added = true
+      }
+    if (added) storeNames.value = names
+  }
+
+  // ---- selection ----
+
+  function select(index: number, mode: 'only' | 'toggle' | 'range'): void {
+    const record = rows.value.get(index)
+    if (!record) return
+    const next = new Set(mode === 'only' ? [] : selection.value)
+    if (mode === 'range' && anchor.value !== null) {
+      const [a, b] = anchor.value < index ? [anchor.value, index] : [index, anchor.value]
+      for (let i = a; i <= b; i++) {
+        const r = rows.value.get(i)
+        if (r) next.add(r.key)
+      }
+    } else if (mode === 'toggle' && next.has(record.key)) {
+      next.delete(record.key)
+      anchor.value = index
+    } else {
+      next.add(record.key)
+      anchor.value = index
+    }
+    selection.value = next
+    focused.value = index
+  }
+
+  function clearSelection(): void {
+    selection.value = new Set()
+    anchor.value = null
+  }
+
+  // ---- marking ----
+
+  async function applyMarks(
+    action: MarkAction,
+    target: 'selection' | 'matching',
+    note?: string,
+  ): Promise<void> {
+    const filter = currentFilter()
+    if (!filter) return
+    const cache = appCache()
+    try {
+      let records: HistoryRecord[]
+      if (target === 'matching') {
+        records = await cache.history.queryPage({
+          ...filter,
+          order: order.value,
+          offset: 0,
+          limit: total.value,
+        })
+      } else {
+        const found = await cache.history.getMany(filter.connectionId, [...selection.value])
+        records = found.filter((r): r is HistoryRecord => r !== undefined)
+      }
+      if (records.length === 0) return
+      const current = await cache.marks.getMany(
+        filter.connectionId,
+        records.map((r) => r.key),
+      )
+      const markMap = new Map<RecordKey, MarkRecord>()
+      current.forEach((m) => m && markMap.set(m.key, m))
+      const plan = planMarks({
+        action,
+        records,
+        marks: markMap,
+        locks: locks.value,
+        ...(note !== undefined ? { note } : {}),
+        actor: actor.value,
+        now: Date.now(),
+        timeZone: timeZone.value,
+      })
+      const changed = plan.puts.length + plan.deletes.length
+      if (changed > 0) {
+        await cache.marks.apply({ connectionId: filter.connectionId, ...plan })
+        lastBatch.value = plan.audit
+      }
+      updateMarks(plan.puts, plan.deletes)
+      notice.value =
+        plan.refused.length > 0 && changed === 0
+          ? { kind: 'locked', period: refusedPeriod(records, plan.refused[0]?.key) }
+          : { kind: 'marked', action, changed, refused: plan.refused.length }
+      if (filters.reconciled) await refresh()
+    } catch (e) {
+      notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+    }
+  }
+
+  function refusedPeriod(records: HistoryRecord[], key: RecordKey | undefined): string {
+    const r = records.find((x) => x.key === key)
+    return r ? periodOf(r.createdAt, timeZone.value) : (filters.period ?? '')
+  }
+
+  function updateMarks(puts: MarkRecord[], deletes: RecordKey[]): void {
+    const next = new Map(marks.value)
+    for (const m of puts) next.set(m.key, m)
+    for (const k of deletes) next.delete(k)
+    marks.value = next
+  }
+
+  async function undo(): Promise<void> {
+    const batch = lastBatch.value
+    if (!batch || !connectionId.value) return
+    const cache = appCache()
+    try {
+      const keys = [...new Set(batch.map((e) => e.key).filter((k): k is RecordKey => k !== null))]
+      const current = await cache.marks.getMany(connectionId.value, keys)
+      const markMap = new Map<RecordKey, MarkRecord>()
+      current.forEach((m) => m && markMap.set(m.key, m))
+      const plan = planUndo({
+        entries: batch,
+        marks: markMap,
+        locks: locks.value,
+        actor: actor.value,
+        now: Date.now(),
+      })
+      const changed = plan.puts.length + plan.deletes.length
+      if (changed > 0) await cache.marks.apply({ connectionId: connectionId.value, ...plan })
+      updateMarks(plan.puts, plan.deletes)
+      lastBatch.value = null
+      notice.value = { kind: 'undone', changed, refused: plan.refused.length }
+      if (filters.reconciled) await refresh()
+    } catch (e) {
+      notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+    }
+  }
+
+  async function closePeriod(): Promise<void> {
+    const period = filters.period
+    if (!period || !connectionId.value) return
+    const plan = planClosePeriod({
+      connectionId: connectionId.value,
+      period,
+      locks: locks.value,
+      actor: actor.value,
+      now: Date.now(),
+    })
+    const lock = plan.puts[0]
+    const entry = plan.audit[0]
+    if (lock && entry) await appCache().locks.lock(lock, entry)
+    await loadLocks()
+    lastBatch.value = null
+    notice.value = { kind: 'closed', period }
+  }
+
+  async function reopenPeriod(reason: string): Promise<void> {
+    const period = filters.period
+    if (!period || !connectionId.value) return
+    try {
+      const plan = planReopenPeriod({
+        connectionId: connectionId.value,
+        period,
+        locks: locks.value,
+        actor: actor.value,
+        now: Date.now(),
+        reason,
+      })
+      const entry = plan.audit[0]
+      if (entry) await appCache().locks.unlock(connectionId.value, period, entry)
+      await loadLocks()
+      notice.value = { kind: 'reopened', period }
+    } catch (e) {
+      notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+    }
+  }
+
+  async function auditFor(period: string | null, key?: RecordKey): Promise<AuditEntry[]> {
+    if (!connectionId.value) return []
+    const cache = appCache()
+    const list = key
+      ? await cache.audit.listByKey(connectionId.value, key)
+      : period
+        ? await cache.audit.listByPeriod(connectionId.value, period)
+        : await cache.audit.listByConnection(connectionId.value)
+    return [...list].sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0))
+  }
+
+  function resetFilters(): void {
+    Object.assign(filters, emptyFilters())
+  }
+
+  return {
+    connections,
+    connectionId,
+    connection,
+    timeZone,
+    filters,
+    order,
+    total,
+    loading,
+    rows,
+    marks,
+    locks,
+    periodLocked,
+    selection,
+    focused,
+    notice,
+    lastBatch,
+    storeNames,
+    init,
+    refresh,
+    ensureRows,
+    select,
+    clearSelection,
+    applyMarks,
+    undo,
+    closePeriod,
+    reopenPeriod,
+    auditFor,
+    resetFilters,
+    loadLocks,
+    triggerRows: () => triggerRef(rows),
+  }
+})

@@ -1,0 +1,90 @@
+/**
+ * Sync as the UI sees it: one run per connection at a time, its live progress, cancel, and the last
+ * outcome. The engine does the work (src/sync); this store connects it to main and to the cache.
+ */
+import { defineStore } from 'pinia'
+import { ref, shallowRef } from 'vue'
+import type { ConnectionSummary } from '../../electron/shared/contract'
+import { appCache } from '../db/cache'
+import { desktopApi } from '../platform'
+import { CacheSyncStore } from '../sync/cache-sync-store'
+import { SyncEngine, type SyncProgress } from '../sync/sync-engine'
+import type { TimeWindow } from '../sync/plan'
+
+/** How far back a first sync reaches: the start of the month a year ago (a year-end close needs it). */
+export function defaultSince(now: number): number {
+  const d = new Date(now)
+  return Date.UTC(d.getUTCFullYear() - 1, d.getUTCMonth(), 1)
+}
+
+/** Late status changes within this window are caught by every incremental sync; older ones by re-verify. */
+export const DEFAULT_LOOKBACK_MS = 2 * 3600_000
+
+export const useSyncStore = defineStore('sync', () => {
+  const progress = shallowRef<SyncProgress | null>(null)
+  const runningFor = ref<string | null>(null)
+  const lastError = ref<string | null>(null)
+  let engine: SyncEngine | undefined
+
+  /** Makes sure the cache knows the connection (never its credentials), keeping what sync learned. */
+  async function rememberConnection(c: ConnectionSummary): Promise<void> {
+    const { connections } = appCache()
+    const known = await connections.get(c.id)
+    await connections.put({
+      id: c.id,
+      label: c.label,
+      baseUrl: c.baseUrl,
+      timeZone: c.timeZone,
+      // A plain copy: a reactive array from the store cannot be cloned into IndexedDB.
+      storeIds: [...c.storeIds],
+      isDemo: c.isDemo,
+      lastSyncedAt: known?.lastSyncedAt ?? null,
+      highWater: { ...known?.highWater },
+    })
+  }
+
+  async function run(connection: ConnectionSummary, window?: TimeWindow): Promise<SyncProgress | null> {
+    if (engine?.running) return null
+    lastError.value = null
+    const cache = appCache()
+    const api = desktopApi()
+    engine = new SyncEngine({
+      api: {
+        listPage: (args) => api.api.listPage(args),
+        cancelJob: (jobId) => api.api.cancelJob({ jobId }),
+        queueState: () => api.api.queueState({}),
+      },
+      store: new CacheSyncStore(cache.db),
+    })
+    runningFor.value = connection.id
+    try {
+      await rememberConnection(connection)
+      const cached = await cache.connections.get(connection.id)
+      const result = await engine.run({
+        scope: {
+          connectionId: connection.id,
+          storeIds: [...connection.storeIds],
+          resources: ['transaction_history', 'charges'],
+        },
+        since: defaultSince(Date.now()),
+        lookbackMs: DEFAULT_LOOKBACK_MS,
+        coveredUntil: cached?.highWater ?? {},
+        ...(window ? { window } : {}),
+        onProgress: (p) => (progress.value = p),
+      })
+      progress.value = result
+      return result
+    } catch (e) {
+      lastError.value = e instanceof Error ? e.message : String(e)
+      return null
+    } finally {
+      runningFor.value = null
+    }
+  }
+
+  async function cancel(): Promise<void> {
+    await engine?.cancel()
+  }
+
+  return { progress, runningFor, lastError, run, cancel, rememberConnection }
+})
