@@ -196,7 +196,27 @@ export const ja: MessageSchema = {
   monthEnd: {
     title: '月次締め',
     empty: '接続と月を選ぶと、集計の確認とワークブックの出力ができます。',
+    zoneNote: '月と日は会計タイムゾーン {zone} で集計しています。',
+    closed: 'この月は締め済みです。',
+    progressLabel: '今月の消込の進捗',
+    progress: '{all} 件中 {done} 件を消込済み（{percent} %）',
+    summaryLabel: '店舗・通貨・モード別の月次集計',
+    columns: {
+      charges: '売上件数',
+      chargeSum: '売上金額',
+      refunds: '返金件数',
+      refundSum: '返金金額',
+      fees: '手数料',
+      net: '差引',
+      reconciled: '消込済み',
+      unreconciled: '未消込',
+      other: 'その他のステータス',
+    },
+    crossCheck: '取引履歴と課金一覧は一致しています。 | 取引履歴と課金一覧に 1 件の差異があります。 | 取引履歴と課金一覧に {count} 件の差異があります。',
+    chartLabel: '日別の売上と返金（{series}）',
+    chartAlt: '日ごとの棒グラフ：線より上が売上、下が返金（{series}）',
   },
+
   settings: {
     title: '設定',
     you: 'あなた',

@@ -8,14 +8,19 @@ test.describe('month-end flow on the web host', () => {
     test.setTimeout(120_000)
     await page.goto(webHost.launchUrl)
     await page.getByRole('button', { name: 'Try with demo data' }).click()
-    const row = page.getByRole('table', { name: 'Your connections' }).getByRole('row', { name: /Demo merchant/ })
+    const row = page
+      .getByRole('table', { name: 'Your connections' })
+      .getByRole('row', { name: /Demo merchant/ })
     await row.getByRole('button', { name: 'Sync Demo merchant' }).click()
     await expect(page.getByTestId('sync-state')).toHaveText(/Syncing|Up to date/)
     await expect(page.getByRole('progressbar', { name: 'Sync progress' })).toBeVisible()
     await expect(page.getByTestId('sync-state')).toHaveText('Up to date.', { timeout: 90_000 })
     await expect(page.getByTestId('sync-counts')).toHaveText(/^[\d,]+ of [\d,]+ records/)
 
-    await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Ledger' }).click()
+    await page
+      .getByRole('navigation', { name: 'Main navigation' })
+      .getByRole('link', { name: 'Ledger' })
+      .click()
     await expect(page.getByRole('heading', { level: 1, name: 'Ledger' })).toBeVisible()
     const count = page.getByTestId('ledger-count')
     await expect(count).toHaveText(/^[\d,]+ records/)
@@ -52,7 +57,9 @@ test.describe('month-end flow on the web host', () => {
     await expect(page.getByTestId('ledger-notice')).toHaveText(`Done: ${n} changed.`)
 
     await page.getByRole('button', { name: 'Close 2026-09' }).click()
-    await expect(page.getByText('2026-09 is closed: its marks cannot change until it is reopened.')).toBeVisible()
+    await expect(
+      page.getByText('2026-09 is closed: its marks cannot change until it is reopened.'),
+    ).toBeVisible()
 
     await boxes.nth(0).check()
     await page.getByRole('button', { name: 'Unmark selected' }).click()
@@ -68,7 +75,9 @@ test.describe('month-end flow on the web host', () => {
     await expect(page.getByTestId('ledger-notice')).toHaveText('Done: 1 changed.')
 
     const audit = page.getByRole('table', { name: 'Audit log' })
-    await expect(audit.getByRole('row', { name: /Reopened month.*Late refund found on bank statement/ })).toBeVisible()
+    await expect(
+      audit.getByRole('row', { name: /Reopened month.*Late refund found on bank statement/ }),
+    ).toBeVisible()
     await expect(audit.getByRole('row', { name: /Closed month/ })).toBeVisible()
     await expect(audit.getByRole('row', { name: /Unmarked/ })).toHaveCount(3) // undo of 2, then 1
     await expect(audit.getByRole('row', { name: /Marked.*Matched to bank deposit 0915/ })).toHaveCount(2)

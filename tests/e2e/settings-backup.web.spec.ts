@@ -2,12 +2,18 @@ import { readFileSync } from 'node:fs'
 import { expect, test } from './support/web-host'
 
 test.describe('settings on the web host', () => {
-  test('backs the cache up to a download and restores it after showing what it replaces', async ({ page, webHost }) => {
+  test('backs the cache up to a download and restores it after showing what it replaces', async ({
+    page,
+    webHost,
+  }) => {
     await page.goto(webHost.launchUrl)
-    await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Settings' }).click()
+    await page
+      .getByRole('navigation', { name: 'Main navigation' })
+      .getByRole('link', { name: 'Settings' })
+      .click()
+    await expect(page.getByRole('table', { name: 'What the cache holds' })).toBeVisible()
     await page.getByLabel('Your name (recorded in the audit log)').fill('Sato Hanako')
     await page.getByRole('button', { name: 'Save', exact: true }).click()
-    await expect(page.getByRole('table', { name: 'What the cache holds' })).toBeVisible()
     await expect(page.getByTestId('cache-size')).toContainText('MB')
 
     const download = page.waitForEvent('download')
@@ -16,7 +22,10 @@ test.describe('settings on the web host', () => {
     expect(file.suggestedFilename()).toMatch(/^closebook-backup-\d{4}-\d{2}-\d{2}\.json$/)
     const path = await file.path()
     const text = readFileSync(path, 'utf8')
-    const backup = JSON.parse(text) as { format: string; tables: { settings: { key: string; value: unknown }[] } }
+    const backup = JSON.parse(text) as {
+      format: string
+      tables: { settings: { key: string; value: unknown }[] }
+    }
     expect(backup.format).toBe('closebook-backup')
     expect(backup.tables.settings).toContainEqual({ key: 'actorName', value: 'Sato Hanako' })
     await expect(page.getByRole('status')).toContainText('Backup saved')
@@ -31,7 +40,9 @@ test.describe('settings on the web host', () => {
     await page.getByLabel('Restore from a backup file…').setInputFiles({
       name: 'broken.json',
       mimeType: 'application/json',
-      buffer: Buffer.from(JSON.stringify({ format: 'closebook-backup', version: 1, exportedAt: 'x', tables: {} })),
+      buffer: Buffer.from(
+        JSON.stringify({ format: 'closebook-backup', version: 1, exportedAt: 'x', tables: {} }),
+      ),
     })
     await expect(page.getByRole('alert')).toContainText('tables')
   })

@@ -1,6 +1,6 @@
 /**
  * Starts the built web host (`out/main/web.js`) on a free port with a throwaway data directory, and
- * gives each test its launch URL. One host per worker; each test gets a fresh browser context, so its
+ * gives each test its launch URL. Each test gets its own host and a fresh browser context, so its
  * IndexedDB starts empty.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -58,7 +58,11 @@ export async function startBuiltWebHost(
   }
 }
 
-export const test = base.extend<object, { webHost: RunningWebHost }>({
+/**
+ * A fresh host per test: main keeps state of its own (the demo connection, queued calls), so a test must
+ * not see what an earlier one left behind.
+ */
+export const test = base.extend<{ webHost: RunningWebHost }>({
   webHost: [
     // Playwright reads the fixture's dependencies from this (empty) destructuring pattern.
     // eslint-disable-next-line no-empty-pattern
@@ -67,7 +71,7 @@ export const test = base.extend<object, { webHost: RunningWebHost }>({
       await use(host)
       await host.stop()
     },
-    { scope: 'worker' },
+    { scope: 'test' },
   ],
 })
 

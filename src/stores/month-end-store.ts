@@ -1,0 +1,87 @@
+/** Month-end: the summary of one connection's month from the cache, and what is left before closing it. */
+import { defineStore } from 'pinia'
+import { ref, shallowRef } from 'vue'
+import { appCache } from '../db/cache'
+import type { CachedConnection, ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../db/records'
+import { crossCheck, type Difference } from '../reconcile/cross-check'
+import { summarizeMonth, type MonthSummary } from '../reconcile/month-summary'
+import { periodOf, periodRange, previousPeriod } from '../reconcile/periods'
+
+export interface MonthData {
+  connection: CachedConnection
+  period: string
+  history: HistoryRecord[]
+  charges: ChargeRecord[]
+  marks: Map<RecordKey, MarkRecord>
+  summary: MonthSummary
+  differences: Difference[]
+  storeNames: Map<string, string>
+  locked: boolean
+}
+
+/** Everything the month's summary, workbook and exceptions are built from, read once from the cache. */
+export async function loadMonth(connection: CachedConnection, period: string): Promise<MonthData> {
+  const cache = appCache()
+  const range = periodRange(period, connection.timeZone)
+  const history = await cache.history.inRange(connection.id, range.from, range.to)
+  const charges = await cache.charges.inRange(connection.id, range.from, range.to)
+  const found = await cache.marks.getMany(
+    connection.id,
+    history.map((r) => r.key),
+  )
+  const marks = new Map<RecordKey, MarkRecord>()
+  found.forEach((m) => m && marks.set(m.key, m))
+  const storeNames = new Map<string, string>()
+  for (const r of history) storeNames.set(r.storeId, r.raw.store_name)
+  return {
+    connection,
+    period,
+    history,
+    charges,
+    marks,
+    summary: summarizeMonth({ history, charges, marks, timeZone: connection.timeZone, period }),
+    differences: crossCheck(
+      history.filter((r) => r.type === 'charge'),
+      charges,
+    ),
+    storeNames,
+    locked: await cache.locks.isLocked(connection.id, period),
+  }
+}
+
+export const useMonthEndStore = defineStore('month-end', () => {
+  const connections = ref<CachedConnection[]>([])
+  const connectionId = ref<string | null>(null)
+  const period = ref(periodOf(Date.now(), Intl.DateTimeFormat().resolvedOptions().timeZone))
+  const data = shallowRef<MonthData | null>(null)
+  const loading = ref(false)
+  const error = ref<string | null>(null)
+
+  async function init(): Promise<void> {
+    connections.value = await appCache().connections.list()
+    if (!connectionId.value) connectionId.value = connections.value[0]?.id ?? null
+    const c = connections.value.find((x) => x.id === connectionId.value)
+    // The month being closed is usually the last complete one.
+    if (c && !data.value) period.value = previousPeriod(periodOf(Date.now(), c.timeZone))
+    await load()
+  }
+
+  async function load(): Promise<void> {
+    const c = connections.value.find((x) => x.id === connectionId.value)
+    if (!c) {
+      data.value = null
+      return
+    }
+    loading.value = true
+    error.value = null
+    try {
+      data.value = await loadMonth(c, period.value)
+    } catch (e) {
+      error.value = e instanceof Error ? e.message : String(e)
+    } finally {
+      loading.value = false
+    }
+  }
+
+  return { connections, connectionId, period, data, loading, error, init, load }
+})
