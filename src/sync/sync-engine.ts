@@ -92,6 +92,8 @@ export interface SyncProgress {
   /** Epoch ms until which queued calls wait for a rate limit or a retry; null when not waiting. */
   waitingUntil: number | null
   changedKeys: string[]
+  /** What a completed run covered, per resource (the next incremental run starts there). */
+  coveredUntil?: Partial<Record<SyncResource, number>>
   /** Requests that brought charge records up to date with their new refunds (not in any partition). */
   refreshRequests: number
   /** Why the run stopped as a whole (the cache could not be written); partitions keep their own errors. */
@@ -154,7 +156,25 @@ export class SyncEngine {
     await this.options.api.cancelJob(run.jobId).catch(() => undefined)
   }
 
+  /**
+   * Runs a sync. When it finds an interrupted run, it finishes that plan first and then catches up with an
+   * incremental run to now, so a resume never stops short of what is new since the interruption.
+   */
   async run(request: SyncRequest): Promise<SyncProgress> {
+    const first = await this.runOnce(request)
+    if (!first.resumed || first.state !== 'done' || first.kind === 'window' || !first.coveredUntil) return first
+    const next = await this.runOnce({ ...request, coveredUntil: { ...request.coveredUntil, ...first.coveredUntil } })
+    return {
+      ...next,
+      resumed: true,
+      records: first.records + next.records,
+      requests: first.requests + next.requests,
+      refreshRequests: first.refreshRequests + next.refreshRequests,
+      changedKeys: [...first.changedKeys, ...next.changedKeys],
+    }
+  }
+
+  private async runOnce(request: SyncRequest): Promise<SyncProgress> {
     if (this.current) throw new DesktopApiError('conflict', 'A sync is already running for this window.')
     const { scope } = request
     const startedAt = this.now()
@@ -280,6 +300,7 @@ export class SyncEngine {
             if (ends.length > 0) covered[resource] = Math.max(...ends)
           }
         await store.finishRun(scope.connectionId, covered, this.now())
+        progress.coveredUntil = covered
         progress.state = 'done'
       } else {
         const failed = partitions.filter((p) => p.error)

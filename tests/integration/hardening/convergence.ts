@@ -1,0 +1,151 @@
+/**
+ * One seeded convergence run: a sandbox with a random mix of faults, a sync that crashes part way (the
+ * renderer dies: a page never commits), marks made on what was cached, the merchant's data growing, a
+ * reload, and syncs until done. Used by the convergence test (quick sizes) and `npm run test:soak`.
+ */
+import type { MarkRecord } from '../../../src/db/records'
+import { fingerprintOf } from '../../../src/reconcile/fingerprint'
+import { SyncEngine, type SyncStorePort } from '../../../src/sync/sync-engine'
+import { Prng } from '../../../electron/sandbox/prng'
+import { diffCacheWithSandbox, type CacheDiff } from '../support/compare'
+import { startHarness } from '../support/harness'
+
+export interface ConvergenceResult extends CacheDiff {
+  seed: number
+  converged: boolean
+  syncs: number
+  marksBefore: number
+  marksKept: number
+  faults: string
+  http: Record<string, number>
+}
+
+const SINCE = Date.parse('2026-07-01T00:00:00Z')
+
+export async function convergenceRun(seed: number, records: number): Promise<ConvergenceResult> {
+  const rng = new Prng(`convergence:${seed}`)
+  const faults = {
+    failRate: rng.next() * 0.2,
+    dropRate: rng.next() * 0.08,
+    truncateRate: rng.next() * 0.05,
+    badItemRate: rng.next() * 0.05,
+    ...(rng.chance(0.5) ? { jitterMs: rng.int(0, 40) } : {}),
+    ...(rng.chance(0.5) ? { storm: { periodMs: 600, durationMs: rng.int(50, 150) } } : {}),
+  }
+  const h = await startHarness({
+    seed,
+    stores: rng.int(1, 3),
+    records,
+    rateScale: 100,
+    control: true,
+    faults,
+  })
+  try {
+    const request = async () => {
+      const conn = await h.store.connections.get(h.connectionId)
+      return {
+        scope: {
+          connectionId: h.connectionId,
+          storeIds: h.sandbox.storeIds,
+          resources: ['transaction_history', 'charges'] as const,
+        },
+        since: SINCE,
+        lookbackMs: 2 * 3600_000,
+        coveredUntil: conn?.highWater ?? {},
+      }
+    }
+    // 1. A sync that dies part way: page k never commits.
+    const crashAt = rng.int(2, 6)
+    let pages = 0
+    const store = h.store
+    const crashing: SyncStorePort = {
+      loadPlan: (id) => store.loadPlan(id),
+      savePlan: (id, plan) => store.savePlan(id, plan),
+      staleRefundedCharges: (id, from, to) => store.staleRefundedCharges(id, from, to),
+      finishRun: (id, covered, at) => store.finishRun(id, covered, at),
+      putPage: async (page, cp, at) => {
+        if (++pages === crashAt) throw new Error('renderer killed')
+        return store.putPage(page, cp, at)
+      },
+    }
+    let syncs = 1
+    const r = await request()
+    await new SyncEngine({ api: h.syncApi, store: crashing }).run({
+      ...r,
+      scope: { ...r.scope, resources: [...r.scope.resources] },
+    })
+
+    // 2. The accountant marks some of what is cached.
+    const cached = await h.db.history.toArray()
+    const chosen = cached.filter(() => rng.chance(0.2)).slice(0, 25)
+    const marks: MarkRecord[] = chosen.map((rec) => ({
+      connectionId: h.connectionId,
+      key: rec.key,
+      state: 'reconciled',
+      note: `seed ${seed}`,
+      fingerprint: fingerprintOf(rec),
+      changedSinceReconciled: 0,
+      period: '2026-10',
+      updatedAt: 1,
+      updatedBy: 'soak',
+    }))
+    await h.db.marks.bulkPut(marks)
+
+    // 3. The merchant's data grows and changes.
+    for (let i = rng.int(1, 30); i > 0; i--) h.sandbox.data.addCharge(Date.now() * 1000)
+    const refundable = h.sandbox.data.charges.filter(
+      (c) => c.status === 'successful' && c.refunds.length === 0,
+    )
+    for (let i = 0; i < 3 && refundable.length > 0; i++)
+      h.sandbox.data.addRefund(rng.pick(refundable).id, Date.now() * 1000, { amount: 1 })
+
+    // 4. Reload, then sync until done (each run resumes the last).
+    await h.reopenDb()
+    let state = ''
+    for (let attempt = 0; attempt < 10 && state !== 'done'; attempt++) {
+      const next = await request()
+      const result = await new SyncEngine({ api: h.syncApi, store: h.store }).run({
+        ...next,
+        scope: { ...next.scope, resources: [...next.scope.resources] },
+      })
+      syncs++
+      state = result.state
+    }
+    const diff = await diffCacheWithSandbox(h)
+    const after = await h.db.marks.bulkGet(
+      marks.map((m) => [m.connectionId, m.key] as [string, typeof m.key]),
+    )
+    const marksKept = after.filter(
+      (m, i) => m && m.note === marks[i]?.note && m.state === 'reconciled',
+    ).length
+    return {
+      seed,
+      converged: state === 'done',
+      syncs,
+      marksBefore: marks.length,
+      marksKept,
+      faults: JSON.stringify(faults, (_, v: unknown) =>
+        typeof v === 'number' && !Number.isInteger(v) ? Number(v.toFixed(3)) : v,
+      ),
+      http: { ...h.sandbox.stats.byStatus, dropped: h.sandbox.stats.dropped },
+      ...diff,
+    }
+  } finally {
+    await h.close()
+  }
+}
+
+export function tally(results: ConvergenceResult[]): string {
+  const sum = (f: (r: ConvergenceResult) => number) => results.reduce((s, r) => s + f(r), 0)
+  return [
+    `convergence: ${results.filter((r) => r.converged).length}/${results.length} runs converged`,
+    `records compared ${sum((r) => r.total)}, missing ${sum((r) => r.missing)}, extra ${sum((r) => r.extra)}, different ${sum((r) => r.different)}`,
+    `marks kept ${sum((r) => r.marksKept)}/${sum((r) => r.marksBefore)}, syncs ${sum((r) => r.syncs)}`,
+    `answers: ${JSON.stringify(
+      results.reduce<Record<string, number>>((acc, r) => {
+        for (const [k, v] of Object.entries(r.http)) acc[k] = (acc[k] ?? 0) + v
+        return acc
+      }, {}),
+    )}`,
+  ].join('\n')
+}
