@@ -20,6 +20,8 @@ import type { SyncApiPort } from '../../../src/sync/sync-engine'
 let dbCount = 0
 
 export interface Harness {
+  /** Every argument and outcome that crossed the contract, as the JSON text that would go over the wire. */
+  wire: string[]
   sandbox: RunningSandbox
   services: AppServices
   api: DesktopApi
@@ -47,12 +49,17 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
     startDemoSandbox: () => Promise.resolve({ ...sandbox, close: () => Promise.resolve() }),
   })
   const handlers = createHandlers(services)
+  const wire: string[] = []
   const api = createDesktopApi(async (channel, args) => {
-    const outcome = await dispatch(handlers, channel, JSON.parse(JSON.stringify(args)) as unknown, {
+    const argsText = JSON.stringify(args)
+    const outcome = await dispatch(handlers, channel, JSON.parse(argsText) as unknown, {
       host: 'web',
       signal: new AbortController().signal,
     })
-    return JSON.parse(JSON.stringify(outcome)) as typeof outcome
+    const outcomeText = JSON.stringify(outcome)
+    wire.push(`${channel} ${argsText}`, outcomeText)
+    if (wire.length > 20_000) wire.splice(0, 10_000)
+    return JSON.parse(outcomeText) as typeof outcome
   })
   const summary = await api.sandbox.startDemo({})
   const name = `closebook-int-${process.pid}-${++dbCount}`
@@ -71,6 +78,7 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
     highWater: {},
   })
   const harness: Harness = {
+    wire,
     sandbox,
     services,
     api,

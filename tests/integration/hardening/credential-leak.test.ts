@@ -1,0 +1,86 @@
+/**
+ * The canary credentials go through a sync (with faults, so error paths run too), an offline sync, a
+ * connection test and a backup; they must appear nowhere the renderer or the user can see: not in what
+ * crossed the contract, not in IndexedDB, not in logs, not in error messages, not in the backup file.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { exportBackup } from '../../../src/db/backup'
+import { TABLE_NAMES } from '../../../src/db/database'
+import { backupChunks } from '../../../src/stores/cache-admin-store'
+import { SyncEngine } from '../../../src/sync/sync-engine'
+import { CANARY_SECRET, CANARY_TOKEN, canaryLeaks } from '../../unit/electron/services/support/fixtures'
+import { startHarness, type Harness } from '../support/harness'
+
+let h: Harness | undefined
+afterEach(async () => {
+  vi.restoreAllMocks()
+  await h?.close()
+})
+
+describe('credential leak scan', () => {
+  it('the canary secret and app token appear nowhere outside main', async () => {
+    const logged: string[] = []
+    for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const)
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        logged.push(
+          args.map((a) => (a instanceof Error ? `${a.message} ${a.stack ?? ''}` : String(a))).join(' '),
+        )
+      })
+    h = await startHarness({
+      seed: 5,
+      stores: 2,
+      records: 300,
+      rateScale: 50,
+      secret: CANARY_SECRET,
+      appToken: CANARY_TOKEN,
+      faults: { failRate: 0.2, dropRate: 0.05, truncateRate: 0.05, badItemRate: 0.05 },
+    })
+    const errors: string[] = []
+    const run = async () => {
+      const result = await new SyncEngine({ api: h!.syncApi, store: h!.store }).run({
+        scope: {
+          connectionId: h!.connectionId,
+          storeIds: h!.sandbox.storeIds,
+          resources: ['transaction_history', 'charges'],
+        },
+        since: Date.parse('2026-07-01T00:00:00Z'),
+        lookbackMs: 0,
+        coveredUntil: (await h!.store.connections.get(h!.connectionId))?.highWater ?? {},
+      })
+      for (const p of result.partitions) if (p.error) errors.push(p.error.message)
+      if (result.error) errors.push(result.error.message)
+      return result
+    }
+    let state = ''
+    for (let i = 0; i < 6 && state !== 'done'; i++) state = (await run()).state
+    expect(state).toBe('done')
+    let tested = false
+    for (let i = 0; i < 10 && !tested; i++) {
+      tested = await h.api.connections.test({ id: h.connectionId }).then(
+        (r) => r.ok,
+        (e: unknown) => (errors.push(String(e)), false),
+      )
+    }
+    expect(tested).toBe(true)
+    await h.sandbox.close() // offline: network errors on every partition
+    expect((await run()).state).toBe('offline')
+    await h.api.connections.test({ id: h.connectionId }).catch((e: unknown) => errors.push(String(e)))
+
+    const dump: string[] = []
+    for (const table of TABLE_NAMES) dump.push(JSON.stringify(await h.db.table(table).toArray()))
+    const backup = [...backupChunks(await exportBackup(h.db))].join('')
+
+    expect(errors.length).toBeGreaterThan(0)
+    expect(h.wire.length).toBeGreaterThan(10)
+    const places: [string, string][] = [
+      ['contract traffic', h.wire.join('\n')],
+      ['IndexedDB', dump.join('\n')],
+      ['logs', logged.join('\n')],
+      ['error messages', errors.join('\n')],
+      ['backup file', backup],
+    ]
+    for (const [where, text] of places) expect(canaryLeaks(text), where).toEqual([])
+    // The scan would see them: the canary is really in use.
+    expect(h.sandbox.secret).toBe(CANARY_SECRET)
+  }, 120_000)
+})
