@@ -154,6 +154,20 @@ export function malformedSchema(error: z.core.$ZodError, limits?: RateLimitInfo)
 }
 
 /** Unparseable JSON is usually a response cut short, so it is worth another try. */
+/** Not retried: the same page would be as large again. */
+export function pageTooLarge(limits?: RateLimitInfo): Failure {
+  return {
+    ok: false,
+    retry: 'never',
+    ...(limits ? { limits } : {}),
+    error: new DesktopApiError(
+      'malformed_response',
+      'The payment service sent a page larger than 32 MB; it was refused unread.',
+      { reason: 'page_too_large' },
+    ),
+  }
+}
+
 export function malformedJson(limits?: RateLimitInfo): Failure {
   return {
     ok: false,

@@ -16,6 +16,7 @@ import type { AttemptResult } from '../scheduler/scheduler'
 import { authorizationHeader, type Credentials } from '../vault/credentials'
 import {
   malformedJson,
+  pageTooLarge,
   malformedSchema,
   redactCredentials,
   statusFailure,
@@ -38,9 +39,11 @@ export interface PaymentApiClientOptions {
 
 /** Error bodies are read only this far: they are for a code and a field list, not for content. */
 const MAX_ERROR_BODY = 64 * 1024
+/** A page of 100 items is ~200 KB; a body far beyond that is refused before it can exhaust main's memory. */
+export const MAX_PAGE_BODY = 32 * 1024 * 1024
 
-async function readCapped(response: Response, max: number): Promise<string> {
-  if (!response.body) return ''
+async function readBytes(response: Response, max: number): Promise<{ bytes: Buffer; size: number }> {
+  if (!response.body) return { bytes: Buffer.alloc(0), size: 0 }
   const chunks: Uint8Array[] = []
   let size = 0
   // Leaving the loop early cancels the rest of the body.
@@ -49,7 +52,11 @@ async function readCapped(response: Response, max: number): Promise<string> {
     size += chunk.byteLength
     if (size >= max) break
   }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, max))
+  return { bytes: Buffer.concat(chunks).subarray(0, max), size }
+}
+
+async function readCapped(response: Response, max: number): Promise<string> {
+  return new TextDecoder().decode((await readBytes(response, max)).bytes)
 }
 
 export class PaymentApiClient {
@@ -132,7 +139,9 @@ export class PaymentApiClient {
       }
       let text: string
       try {
-        text = await response.text()
+        const page = await readBytes(response, MAX_PAGE_BODY + 1)
+        if (page.size > MAX_PAGE_BODY) return pageTooLarge(limits)
+        text = new TextDecoder().decode(page.bytes)
       } catch (error) {
         return failed(error, limits)
       }
