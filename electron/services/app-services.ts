@@ -12,6 +12,7 @@ import { FileWriter, type DeliverFile } from './files/file-writer'
 import { apiHandlers } from './handlers/api-handlers'
 import { appHandlers } from './handlers/app-handlers'
 import { connectionsHandlers } from './handlers/connections-handlers'
+import { exportHandlers } from './handlers/export-handlers'
 import { filesHandlers } from './handlers/files-handlers'
 import { sandboxHandlers } from './handlers/sandbox-handlers'
 import type { Handlers } from './handlers/types'
@@ -20,6 +21,7 @@ import { systemClock, type Clock } from './scheduler/clock'
 import { Scheduler } from './scheduler/scheduler'
 import type { KeychainStatus, SecretStore } from './vault/secret-store'
 import { startSandbox } from '../sandbox/server'
+import { WorkbookExports } from './workbook/workbook-exports'
 
 export interface HostAdapters {
   host: HostKind
@@ -49,6 +51,8 @@ export const startEmbeddedDemoSandbox: StartDemoSandbox = () =>
 export interface AppServices extends HostAdapters {
   keychainStatus(): Promise<KeychainStatus>
   files: FileWriter
+  /** The month-end workbook's streaming writer. */
+  workbooks: WorkbookExports
   /** Connection registry + keychain; `registerDemo` is for the sandbox's demo connection. */
   connections: ConnectionsService
   /** The payment API through the one rate-limit scheduler. */
@@ -59,6 +63,7 @@ export interface AppServices extends HostAdapters {
 
 export function createAppServices(adapters: HostAdapters): AppServices {
   const files = new FileWriter({ dataDir: adapters.dataDir, deliverFile: adapters.deliverFile })
+  const workbooks = new WorkbookExports({ dataDir: adapters.dataDir, deliverFile: adapters.deliverFile })
   const clock = adapters.clock ?? systemClock
   const connections = new ConnectionsService({
     registry: new ConnectionRegistry(adapters.dataDir, () => clock.now()),
@@ -83,6 +88,7 @@ export function createAppServices(adapters: HostAdapters): AppServices {
         .keychainStatus()
         .then(({ available, reason }) => ({ available, ...(reason ? { reason } : {}) })),
     files,
+    workbooks,
     connections,
     gateway,
     demo,
@@ -90,6 +96,7 @@ export function createAppServices(adapters: HostAdapters): AppServices {
       await demo.dispose()
       scheduler.dispose()
       await files.dispose()
+      await workbooks.dispose()
     },
   }
 }
@@ -102,5 +109,6 @@ export function createHandlers(services: AppServices): Handlers {
     ...vaultHandlers(services.connections),
     ...apiHandlers(services.gateway),
     ...sandboxHandlers(services.demo),
+    ...exportHandlers(services.workbooks),
   }
 }

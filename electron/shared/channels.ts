@@ -23,6 +23,10 @@ export const CHANNELS = [
   'api:queueState',
   'api:cancelJob',
   'sandbox:startDemo',
+  'export:begin',
+  'export:appendRows',
+  'export:finish',
+  'export:cancel',
 ] as const satisfies readonly Channel[]
 
 // Compile-time: a channel added to the contract but not to CHANNELS fails the typecheck here.

@@ -30,6 +30,7 @@ export const ja: MessageSchema = {
       stores: '店舗',
       timeZone: '会計タイムゾーン',
       credentials: '認証情報',
+      synced: '最終同期',
       actions: '操作',
     },
     allStores: 'すべての店舗',
@@ -114,6 +115,8 @@ export const ja: MessageSchema = {
     search: '検索（ID、注文番号、名前、メール、カード下4桁）',
     any: 'すべて',
     clearFilters: '絞り込みを解除',
+    exportCsv: 'この記録を CSV で出力…',
+    csvSaved: 'CSV を保存しました：{file}',
     types: { charge: '売上', refund: '返金' },
     modes: { live: '本番', test: 'テスト' },
     reconciledStates: {
@@ -212,9 +215,16 @@ export const ja: MessageSchema = {
       unreconciled: '未消込',
       other: 'その他のステータス',
     },
-    crossCheck: '取引履歴と課金一覧は一致しています。 | 取引履歴と課金一覧に 1 件の差異があります。 | 取引履歴と課金一覧に {count} 件の差異があります。',
+    crossCheck:
+      '取引履歴と課金一覧は一致しています。 | 取引履歴と課金一覧に 1 件の差異があります。 | 取引履歴と課金一覧に {count} 件の差異があります。',
     chartLabel: '日別の売上と返金（{series}）',
     chartAlt: '日ごとの棒グラフ：線より上が売上、下が返金（{series}）',
+    exportTitle: 'ワークブック',
+    exportScope: 'ワークブックに含める店舗',
+    export: '月次ワークブックを出力…',
+    exportProgress: '書き出し中：{total} 行中 {rows} 行',
+    cancelExport: '出力を中止',
+    exported: 'ワークブックを保存しました：{file}',
   },
 
   settings: {
@@ -243,7 +253,8 @@ export const ja: MessageSchema = {
     backupSaved: 'バックアップを保存しました：{file}',
     restore: 'バックアップファイルから復元…',
     restoreSummary: '復元で置き換わる内容',
-    restoreWarning: 'このバックアップは {date} に作成されました。復元すると、消込・メモ・監査ログを含むキャッシュのすべてが置き換わります：',
+    restoreWarning:
+      'このバックアップは {date} に作成されました。復元すると、消込・メモ・監査ログを含むキャッシュのすべてが置き換わります：',
     now: '現在のキャッシュ',
     incoming: 'バックアップ',
     confirmRestore: 'キャッシュをこのバックアップで置き換える',

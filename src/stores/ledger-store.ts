@@ -18,6 +18,7 @@ import type {
 } from '../db/records'
 import { planClosePeriod, planMarks, planReopenPeriod, planUndo, type MarkAction } from '../reconcile/marking'
 import { periodOf, periodRange } from '../reconcile/periods'
+import { exportLedgerCsv } from '../export/workbook-client'
 
 export const BLOCK = 100
 const FOREVER = 8.64e15
@@ -352,6 +353,32 @@ export const useLedgerStore = defineStore('ledger', () => {
     return [...list].sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0))
   }
 
+  /** The current filter's records as CSV (UTF-8 with BOM, formula-guarded), through the host. */
+  async function exportCsv(): Promise<string | null> {
+    const filter = currentFilter()
+    if (!filter) return null
+    const cache = appCache()
+    try {
+      const records = await cache.history.queryPage({
+        ...filter,
+        order: order.value,
+        offset: 0,
+        limit: total.value,
+      })
+      const found = await cache.marks.getMany(
+        filter.connectionId,
+        records.map((r) => r.key),
+      )
+      const markMap = new Map<RecordKey, MarkRecord>()
+      found.forEach((m) => m && markMap.set(m.key, m))
+      const name = `closebook-ledger-${filters.period ?? 'all'}.csv`
+      return (await exportLedgerCsv(name, records, markMap, timeZone.value)).fileName
+    } catch (e) {
+      notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+      return null
+    }
+  }
+
   function resetFilters(): void {
     Object.assign(filters, emptyFilters())
   }
@@ -385,6 +412,7 @@ export const useLedgerStore = defineStore('ledger', () => {
     reopenPeriod,
     auditFor,
     resetFilters,
+    exportCsv,
     loadLocks,
     triggerRows: () => triggerRef(rows),
   }

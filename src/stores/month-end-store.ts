@@ -6,6 +6,8 @@ import type { CachedConnection, ChargeRecord, HistoryRecord, MarkRecord, RecordK
 import { crossCheck, type Difference } from '../reconcile/cross-check'
 import { summarizeMonth, type MonthSummary } from '../reconcile/month-summary'
 import { periodOf, periodRange, previousPeriod } from '../reconcile/periods'
+import { exportMonthWorkbook } from '../export/workbook-client'
+import { useAppStore } from './app-store'
 
 export interface MonthData {
   connection: CachedConnection
@@ -83,5 +85,60 @@ export const useMonthEndStore = defineStore('month-end', () => {
     }
   }
 
-  return { connections, connectionId, period, data, loading, error, init, load }
+  const exporting = ref<{ sheet: string; rowsWritten: number; totalRows: number } | null>(null)
+  const exported = ref<string | null>(null)
+  let exportAbort: AbortController | undefined
+
+  /** Writes the month's workbook (all stores, or one) through the host; cancel leaves no file behind. */
+  async function exportWorkbook(storeId: string | null): Promise<void> {
+    const d = data.value
+    if (!d || exporting.value) return
+    exportAbort = new AbortController()
+    exporting.value = { sheet: '', rowsWritten: 0, totalRows: 0 }
+    exported.value = null
+    error.value = null
+    try {
+      const audit = await appCache().audit.listByPeriod(d.connection.id, d.period)
+      const delivered = await exportMonthWorkbook(
+        {
+          merchantName: d.history[0]?.raw.merchant_name ?? d.connection.label,
+          connection: { id: d.connection.id, label: d.connection.label, timeZone: d.connection.timeZone },
+          period: d.period,
+          storeId,
+          storeNames: d.storeNames,
+          history: d.history,
+          charges: d.charges,
+          marks: d.marks,
+          audit,
+          generatedAt: Date.now(),
+          appVersion: useAppStore().info?.version ?? 'unknown',
+        },
+        { signal: exportAbort.signal, onProgress: (p) => (exporting.value = { ...p }) },
+      )
+      exported.value = delivered.fileName
+    } catch (e) {
+      error.value = exportAbort.signal.aborted ? null : e instanceof Error ? e.message : String(e)
+    } finally {
+      exporting.value = null
+    }
+  }
+
+  function cancelExport(): void {
+    exportAbort?.abort()
+  }
+
+  return {
+    connections,
+    connectionId,
+    period,
+    data,
+    loading,
+    error,
+    exporting,
+    exported,
+    init,
+    load,
+    exportWorkbook,
+    cancelExport,
+  }
 })

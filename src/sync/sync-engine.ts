@@ -162,8 +162,12 @@ export class SyncEngine {
    */
   async run(request: SyncRequest): Promise<SyncProgress> {
     const first = await this.runOnce(request)
-    if (!first.resumed || first.state !== 'done' || first.kind === 'window' || !first.coveredUntil) return first
-    const next = await this.runOnce({ ...request, coveredUntil: { ...request.coveredUntil, ...first.coveredUntil } })
+    if (!first.resumed || first.state !== 'done' || first.kind === 'window' || !first.coveredUntil)
+      return first
+    const next = await this.runOnce({
+      ...request,
+      coveredUntil: { ...request.coveredUntil, ...first.coveredUntil },
+    })
     return {
       ...next,
       resumed: true,

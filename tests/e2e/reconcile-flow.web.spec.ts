@@ -1,3 +1,4 @@
+import ExcelJS from 'exceljs'
 import { expect, test } from './support/web-host'
 
 test.describe('month-end flow on the web host', () => {
@@ -82,5 +83,28 @@ test.describe('month-end flow on the web host', () => {
     await expect(audit.getByRole('row', { name: /Unmarked/ })).toHaveCount(3) // undo of 2, then 1
     await expect(audit.getByRole('row', { name: /Marked.*Matched to bank deposit 0915/ })).toHaveCount(2)
     await expect(audit.getByRole('row', { name: /^\S+ \S+ accountant Marked / })).toHaveCount(2 + n)
+
+    // The ledger's current filter as CSV.
+    const csv = page.waitForEvent('download')
+    await page.getByRole('button', { name: 'Export these records as CSV…' }).click()
+    expect((await csv).suggestedFilename()).toBe('closebook-ledger-2026-09.csv')
+
+    // Month-end: the summary of September and its workbook.
+    await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Month-end' }).click()
+    await page.getByLabel('Month', { exact: true }).fill('2026-09')
+    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    const summary = page.getByRole('table', { name: 'Month summary per store, currency and mode' })
+    await expect(summary.getByRole('row')).not.toHaveCount(1)
+    await expect(page.getByTestId('month-zone')).toContainText('Asia/Tokyo')
+    await expect(page.getByTestId('month-progress')).toHaveText(/^[\d,]+ of [\d,]+ records reconciled/)
+    const xlsx = page.waitForEvent('download')
+    await page.getByRole('button', { name: 'Export the month-end workbook…' }).click()
+    const file = await xlsx
+    expect(file.suggestedFilename()).toMatch(/^closebook-.*2026-09\.xlsx$/)
+    await expect(page.getByTestId('export-done')).toContainText('Workbook saved')
+    const book = new ExcelJS.Workbook()
+    await book.xlsx.readFile(await file.path())
+    expect(book.worksheets.map((w) => w.name)).toEqual(['Summary', 'Transactions', 'Charges', 'Refunds', 'Exceptions', 'Audit'])
+    expect(book.getWorksheet('Audit')?.rowCount).toBeGreaterThan(2 + n)
   })
 })

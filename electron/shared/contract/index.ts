@@ -7,6 +7,7 @@ import type { z } from 'zod'
 import { apiContract } from './api'
 import { appContract } from './app'
 import { connectionsContract } from './connections'
+import { exportContract } from './export'
 import { filesContract } from './files'
 import { sandboxContract } from './sandbox'
 
@@ -16,6 +17,7 @@ export const desktopApiContract = {
   ...connectionsContract,
   ...apiContract,
   ...sandboxContract,
+  ...exportContract,
 } as const
 
 export type DesktopApiContract = typeof desktopApiContract
@@ -41,3 +43,4 @@ export * from './files'
 export * from './connections'
 export * from './api'
 export * from './sandbox'
+export * from './export'

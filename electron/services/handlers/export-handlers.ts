@@ -1,0 +1,13 @@
+import type { WorkbookExports } from '../workbook/workbook-exports'
+import type { HandlersFor } from './types'
+
+export function exportHandlers(exports: WorkbookExports): HandlersFor<'export'> {
+  return {
+    'export:begin': async (args) => ({ exportId: await exports.begin(args) }),
+    'export:appendRows': async ({ exportId, sheet, rows }) => ({
+      rowsWritten: await exports.appendRows(exportId, sheet, rows),
+    }),
+    'export:finish': ({ exportId }) => exports.finish(exportId),
+    'export:cancel': async ({ exportId }) => ({ cancelled: await exports.cancel(exportId) }),
+  }
+}

@@ -1,0 +1,290 @@
+/**
+ * The month-end workbook, written by exceljs's streaming `WorkbookWriter` as the renderer sends rows:
+ * begin → appendRows… → finish. Sheets are written one after another (exceljs buffers a sheet in memory
+ * until the sheets before it are closed), so memory stays bounded by a chunk, not by the workbook.
+ * The file grows under `<dataDir>/tmp`; only finish hands it, whole, to the host's `deliverFile` (save
+ * dialog or download). Cancel, failure or a workbook left alone too long: the temporary file is removed
+ * and nothing reaches the user's folder, so an earlier file at the target is never touched.
+ */
+import { randomBytes } from 'node:crypto'
+import { createWriteStream, type WriteStream } from 'node:fs'
+import { mkdir, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import ExcelJS, { type Worksheet } from 'exceljs'
+import type { DeliveredFile } from '../../shared/contract/files'
+import type { ExportBeginArgs, ExportRow, ExportSheet } from '../../shared/contract/export'
+import { DesktopApiError } from '../../shared/errors'
+import type { DeliverFile } from '../files/file-writer'
+import { diskError } from '../files/move-into-place'
+import { HEADER_STYLE, isWritableCell, writeCell } from './cells'
+import { columnName, RowStyles, rowXml, type StyleRegistry } from './row-xml'
+
+interface SheetState {
+  spec: ExportSheet
+  ws: Worksheet
+  columnNames: string[]
+  headerRow: number
+  lastRow: number
+  committed: boolean
+}
+
+interface OpenExport {
+  path: string
+  out: WriteStream
+  book: ExcelJS.stream.xlsx.WorkbookWriter
+  sheets: SheetState[]
+  styles: RowStyles
+  current: number
+  suggestedName: string
+  rowsWritten: number
+  lastUsed: number
+  /** Calls on one export run one at a time, in order. */
+  queue: Promise<unknown>
+  /** A stream error seen between calls; the next call reports it. */
+  failure: unknown
+}
+
+export interface WorkbookExportsOptions {
+  dataDir: string
+  deliverFile: DeliverFile
+  now?: () => number
+  /** Exports with no call for this long are abandoned and removed. */
+  idleMs?: number
+}
+
+/** The streaming writer's zip, which exceljs does not type: aborting it stops all pending output. */
+type WithZip = { zip?: { abort(): unknown; on(event: 'error', listener: (e: unknown) => void): unknown } }
+
+/** What exceljs's streaming workbook and worksheet have but do not type: their style registry and the
+ * sheet's XML stream (which pipes into the zip). */
+type WithStyles = { styles: StyleRegistry }
+interface SheetStream {
+  write(xml: string): unknown
+  pipes?: { writableNeedDrain?: boolean; once(event: 'drain', listener: () => void): unknown }[]
+}
+const sheetStream = (ws: Worksheet): SheetStream => (ws as unknown as { stream: SheetStream }).stream
+
+export class WorkbookExports {
+  private readonly exports = new Map<string, OpenExport>()
+  private readonly now: () => number
+  private readonly idleMs: number
+
+  constructor(private readonly options: WorkbookExportsOptions) {
+    this.now = options.now ?? Date.now
+    this.idleMs = options.idleMs ?? 15 * 60_000
+  }
+
+  private get tmpDir(): string {
+    return join(this.options.dataDir, 'tmp')
+  }
+
+  async begin(args: ExportBeginArgs): Promise<string> {
+    await this.sweep()
+    await mkdir(this.tmpDir, { recursive: true })
+    const exportId = randomBytes(18).toString('base64url')
+    const path = join(this.tmpDir, `${exportId}.xlsx.partial`)
+    const out = createWriteStream(path, { flags: 'wx' })
+    await new Promise<void>((resolve, reject) => {
+      out.once('open', () => resolve())
+      out.once('error', reject)
+    }).catch((e: unknown) => Promise.reject(diskError(e, args.suggestedName)))
+
+    // Inline strings, not shared ones: the shared-string table would hold every text of the workbook.
+    const book = new ExcelJS.stream.xlsx.WorkbookWriter({
+      stream: out,
+      useStyles: true,
+      useSharedStrings: false,
+    })
+    book.creator = 'Closebook'
+    book.lastModifiedBy = 'Closebook'
+    if (args.title) book.title = args.title
+    const open: OpenExport = {
+      path,
+      out,
+      book,
+      sheets: [],
+      styles: new RowStyles((book as unknown as WithStyles).styles),
+      current: 0,
+      suggestedName: args.suggestedName,
+      rowsWritten: 0,
+      lastUsed: this.now(),
+      queue: Promise.resolve(),
+      failure: null,
+    }
+    const remember = (e: unknown): void => {
+      open.failure ??= e
+    }
+    out.on('error', remember)
+    ;(book as unknown as WithZip).zip?.on('error', remember)
+    this.exports.set(exportId, open)
+    try {
+      for (const spec of args.sheets) open.sheets.push(this.addSheet(book, spec))
+    } catch (error) {
+      await this.discard(exportId)
+      throw error
+    }
+    return exportId
+  }
+
+  private addSheet(book: ExcelJS.stream.xlsx.WorkbookWriter, spec: ExportSheet): SheetState {
+    const preamble = spec.preamble ?? []
+    const headerRow = preamble.length + 1
+    const ws = book.addWorksheet(spec.name, {
+      views: [{ state: 'frozen', xSplit: 0, ySplit: headerRow, topLeftCell: `A${headerRow + 1}` }],
+    })
+    ws.columns = spec.columns.map((c) => ({ width: c.width }))
+    preamble.forEach((cells, i) => {
+      checkRow(spec, cells)
+      const row = ws.getRow(i + 1)
+      cells.forEach((value, c) => writeCell(row.getCell(c + 1), value, spec.columns[c]?.kind ?? 'text'))
+      row.commit()
+    })
+    const header = ws.getRow(headerRow)
+    spec.columns.forEach((column, c) => {
+      const cell = header.getCell(c + 1)
+      cell.value = column.header
+      cell.style = HEADER_STYLE
+    })
+    header.commit()
+    const columnNames = spec.columns.map((_, c) => columnName(c + 1))
+    return { spec, ws, columnNames, headerRow, lastRow: headerRow, committed: false }
+  }
+
+  private get(exportId: string): OpenExport {
+    const open = this.exports.get(exportId)
+    if (!open)
+      throw new DesktopApiError(
+        'not_found',
+        'This workbook is no longer being written (finished, cancelled or expired).',
+      )
+    open.lastUsed = this.now()
+    return open
+  }
+
+  /** Runs `task` after the export's earlier calls; any failure discards the whole export. */
+  private run<T>(exportId: string, task: (open: OpenExport) => Promise<T>): Promise<T> {
+    const open = this.get(exportId)
+    const next = open.queue.then(async () => {
+      if (!this.exports.has(exportId)) throw this.gone()
+      try {
+        if (open.failure) throw open.failure instanceof Error ? open.failure : new Error('stream failed')
+        return await task(open)
+      } catch (error) {
+        await this.discard(exportId)
+        throw error instanceof DesktopApiError ? error : diskError(error, open.suggestedName)
+      }
+    })
+    open.queue = next.catch(() => undefined)
+    return next
+  }
+
+  private gone(): DesktopApiError {
+    return new DesktopApiError('cancelled', 'The workbook export was cancelled.')
+  }
+
+  async appendRows(exportId: string, sheetName: string, rows: readonly ExportRow[]): Promise<number> {
+    return this.run(exportId, async (open) => {
+      const index = open.sheets.findIndex((s) => s.spec.name === sheetName)
+      const sheet = open.sheets[index]
+      if (!sheet) throw new DesktopApiError('invalid_argument', `The workbook has no sheet "${sheetName}".`)
+      if (index < open.current)
+        throw new DesktopApiError(
+          'conflict',
+          `Rows for "${sheetName}" came after a later sheet was started: sheets are written in order.`,
+        )
+      for (const row of rows) checkRow(sheet.spec, row)
+      while (open.current < index) commitSheet(open.sheets[open.current++])
+      const kinds = sheet.spec.columns.map((c) => c.kind)
+      // The header row went through exceljs at begin, so the sheet's XML is open at <sheetData>.
+      let xml = ''
+      for (const cells of rows) xml += rowXml(++sheet.lastRow, cells, kinds, sheet.columnNames, open.styles)
+      const stream = sheetStream(sheet.ws)
+      stream.write(xml)
+      await drained(open.out, stream)
+      open.rowsWritten += rows.length
+      return open.rowsWritten
+    })
+  }
+
+  async finish(exportId: string): Promise<DeliveredFile> {
+    const open = await this.run(exportId, async (o) => {
+      for (const sheet of o.sheets) commitSheet(sheet)
+      await o.book.commit() // resolves once the file stream has flushed everything
+      return o
+    })
+    this.exports.delete(exportId)
+    try {
+      return await this.options.deliverFile(open.path, open.suggestedName)
+    } finally {
+      await rm(open.path, { force: true }) // a delivered file was moved; anything left is ours to remove
+    }
+  }
+
+  async cancel(exportId: string): Promise<boolean> {
+    if (!this.exports.has(exportId)) return false
+    await this.discard(exportId)
+    return true
+  }
+
+  private async discard(exportId: string): Promise<void> {
+    const open = this.exports.get(exportId)
+    if (!open) return
+    this.exports.delete(exportId)
+    try {
+      ;(open.book as unknown as WithZip).zip?.abort()
+    } catch {
+      // already finished or failed: the file below is removed either way
+    }
+    await new Promise<void>((resolve) => {
+      if (open.out.closed) return resolve()
+      open.out.once('close', () => resolve())
+      open.out.destroy()
+    })
+    await rm(open.path, { force: true })
+  }
+
+  /** Removes exports abandoned by a renderer that went away mid-write. */
+  async sweep(): Promise<void> {
+    const cutoff = this.now() - this.idleMs
+    for (const [id, open] of [...this.exports]) if (open.lastUsed < cutoff) await this.discard(id)
+  }
+
+  async dispose(): Promise<void> {
+    for (const id of [...this.exports.keys()]) await this.discard(id)
+  }
+}
+
+function checkRow(spec: ExportSheet, cells: ExportRow): void {
+  if (cells.length > spec.columns.length)
+    throw new DesktopApiError(
+      'invalid_argument',
+      `A row of "${spec.name}" has ${cells.length} cells; the sheet has ${spec.columns.length} columns.`,
+    )
+  if (!cells.every(isWritableCell))
+    throw new DesktopApiError(
+      'invalid_argument',
+      `A row of "${spec.name}" has a number or date Excel cannot hold.`,
+    )
+}
+
+/** Closes a sheet: its autofilter spans header to last row, then its XML is ended so the next can stream. */
+function commitSheet(sheet: SheetState | undefined): void {
+  if (!sheet || sheet.committed) return
+  sheet.ws.autoFilter = {
+    from: { row: sheet.headerRow, column: 1 },
+    to: { row: sheet.lastRow, column: sheet.spec.columns.length },
+  }
+  sheet.ws.commit()
+  sheet.committed = true
+}
+
+/**
+ * Lets the zip and the file catch up before the next chunk is accepted: without this, a fast renderer
+ * would pile XML and compressed output up in memory faster than deflate and the disk take it.
+ */
+async function drained(out: WriteStream, stream: SheetStream): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve))
+  for (const pipe of stream.pipes ?? [])
+    if (pipe.writableNeedDrain) await new Promise<void>((resolve) => pipe.once('drain', () => resolve()))
+  if (out.writableNeedDrain) await new Promise<void>((resolve) => out.once('drain', () => resolve()))
+}

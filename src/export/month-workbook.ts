@@ -1,0 +1,604 @@
+/**
+ * The month-end workbook as sheet definitions and lazily built rows (pure: no I/O). One workbook per
+ * connection and period, optionally one store. The Summary's totals are live SUMIFS/COUNTIFS formulas
+ * over the detail sheets, with cached results taken from `summarizeMonth`, so the file shows the app's
+ * figures before any recalculation and a spreadsheet that recalculates arrives at the same ones.
+ *
+ * Detail sheets hold only records of the period (accounting time zone), so formulas need no date
+ * criteria. Text values such as "Yes", "charge" and "reconciled" are criteria of those formulas: they
+ * stay English whatever the UI language.
+ */
+import type { ExportCell, ExportColumn, ExportRow, ExportSheet } from '../../electron/shared/contract/export'
+import type { AuditEntry, ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../db/records'
+import { isSuccessful, crossCheck, netOf, type Difference } from '../reconcile/cross-check'
+import { currencyExponent, normalizeCurrency, toMajorUnits } from '../reconcile/currency'
+import { hasChangedSinceReconciled } from '../reconcile/fingerprint'
+import { summarizeMonth, type MonthSummary, type MonthSummaryRow } from '../reconcile/month-summary'
+import { periodRange } from '../reconcile/periods'
+import {
+  amountCell,
+  amountText,
+  clipText,
+  dateCell,
+  formatWallClock,
+  jsonText,
+  wallClockMs,
+} from './sheet-values'
+
+export interface MonthWorkbookInput {
+  merchantName: string
+  connection: { id: string; label: string; timeZone: string }
+  /** `YYYY-MM` in the accounting time zone. */
+  period: string
+  /** One store's workbook, or null for every store of the connection. */
+  storeId: string | null
+  /** Store names by id; records' own `store_name` fills any gap. */
+  storeNames?: ReadonlyMap<string, string>
+  /** The connection's cached records (any period: the builder picks the period's). */
+  history: readonly HistoryRecord[]
+  charges: readonly ChargeRecord[]
+  marks: ReadonlyMap<RecordKey, MarkRecord>
+  audit: readonly AuditEntry[]
+  generatedAt: number
+  appVersion: string
+  /** Further filters to state in the header block (the store filter is stated already). */
+  filters?: readonly string[]
+}
+
+export interface WorkbookPlanSheet {
+  spec: ExportSheet
+  rowCount: number
+  rows: () => Iterable<ExportRow>
+}
+
+export interface WorkbookPlan {
+  suggestedName: string
+  title: string
+  sheets: WorkbookPlanSheet[]
+  /** What the Summary's formulas must add up to. */
+  summary: MonthSummary
+}
+
+export const SHEETS = {
+  summary: 'Summary',
+  transactions: 'Transactions',
+  charges: 'Charges',
+  refunds: 'Refunds',
+  exceptions: 'Exceptions',
+  audit: 'Audit',
+} as const
+
+/** Fee currency written when the API gave a fee without one (counted in "Fees without currency"). */
+export const UNKNOWN_FEE_CURRENCY = '(unknown)'
+
+interface KeyedColumn<K extends string> extends ExportColumn {
+  key: K
+}
+
+/** Columns with keys, so formulas find a column's letter instead of hard-coding it. */
+class Columns<K extends string> {
+  constructor(readonly list: readonly KeyedColumn<K>[]) {}
+  get columns(): ExportColumn[] {
+    return this.list.map(({ header, kind, width }) => ({ header, kind, width }))
+  }
+  letter(key: K): string {
+    const index = this.list.findIndex((c) => c.key === key)
+    if (index < 0) throw new Error(`no column ${key}`)
+    return columnLetter(index + 1)
+  }
+  /** A whole column of `sheet`, absolute: `'Transactions'!$E:$E`. */
+  range(sheet: string, key: K): string {
+    const l = this.letter(key)
+    return `${quoteSheet(sheet)}!$${l}:$${l}`
+  }
+  /** Cells in column order from a keyed object; missing keys are empty cells. */
+  row(values: Partial<Record<K, ExportCell>>): ExportRow {
+    return this.list.map((c) => values[c.key] ?? null)
+  }
+}
+
+export function columnLetter(n: number): string {
+  let s = ''
+  for (let x = n; x > 0; x = Math.floor((x - 1) / 26)) s = String.fromCharCode(65 + ((x - 1) % 26)) + s
+  return s
+}
+
+function quoteSheet(name: string): string {
+  return `'${name.replace(/'/g, "''")}'`
+}
+
+const col = <K extends string>(key: K, header: string, kind: ExportColumn['kind'], width: number) => ({
+  key,
+  header,
+  kind,
+  width,
+})
+
+const TX = new Columns([
+  col('created', 'Created', 'datetime', 20),
+  col('type', 'Type', 'text', 9),
+  col('id', 'Record ID', 'text', 38),
+  col('chargeId', 'Charge ID', 'text', 38),
+  col('storeId', 'Store ID', 'text', 38),
+  col('storeName', 'Store', 'text', 20),
+  col('mode', 'Mode', 'text', 7),
+  col('status', 'Status', 'text', 12),
+  col('counted', 'In totals', 'text', 9),
+  col('currency', 'Currency', 'text', 10),
+  col('amount', 'Amount', 'amount', 14),
+  col('signed', 'Signed amount', 'amount', 14),
+  col('reconciliation', 'Reconciliation', 'text', 14),
+  col('changed', 'Changed since reconciled', 'text', 12),
+  col('note', 'Note', 'text', 30),
+  col('brand', 'Brand', 'text', 10),
+  col('cardholder', 'Cardholder', 'text', 22),
+  col('email', 'E-mail', 'text', 28),
+  col('orderRef', 'Order', 'text', 18),
+  col('metadata', 'Metadata', 'text', 40),
+])
+
+const CH = new Columns([
+  col('created', 'Created', 'datetime', 20),
+  col('id', 'Charge ID', 'text', 38),
+  col('storeId', 'Store ID', 'text', 38),
+  col('storeName', 'Store', 'text', 20),
+  col('mode', 'Mode', 'text', 7),
+  col('status', 'Status', 'text', 12),
+  col('counted', 'In totals', 'text', 9),
+  col('currency', 'Currency', 'text', 10),
+  col('charged', 'Charged', 'amount', 14),
+  col('feeCurrency', 'Fee currency', 'text', 12),
+  col('fee', 'Fee', 'amount', 12),
+  col('refunded', 'Refunded to date', 'amount', 14),
+  col('net', 'Net', 'amount', 14),
+  col('separate', 'Other-currency amounts', 'text', 24),
+  col('merchantTxId', 'Merchant transaction ID', 'text', 24),
+  col('descriptor', 'Descriptor', 'text', 20),
+])
+
+const RF = new Columns([
+  col('created', 'Created', 'datetime', 20),
+  col('id', 'Refund ID', 'text', 38),
+  col('chargeId', 'Charge ID', 'text', 38),
+  col('storeId', 'Store ID', 'text', 38),
+  col('storeName', 'Store', 'text', 20),
+  col('mode', 'Mode', 'text', 7),
+  col('status', 'Status', 'text', 12),
+  col('currency', 'Currency', 'text', 10),
+  col('amount', 'Amount', 'amount', 14),
+  col('reconciliation', 'Reconciliation', 'text', 14),
+  col('changed', 'Changed since reconciled', 'text', 12),
+  col('note', 'Note', 'text', 30),
+  col('cardholder', 'Cardholder', 'text', 22),
+  col('orderRef', 'Order', 'text', 18),
+])
+
+const EX = new Columns([
+  col('kind', 'Exception', 'text', 24),
+  col('reason', 'Reason', 'text', 60),
+  col('record', 'Record', 'text', 46),
+  col('created', 'Created', 'datetime', 20),
+  col('storeId', 'Store ID', 'text', 38),
+  col('mode', 'Mode', 'text', 7),
+  col('currency', 'Currency', 'text', 10),
+  col('amount', 'Amount', 'amount', 14),
+  col('status', 'Status', 'text', 12),
+  col('note', 'Note', 'text', 30),
+])
+
+const AU = new Columns([
+  col('at', 'At', 'datetime', 20),
+  col('actor', 'By', 'text', 18),
+  col('action', 'Action', 'text', 14),
+  col('record', 'Record', 'text', 46),
+  col('period', 'Period', 'text', 9),
+  col('before', 'Before', 'text', 40),
+  col('after', 'After', 'text', 40),
+  col('reason', 'Reason', 'text', 30),
+])
+
+const SU = new Columns([
+  col('storeId', 'Store ID', 'text', 38),
+  col('storeName', 'Store', 'text', 20),
+  col('currency', 'Currency', 'text', 10),
+  col('mode', 'Mode', 'text', 7),
+  col('chargeCount', 'Charges', 'integer', 10),
+  col('chargeSum', 'Charge amount', 'amount', 15),
+  col('refundCount', 'Refunds', 'integer', 10),
+  col('refundSum', 'Refund amount', 'amount', 15),
+  col('feeSum', 'Fees', 'amount', 13),
+  col('feeUnknown', 'Fees without currency', 'integer', 12),
+  col('net', 'Net', 'amount', 15),
+  col('reconciledCount', 'Reconciled', 'integer', 11),
+  col('reconciledSum', 'Reconciled amount', 'amount', 15),
+  col('unreconciledCount', 'Unreconciled', 'integer', 12),
+  col('unreconciledSum', 'Unreconciled amount', 'amount', 15),
+  col('changedCount', 'Changed since reconciled', 'integer', 12),
+  col('otherCount', 'Other status (not counted)', 'integer', 12),
+])
+
+const yesNo = (b: boolean): string => (b ? 'Yes' : 'No')
+
+/** Headers of the Transactions sheet, also the ledger CSV's. */
+export const TRANSACTION_HEADERS: readonly string[] = TX.list.map((c) => c.header)
+
+/** One history record as a Transactions row (and a ledger CSV line). */
+export function transactionRow(
+  r: HistoryRecord,
+  mark: MarkRecord | undefined,
+  tz: string,
+  storeName: string | null,
+): ExportRow {
+  const currency = normalizeCurrency(r.currency)
+  return TX.row({
+    created: dateCell(r.createdAt, tz),
+    type: r.type,
+    id: r.resourceId,
+    chargeId: r.chargeId,
+    storeId: r.storeId,
+    storeName,
+    mode: r.mode,
+    status: r.status,
+    counted: yesNo(isSuccessful(r.status)),
+    currency,
+    amount: amountCell(r.amount, currency),
+    signed: amountCell(r.type === 'refund' ? -r.amount : r.amount, currency),
+    reconciliation: mark?.state === 'reconciled' ? 'reconciled' : 'unreconciled',
+    changed: yesNo(hasChangedSinceReconciled(mark, r)),
+    note: mark?.note ? clipText(mark.note) : null,
+    brand: r.brand || null,
+    cardholder: r.cardholderName || null,
+    email: r.cardholderEmail || null,
+    orderRef: r.orderRef,
+    metadata: Object.keys(r.raw.metadata).length > 0 ? jsonText(r.raw.metadata) : null,
+  })
+}
+
+function byTimeThenKey<T extends { createdAt: number }>(key: (r: T) => string) {
+  return (a: T, b: T): number => a.createdAt - b.createdAt || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
+}
+
+/** `closebook-<store>-2026-10.xlsx`, safe as a file name on every desktop. */
+export function workbookFileName(label: string, period: string): string {
+  const slug = label
+    .normalize('NFKC')
+    .replace(/[/\\:*?"<>|\p{Cc}\s]+/gu, '-')
+    .replace(/^[.-]+|-+$/g, '')
+    .slice(0, 60)
+  return `closebook-${slug || 'all-stores'}-${period}.xlsx`
+}
+
+export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
+  const tz = input.connection.timeZone
+  const range = periodRange(input.period, tz)
+  const inStore = (storeId: string): boolean => input.storeId === null || storeId === input.storeId
+  const inPeriod = (t: number): boolean => t >= range.from && t < range.to
+
+  const storeHistory = input.history.filter((r) => inStore(r.storeId))
+  const history = storeHistory.filter((r) => inPeriod(r.createdAt)).sort(byTimeThenKey((r) => r.key))
+  const charges = input.charges
+    .filter((c) => inStore(c.storeId) && inPeriod(c.createdAt))
+    .sort(byTimeThenKey((c) => c.id))
+  const refunds = history.filter((r) => r.type === 'refund')
+  const summary = summarizeMonth({ history, charges, marks: input.marks, timeZone: tz, period: input.period })
+
+  const storeNames = new Map(input.storeNames ?? [])
+  for (const r of input.history) if (!storeNames.has(r.storeId)) storeNames.set(r.storeId, r.raw.store_name)
+  for (const c of input.charges) if (!storeNames.has(c.storeId)) storeNames.set(c.storeId, c.raw.store_name)
+  const storeName = (id: string): string | null => storeNames.get(id) ?? null
+
+  // Refunds of every period count toward a charge's net "to date" (netOf), not only this month's.
+  const refundsByCharge = new Map<string, HistoryRecord[]>()
+  for (const r of storeHistory) {
+    if (r.type !== 'refund') continue
+    const list = refundsByCharge.get(r.chargeId) ?? []
+    list.push(r)
+    refundsByCharge.set(r.chargeId, list)
+  }
+
+  const markOf = (r: HistoryRecord) => input.marks.get(r.key)
+  const reconciled = (r: HistoryRecord): boolean => markOf(r)?.state === 'reconciled'
+
+  const transactionRows = function* (): Iterable<ExportRow> {
+    for (const r of history) yield transactionRow(r, markOf(r), tz, storeName(r.storeId))
+  }
+
+  const chargeRows = function* (): Iterable<ExportRow> {
+    for (const c of charges) {
+      const currency = normalizeCurrency(c.chargedCurrency)
+      const net = netOf(c, refundsByCharge.get(c.id) ?? [])
+      const feeCurrency =
+        c.feeAmount === null
+          ? null
+          : c.feeCurrency === null
+            ? UNKNOWN_FEE_CURRENCY
+            : normalizeCurrency(c.feeCurrency)
+      const separate = net.separate
+        .map((s) =>
+          s.currency
+            ? `${s.kind} ${amountText(s.amount, s.currency)}`
+            : `${s.kind} ${s.amount} (no currency)`,
+        )
+        .join('; ')
+      yield CH.row({
+        created: dateCell(c.createdAt, tz),
+        id: c.id,
+        storeId: c.storeId,
+        storeName: storeName(c.storeId),
+        mode: c.mode,
+        status: c.status,
+        counted: yesNo(isSuccessful(c.status)),
+        currency,
+        charged: amountCell(c.chargedAmount, currency),
+        feeCurrency,
+        // A fee without a currency has no decimals to go by: written as the API's integer.
+        fee:
+          c.feeAmount === null
+            ? null
+            : c.feeCurrency === null
+              ? c.feeAmount
+              : amountCell(c.feeAmount, normalizeCurrency(c.feeCurrency)),
+        refunded: amountCell(net.refunded, currency),
+        net: amountCell(net.net, currency),
+        separate: separate || null,
+        merchantTxId: c.merchantTransactionId,
+        descriptor: typeof c.raw.descriptor === 'string' && c.raw.descriptor ? c.raw.descriptor : null,
+      })
+    }
+  }
+
+  const refundRows = function* (): Iterable<ExportRow> {
+    for (const r of refunds) {
+      const currency = normalizeCurrency(r.currency)
+      const mark = markOf(r)
+      yield RF.row({
+        created: dateCell(r.createdAt, tz),
+        id: r.resourceId,
+        chargeId: r.chargeId,
+        storeId: r.storeId,
+        storeName: storeName(r.storeId),
+        mode: r.mode,
+        status: r.status,
+        currency,
+        amount: amountCell(r.amount, currency),
+        reconciliation: reconciled(r) ? 'reconciled' : 'unreconciled',
+        changed: yesNo(hasChangedSinceReconciled(mark, r)),
+        note: mark?.note ? clipText(mark.note) : null,
+        cardholder: r.cardholderName || null,
+        orderRef: r.orderRef,
+      })
+    }
+  }
+
+  const exceptions = buildExceptions(history, charges, input.marks, tz)
+  const audit = auditOfPeriod(input, range, new Set(storeHistory.map((r) => r.key)))
+
+  const auditRows = function* (): Iterable<ExportRow> {
+    for (const e of audit) {
+      yield AU.row({
+        at: dateCell(e.at, tz),
+        actor: e.actor,
+        action: e.action,
+        record: e.key,
+        period: e.period,
+        before: jsonText(e.before),
+        after: jsonText(e.after),
+        reason: e.reason ? clipText(e.reason) : null,
+      })
+    }
+  }
+
+  const storeLabel = input.storeId === null ? null : (storeName(input.storeId) ?? input.storeId)
+  const preamble = summaryPreamble(input, storeLabel)
+  const summaryRows = summary.rows.map((row, i) =>
+    summaryRow(row, preamble.length + 2 + i, storeName(row.storeId)),
+  )
+
+  const sheet = (
+    name: string,
+    columns: Columns<string>,
+    rowCount: number,
+    rows: () => Iterable<ExportRow>,
+  ) => ({
+    spec: { name, columns: columns.columns },
+    rowCount,
+    rows,
+  })
+  return {
+    suggestedName: workbookFileName(storeLabel ?? input.connection.label, input.period),
+    title: `Closebook ${input.period}${storeLabel ? ` ${storeLabel}` : ''}`,
+    summary,
+    sheets: [
+      {
+        spec: { name: SHEETS.summary, columns: SU.columns, preamble },
+        rowCount: summaryRows.length,
+        rows: () => summaryRows,
+      },
+      sheet(SHEETS.transactions, TX, history.length, transactionRows),
+      sheet(SHEETS.charges, CH, charges.length, chargeRows),
+      sheet(SHEETS.refunds, RF, refunds.length, refundRows),
+      sheet(SHEETS.exceptions, EX, exceptions.length, () => exceptions),
+      sheet(SHEETS.audit, AU, audit.length, auditRows),
+    ],
+  }
+}
+
+function summaryPreamble(input: MonthWorkbookInput, storeLabel: string | null): ExportRow[] {
+  const tz = input.connection.timeZone
+  const range = periodRange(input.period, tz)
+  const filters = [storeLabel === null ? 'All stores' : `Store: ${storeLabel}`, ...(input.filters ?? [])]
+  return [
+    ['Closebook month-end workbook'],
+    ['Merchant', input.merchantName || null],
+    ['Connection', input.connection.label],
+    [
+      'Period',
+      `${input.period} (${formatWallClock(wallClockMs(range.from, tz))} to ${formatWallClock(wallClockMs(range.to, tz))}, end exclusive)`,
+    ],
+    ['Time zone', `${tz} (every date and time in this workbook)`],
+    ['Generated at', dateCell(input.generatedAt, tz)],
+    ['Filters', filters.join('; ')],
+    ['App version', input.appVersion],
+    [
+      'Totals below are formulas over the detail sheets, per store, currency and mode; currencies are never added together. Reconciled and unreconciled amounts are signed: refunds negative.',
+    ],
+  ]
+}
+
+function summaryRow(row: MonthSummaryRow, r: number, storeName: string | null): ExportRow {
+  const d = currencyExponent(row.currency)
+  const T = SHEETS.transactions
+  const C = SHEETS.charges
+  const tx = (k: Parameters<typeof TX.range>[1]) => TX.range(T, k)
+  const ch = (k: Parameters<typeof CH.range>[1]) => CH.range(C, k)
+  const key = `${tx('storeId')},$A${r},${tx('currency')},$C${r},${tx('mode')},$D${r}`
+  const counted = `${tx('counted')},"Yes"`
+  const count = (criteria: string, result: number): ExportCell => ({
+    formula: `COUNTIFS(${key},${criteria})`,
+    result,
+  })
+  const sum = (column: Parameters<typeof TX.range>[1], criteria: string, minor: number): ExportCell => ({
+    formula: `ROUND(SUMIFS(${tx(column)},${key},${criteria}),${d})`,
+    result: toMajorUnits(minor, row.currency),
+    decimals: d,
+  })
+  const chargeKey = `${ch('storeId')},$A${r},${ch('mode')},$D${r},${ch('counted')},"Yes"`
+  const L = (k: Parameters<typeof SU.letter>[0]) => `${SU.letter(k)}${r}`
+  return SU.row({
+    storeId: row.storeId,
+    storeName,
+    currency: row.currency,
+    mode: row.mode,
+    chargeCount: count(`${tx('type')},"charge",${counted}`, row.chargeCount),
+    chargeSum: sum('amount', `${tx('type')},"charge",${counted}`, row.chargeSum),
+    refundCount: count(`${tx('type')},"refund",${counted}`, row.refundCount),
+    refundSum: sum('amount', `${tx('type')},"refund",${counted}`, row.refundSum),
+    feeSum: {
+      formula: `ROUND(SUMIFS(${ch('fee')},${chargeKey},${ch('feeCurrency')},$C${r}),${d})`,
+      result: toMajorUnits(row.feeSum, row.currency),
+      decimals: d,
+    },
+    feeUnknown: {
+      formula: `COUNTIFS(${chargeKey},${ch('currency')},$C${r},${ch('feeCurrency')},"${UNKNOWN_FEE_CURRENCY}")`,
+      result: row.feeUnknownCurrencyCount,
+    },
+    net: {
+      formula: `ROUND(${L('chargeSum')}-${L('refundSum')}-${L('feeSum')},${d})`,
+      result: toMajorUnits(row.net, row.currency),
+      decimals: d,
+    },
+    reconciledCount: count(`${counted},${tx('reconciliation')},"reconciled"`, row.reconciledCount),
+    reconciledSum: sum('signed', `${counted},${tx('reconciliation')},"reconciled"`, row.reconciledSum),
+    unreconciledCount: count(`${counted},${tx('reconciliation')},"unreconciled"`, row.unreconciledCount),
+    unreconciledSum: sum('signed', `${counted},${tx('reconciliation')},"unreconciled"`, row.unreconciledSum),
+    changedCount: count(`${counted},${tx('changed')},"Yes"`, row.changedSinceReconciledCount),
+    otherCount: count(`${tx('counted')},"No"`, row.otherStatusCount),
+  })
+}
+
+const DIFFERENCE_REASONS: Record<Difference['kind'], (d: Difference) => string> = {
+  missing_in_charges: () => 'In the transaction history but not in the charge list (sync the charges again).',
+  missing_in_history: () => 'In the charge list but not in the transaction history (sync the history again).',
+  currency: (d) =>
+    `History currency ${d.history?.currency ?? '?'} differs from charged currency ${d.charge?.chargedCurrency ?? '?'}.`,
+  amount: (d) =>
+    `History amount ${d.history ? amountText(d.history.amount, d.history.currency) : '?'} differs from charged amount ${
+      d.charge ? amountText(d.charge.chargedAmount, d.charge.chargedCurrency) : '?'
+    }.`,
+  status: (d) =>
+    `History status "${d.history?.status ?? '?'}" differs from charge status "${d.charge?.status ?? '?'}".`,
+}
+
+/**
+ * Everything an accountant should look at before closing: counted records not yet reconciled, records
+ * changed since they were reconciled, records not counted because of their status, cross-check
+ * differences between history and charge list, and fees the API gave without a currency.
+ */
+function buildExceptions(
+  history: readonly HistoryRecord[],
+  charges: readonly ChargeRecord[],
+  marks: ReadonlyMap<RecordKey, MarkRecord>,
+  tz: string,
+): ExportRow[] {
+  const rows: ExportRow[] = []
+  const recordRow = (r: HistoryRecord, kind: string, reason: string): ExportRow =>
+    EX.row({
+      kind,
+      reason,
+      record: r.key,
+      created: dateCell(r.createdAt, tz),
+      storeId: r.storeId,
+      mode: r.mode,
+      currency: normalizeCurrency(r.currency),
+      amount: amountCell(r.amount, normalizeCurrency(r.currency)),
+      status: r.status,
+      note: marks.get(r.key)?.note ? clipText(marks.get(r.key)?.note ?? '') : null,
+    })
+  for (const r of history) {
+    const mark = marks.get(r.key)
+    if (!isSuccessful(r.status)) {
+      rows.push(recordRow(r, 'not counted', `Status "${r.status}": no money moved, so not in the totals.`))
+    } else if (mark?.state !== 'reconciled') {
+      rows.push(recordRow(r, 'unreconciled', 'Not reconciled yet.'))
+    } else if (hasChangedSinceReconciled(mark, r)) {
+      rows.push(
+        recordRow(
+          r,
+          'changed since reconciled',
+          `Amount, currency, status or refunds changed after it was reconciled by ${mark.updatedBy}; reconfirm it.`,
+        ),
+      )
+    }
+  }
+  for (const d of crossCheck(history, charges)) {
+    const record = d.history
+    const charge = d.charge
+    const currency = normalizeCurrency(record?.currency ?? charge?.chargedCurrency ?? '')
+    const amount = record?.amount ?? charge?.chargedAmount ?? null
+    rows.push(
+      EX.row({
+        kind: `cross-check: ${d.kind.replace(/_/g, ' ')}`,
+        reason: DIFFERENCE_REASONS[d.kind](d),
+        record: record?.key ?? `charge:${d.chargeId}`,
+        created: dateCell(record?.createdAt ?? charge?.createdAt ?? 0, tz),
+        storeId: record?.storeId ?? charge?.storeId ?? null,
+        mode: record?.mode ?? charge?.mode ?? null,
+        currency: currency || null,
+        amount: amount === null || !currency ? null : amountCell(amount, currency),
+        status: record?.status ?? charge?.status ?? null,
+      }),
+    )
+  }
+  for (const c of charges) {
+    if (c.feeAmount === null || c.feeCurrency !== null || !isSuccessful(c.status)) continue
+    rows.push(
+      EX.row({
+        kind: 'fee without currency',
+        reason: `The API gave a fee of ${c.feeAmount} without a currency: it is in no row's fees.`,
+        record: `charge:${c.id}`,
+        created: dateCell(c.createdAt, tz),
+        storeId: c.storeId,
+        mode: c.mode,
+        currency: normalizeCurrency(c.chargedCurrency),
+        status: c.status,
+      }),
+    )
+  }
+  return rows
+}
+
+/**
+ * Audit entries about the period: marks, notes and reconfirmations of its records, its close and reopen
+ * (all carry the period), plus entries without a period (restore) made during it. For one store, record
+ * entries of other stores are left out.
+ */
+function auditOfPeriod(
+  input: MonthWorkbookInput,
+  range: { from: number; to: number },
+  storeKeys: ReadonlySet<RecordKey>,
+): AuditEntry[] {
+  return input.audit
+    .filter((e) => (e.period === null ? e.at >= range.from && e.at < range.to : e.period === input.period))
+    .filter((e) => input.storeId === null || e.key === null || storeKeys.has(e.key))
+    .sort((a, b) => a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0))
+}

@@ -1,0 +1,100 @@
+/**
+ * Sends a workbook plan to the host: begin, then each sheet's rows in chunks of ≤ 2,000, then finish. The
+ * host writes as it goes, so neither side ever holds the whole file. Abort or failure cancels the export,
+ * which removes the host's temporary file; nothing is delivered.
+ */
+import type { DeliveredFile } from '../../electron/shared/contract/files'
+import { MAX_ROWS_PER_CHUNK, type ExportRow } from '../../electron/shared/contract/export'
+import type { HistoryRecord, MarkRecord, RecordKey } from '../db/records'
+import { desktopApi } from '../platform'
+import { startDownload, writeFileThroughHost } from '../platform/files'
+import { ledgerCsvChunks } from './ledger-csv'
+import { buildMonthWorkbook, type MonthWorkbookInput, type WorkbookPlan } from './month-workbook'
+
+export interface ExportProgress {
+  sheet: string
+  rowsWritten: number
+  totalRows: number
+}
+
+export interface ExportOptions {
+  signal?: AbortSignal
+  onProgress?: (progress: ExportProgress) => void
+  rowsPerChunk?: number
+}
+
+/** Text per call kept well under the web host's 16 MB body limit, whatever the rows hold. */
+const MAX_CHUNK_CHARS = 4 * 1024 * 1024
+
+function approxChars(row: ExportRow): number {
+  let n = 2
+  for (const cell of row) n += typeof cell === 'string' ? cell.length + 3 : 24
+  return n
+}
+
+/** Rows in chunks of at most `size` rows and about MAX_CHUNK_CHARS characters. */
+export function* chunksOf(rows: Iterable<ExportRow>, size: number): Generator<ExportRow[]> {
+  let chunk: ExportRow[] = []
+  let chars = 0
+  for (const row of rows) {
+    const n = approxChars(row)
+    if (chunk.length > 0 && (chunk.length >= size || chars + n > MAX_CHUNK_CHARS)) {
+      yield chunk
+      chunk = []
+      chars = 0
+    }
+    chunk.push(row)
+    chars += n
+  }
+  if (chunk.length > 0) yield chunk
+}
+
+export async function writeWorkbookThroughHost(
+  plan: WorkbookPlan,
+  options: ExportOptions = {},
+): Promise<DeliveredFile> {
+  const api = desktopApi()
+  const size = Math.min(Math.max(1, options.rowsPerChunk ?? MAX_ROWS_PER_CHUNK), MAX_ROWS_PER_CHUNK)
+  const totalRows = plan.sheets.reduce((n, s) => n + s.rowCount, 0)
+  options.signal?.throwIfAborted()
+  const { exportId } = await api.export.begin({
+    suggestedName: plan.suggestedName,
+    title: plan.title,
+    sheets: plan.sheets.map((s) => s.spec),
+  })
+  try {
+    for (const sheet of plan.sheets) {
+      for (const rows of chunksOf(sheet.rows(), size)) {
+        options.signal?.throwIfAborted()
+        const { rowsWritten } = await api.export.appendRows({ exportId, sheet: sheet.spec.name, rows })
+        options.onProgress?.({ sheet: sheet.spec.name, rowsWritten, totalRows })
+      }
+    }
+    options.signal?.throwIfAborted()
+    const delivered = await api.export.finish({ exportId })
+    if (delivered.savedTo === 'download') startDownload(delivered.downloadUrl, delivered.fileName)
+    return delivered
+  } catch (error) {
+    await api.export.cancel({ exportId }).catch(() => undefined)
+    throw error
+  }
+}
+
+/** The month-end workbook of a connection (or one store) and period, built from the cache and delivered. */
+export function exportMonthWorkbook(
+  input: MonthWorkbookInput,
+  options: ExportOptions = {},
+): Promise<DeliveredFile> {
+  return writeWorkbookThroughHost(buildMonthWorkbook(input), options)
+}
+
+/** The ledger's current filter as CSV (UTF-8 with BOM), through the host's file writer. */
+export function exportLedgerCsv(
+  suggestedName: string,
+  records: Iterable<HistoryRecord>,
+  marks: ReadonlyMap<RecordKey, MarkRecord>,
+  timeZone: string,
+  options: { signal?: AbortSignal; onProgress?: (bytes: number) => void } = {},
+): Promise<DeliveredFile> {
+  return writeFileThroughHost(suggestedName, 'text/csv', ledgerCsvChunks(records, marks, timeZone), options)
+}

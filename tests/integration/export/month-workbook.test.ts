@@ -1,0 +1,284 @@
+/**
+ * The month-end workbook end to end: rows built from the cache by src/export, written by main's
+ * streaming writer, read back with exceljs, Summary results checked against summarizeMonth.
+ */
+import { join } from 'node:path'
+import ExcelJS from 'exceljs'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { exportBeginArgsSchema, exportRowSchema } from '../../../electron/shared/contract/export'
+import { buildMonthWorkbook, type MonthWorkbookInput } from '../../../src/export/month-workbook'
+import { wallClockMs } from '../../../src/export/sheet-values'
+import { summarizeMonth } from '../../../src/reconcile/month-summary'
+import { EVIL_NAME, EVIL_NOTE, GENERATED_AT, PERIOD, STORE_1, TZ, jpyMonth, mixedMonth } from './fixtures'
+import { expectedSummary } from './expected'
+import { readWorkbook, removeDir, tempDir, tmpFiles, writePlanTo } from './support'
+
+let dir: string
+beforeEach(async () => {
+  dir = await tempDir()
+})
+afterEach(async () => {
+  await removeDir(dir)
+})
+
+const SHEET_ORDER = ['Summary', 'Transactions', 'Charges', 'Refunds', 'Exceptions', 'Audit']
+const HEADER_ROW = 10 // Summary: 9 rows of header block, then the table's header
+
+async function exportMonth(input: MonthWorkbookInput): Promise<ExcelJS.Workbook> {
+  const target = join(dir, 'out.xlsx')
+  await writePlanTo(buildMonthWorkbook(input), dir, target)
+  expect(await tmpFiles(dir)).toEqual([])
+  return readWorkbook(target)
+}
+
+/** A cell's text for keys and messages (exceljs values may be objects). */
+function text(value: ExcelJS.CellValue | undefined): string {
+  return typeof value === 'string' ? value : JSON.stringify(value ?? null)
+}
+
+function sheet(book: ExcelJS.Workbook, name: string): ExcelJS.Worksheet {
+  const ws = book.getWorksheet(name)
+  if (!ws) throw new Error(`no sheet ${name}`)
+  return ws
+}
+
+/** Header text → column number of a sheet's header row. */
+function columnsOf(ws: ExcelJS.Worksheet, headerRow = 1): Map<string, number> {
+  const map = new Map<string, number>()
+  ws.getRow(headerRow).eachCell((cell, n) => map.set(text(cell.value), n))
+  return map
+}
+
+/** Rows below the header as header → cell. */
+function records(ws: ExcelJS.Worksheet, headerRow = 1): Map<string, ExcelJS.Cell>[] {
+  const columns = columnsOf(ws, headerRow)
+  const out: Map<string, ExcelJS.Cell>[] = []
+  for (let r = headerRow + 1; r <= ws.rowCount; r++) {
+    out.push(new Map([...columns].map(([h, n]) => [h, ws.getRow(r).getCell(n)])))
+  }
+  return out
+}
+
+function frozenRows(ws: ExcelJS.Worksheet): number | undefined {
+  const view = ws.views[0]
+  return view?.state === 'frozen' ? view.ySplit : undefined
+}
+
+function formulaOf(cell: ExcelJS.Cell): { formula: string; result: unknown } {
+  const value = cell.value as { formula?: string; result?: unknown }
+  if (typeof value?.formula !== 'string') throw new Error(`${cell.address} is not a formula`)
+  return { formula: value.formula, result: value.result ?? 0 } // exceljs reads a cached 0 as no result
+}
+
+function checkSummary(book: ExcelJS.Workbook, input: MonthWorkbookInput): void {
+  const ws = sheet(book, 'Summary')
+  const expected = expectedSummary(input)
+  expect(frozenRows(ws)).toBe(HEADER_ROW)
+  expect(ws.autoFilter).toBe(`A${HEADER_ROW}:Q${HEADER_ROW + expected.size}`)
+  const rows = records(ws, HEADER_ROW)
+  expect(rows).toHaveLength(expected.size)
+  for (const row of rows) {
+    const key = ['Store ID', 'Currency', 'Mode'].map((h) => text(row.get(h)?.value)).join('|')
+    const figures = expected.get(key)
+    expect(figures, key).toBeDefined()
+    const cells = [...row.values()].slice(4) // E…Q, in SUMMARY_FIELDS order
+    const decimals = key.includes('|USD|') ? 2 : 0
+    cells.forEach((cell, i) => {
+      const { formula, result } = formulaOf(cell)
+      expect(formula).toMatch(/^(COUNTIFS|ROUND)\(/)
+      expect(result, `${key} ${cell.address}`).toBe(figures?.[i])
+    })
+    expect(row.get('Charge amount')?.numFmt).toBe(decimals ? '#,##0.00' : '#,##0')
+    expect(row.get('Charges')?.numFmt).toBe('#,##0')
+  }
+}
+
+describe('WorkbookExports: the month-end workbook, read back with exceljs', () => {
+  it('writes a mixed-currency month: every sheet, values, types, formats, frozen header, autofilter', async () => {
+    const input = mixedMonth()
+    const book = await exportMonth(input)
+    expect(book.worksheets.map((w) => w.name)).toEqual(SHEET_ORDER)
+    expect(book.creator).toBe('Closebook')
+
+    // Summary header block
+    const summary = sheet(book, 'Summary')
+    const block = new Map<string, ExcelJS.CellValue>()
+    for (let r = 2; r < HEADER_ROW - 1; r++)
+      block.set(text(summary.getCell(r, 1).value), summary.getCell(r, 2).value)
+    expect(block.get('Merchant')).toBe("'@merchant")
+    expect(block.get('Connection')).toBe('Tokyo shop')
+    expect(block.get('Period')).toMatch(/^2026-10 \(2026-10-01 00:00:00 to 2026-11-01 00:00:00/)
+    expect(block.get('Time zone')).toMatch(/^Asia\/Tokyo/)
+    expect(block.get('Generated at')).toEqual(new Date(wallClockMs(GENERATED_AT, TZ)))
+    expect(summary.getCell(6, 2).numFmt).toBe('yyyy-mm-dd hh:mm:ss')
+    expect(block.get('Filters')).toBe('All stores; Modes: live, test')
+    expect(block.get('App version')).toBe('0.1.0')
+    checkSummary(book, input)
+    expect(summary.getColumn(1).width).toBe(38)
+
+    // Transactions: the period's history records only (the one at 2026-10-31T16:30Z is November in Tokyo)
+    const tx = sheet(book, 'Transactions')
+    expect(frozenRows(tx)).toBe(1)
+    expect(tx.autoFilter).toBe('A1:T12')
+    expect(tx.getRow(1).getCell(1).font?.bold).toBe(true)
+    const txRows = records(tx)
+    expect(txRows).toHaveLength(11)
+    const first = txRows[0]
+    const created = first?.get('Created')
+    expect(created?.type).toBe(ExcelJS.ValueType.Date)
+    expect(created?.value).toEqual(new Date(Date.UTC(2026, 9, 5, 12, 0, 0))) // 03:00Z is 12:00 in Tokyo
+    expect(created?.numFmt).toBe('yyyy-mm-dd hh:mm:ss')
+    expect(first?.get('Amount')?.value).toBe(10_000)
+    expect(first?.get('Amount')?.type).toBe(ExcelJS.ValueType.Number)
+    expect(first?.get('Amount')?.numFmt).toBe('#,##0')
+    expect(first?.get('Cardholder')?.value).toBe(`'${EVIL_NAME}`)
+    expect(first?.get('Note')?.value).toBe(`'${EVIL_NOTE}`)
+    expect(first?.get('Order')?.value).toBe("'+81-3-1234")
+    const usd = txRows.find((r) => r.get('Record ID')?.value === '00000000-0000-4000-8000-000000000006')
+    expect(usd?.get('Amount')?.value).toBe(19.99)
+    expect(usd?.get('Amount')?.numFmt).toBe('#,##0.00')
+    expect(usd?.get('Changed since reconciled')?.value).toBe('Yes')
+    expect(usd?.get('Store')?.value).toBe("'=Evil store")
+    const refund = txRows.find((r) => r.get('Type')?.value === 'refund' && r.get('Currency')?.value === 'USD')
+    expect(refund?.get('Signed amount')?.value).toBe(-5) // a number, never guarded like text
+    const last = txRows.at(-1)
+    expect(last?.get('Created')?.value).toEqual(new Date(Date.UTC(2026, 9, 31, 23, 59, 59)))
+
+    // Charges: fee and net per charge, fees in their own currency's decimals
+    const ch = records(sheet(book, 'Charges'))
+    expect(ch).toHaveLength(9)
+    const c1 = ch.find((r) => r.get('Charge ID')?.value === '00000000-0000-4000-8000-000000000001')
+    expect(c1?.get('Fee')?.value).toBe(360)
+    expect(c1?.get('Refunded to date')?.value).toBe(2000)
+    expect(c1?.get('Net')?.value).toBe(7640) // 10,000 − 360 − 2,000 (the pending refund does not count)
+    expect(c1?.get('Descriptor')?.value).toBe("'-2+3")
+    const c14 = ch.find((r) => r.get('Charge ID')?.value === '00000000-0000-4000-8000-00000000000e')
+    expect(c14?.get('Fee currency')?.value).toBe('USD')
+    expect(c14?.get('Fee')?.numFmt).toBe('#,##0.00')
+    expect(c14?.get('Net')?.value).toBe(3000)
+    expect(c14?.get('Other-currency amounts')?.value).toBe('fee 0.25 USD')
+    const c13 = ch.find((r) => r.get('Charge ID')?.value === '00000000-0000-4000-8000-00000000000d')
+    expect(c13?.get('Fee currency')?.value).toBe('(unknown)')
+    expect(sheet(book, 'Charges').autoFilter).toBe('A1:P10')
+
+    // Refunds
+    const rf = records(sheet(book, 'Refunds'))
+    expect(rf.map((r) => r.get('Status')?.value)).toEqual(['successful', 'pending', 'successful'])
+    expect(rf[0]?.get('Reconciliation')?.value).toBe('reconciled')
+
+    // Exceptions: each with a reason
+    const ex = records(sheet(book, 'Exceptions'))
+    const kinds = ex.map((r) => r.get('Exception')?.value)
+    expect(new Set(kinds)).toEqual(
+      new Set([
+        'changed since reconciled',
+        'unreconciled',
+        'not counted',
+        'cross-check: amount',
+        'cross-check: missing in history',
+        'fee without currency',
+      ]),
+    )
+    for (const r of ex) expect(text(r.get('Reason')?.value)).not.toBe('')
+    expect(ex.filter((r) => r.get('Exception')?.value === 'unreconciled')).toHaveLength(6)
+
+    // Audit: the period's entries, in time order; November's mark of a November record is left out
+    const audit = sheet(book, 'Audit')
+    const au = records(audit)
+    expect(au.map((r) => r.get('Action')?.value)).toEqual([
+      'mark',
+      'note',
+      'mark',
+      'restore',
+      'close-period',
+      'reopen-period',
+    ])
+    expect(au[1]?.get('After')?.value).toBe(`'${EVIL_NOTE}`)
+    expect(au[0]?.get('At')?.type).toBe(ExcelJS.ValueType.Date)
+    expect(au[5]?.get('Reason')?.value).toBe('late refund')
+    expect(frozenRows(audit)).toBe(1)
+    expect(audit.autoFilter).toBe('A1:H7')
+  })
+
+  it('writes a JPY-only month for one store: zero decimals, one currency, the store in the name', async () => {
+    const input = jpyMonth()
+    const plan = buildMonthWorkbook(input)
+    expect(plan.suggestedName).toBe('closebook-Shibuya-2026-10.xlsx')
+    const book = await exportMonth(input)
+    checkSummary(book, input)
+    const summary = records(sheet(book, 'Summary'), HEADER_ROW)
+    expect(summary.map((r) => r.get('Currency')?.value)).toEqual(['JPY'])
+    expect(summary[0]?.get('Store ID')?.value).toBe(STORE_1)
+    expect(sheet(book, 'Summary').getCell(7, 2).value).toBe('Store: Shibuya; Modes: live, test')
+    for (const name of ['Transactions', 'Charges', 'Refunds']) {
+      for (const r of records(sheet(book, name))) {
+        for (const [header, cell] of r) {
+          // A fee the API gave without a currency has no decimals to go by: written as it came.
+          if (r.get('Fee currency')?.value === '(unknown)' && header === 'Fee') continue
+          if (typeof cell.value === 'number') expect(cell.numFmt, `${name} ${header}`).toBe('#,##0')
+        }
+      }
+    }
+    // Store 2's audit entry is left out of store 1's workbook.
+    expect(records(sheet(book, 'Audit')).map((r) => r.get('By')?.value)).not.toContain('carol')
+  })
+
+  it('writes an empty month as headers only, with an empty summary table', async () => {
+    const input = { ...mixedMonth(), period: '2027-01' }
+    const book = await exportMonth(input)
+    expect(book.worksheets.map((w) => w.name)).toEqual(SHEET_ORDER)
+    expect(sheet(book, 'Transactions').rowCount).toBe(1)
+    expect(sheet(book, 'Transactions').autoFilter).toBe('A1:T1')
+    expect(records(sheet(book, 'Summary'), HEADER_ROW)).toHaveLength(0)
+  })
+})
+
+describe('buildMonthWorkbook', () => {
+  it('defines the six sheets in order, valid for the contract, rows as counted', () => {
+    const plan = buildMonthWorkbook(mixedMonth())
+    expect(plan.sheets.map((s) => s.spec.name)).toEqual([
+      'Summary',
+      'Transactions',
+      'Charges',
+      'Refunds',
+      'Exceptions',
+      'Audit',
+    ])
+    expect(
+      exportBeginArgsSchema.safeParse({
+        suggestedName: plan.suggestedName,
+        title: plan.title,
+        sheets: plan.sheets.map((s) => s.spec),
+      }).success,
+    ).toBe(true)
+    for (const sheet of plan.sheets) {
+      const rows = [...sheet.rows()]
+      expect(rows, sheet.spec.name).toHaveLength(sheet.rowCount)
+      for (const row of rows) {
+        expect(row).toHaveLength(sheet.spec.columns.length)
+        expect(exportRowSchema.safeParse(row).success, JSON.stringify(row)).toBe(true)
+      }
+    }
+  })
+
+  it("caches the app's month summary as the Summary formulas' results", () => {
+    const input = mixedMonth()
+    const plan = buildMonthWorkbook(input)
+    const app = summarizeMonth({
+      history: input.history,
+      charges: input.charges,
+      marks: input.marks,
+      timeZone: TZ,
+      period: PERIOD,
+    })
+    expect(plan.summary.rows).toEqual(app.rows)
+    const rows = [...(plan.sheets[0]?.rows() ?? [])]
+    expect(rows).toHaveLength(app.rows.length)
+    const usd = rows.find((r) => r[2] === 'USD' && r[3] === 'live' && r[1] === '=Evil store')
+    // 19.99 + 0.10 + 0.20 charged, 5.00 refunded, fees 0.62: all in USD, none converted
+    expect(usd?.[5]).toMatchObject({ result: 20.29, decimals: 2 })
+    expect(usd?.[7]).toMatchObject({ result: 5, decimals: 2 })
+    expect(usd?.[8]).toMatchObject({ result: 0.62 })
+    expect(usd?.[10]).toMatchObject({ formula: 'ROUND(F14-H14-I14,2)', result: 14.67 })
+  })
+})

@@ -1,0 +1,289 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import ExcelJS from 'exceljs'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { DeliverFile } from '../../../../../electron/services/files/file-writer'
+import { moveIntoPlace } from '../../../../../electron/services/files/move-into-place'
+import { xmlText } from '../../../../../electron/services/workbook/row-xml'
+import { WorkbookExports } from '../../../../../electron/services/workbook/workbook-exports'
+import { desktopApiContract } from '../../../../../electron/shared/contract'
+import type { ExportBeginArgs, ExportRow } from '../../../../../electron/shared/contract/export'
+import { DesktopApiError } from '../../../../../electron/shared/errors'
+
+// The month's own sheets, built from the cache and recalculated by LibreOffice, are tested in
+// tests/integration/export (they need src/ and node together); here, the writer on its own.
+
+let dir: string
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'closebook-workbook-'))
+})
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+const tmpFiles = async (): Promise<string[]> => readdir(join(dir, 'tmp')).catch(() => [])
+
+function saveTo(target: string): DeliverFile {
+  return async (temp, name) => {
+    await moveIntoPlace(temp, target)
+    return { savedTo: 'path', path: target, fileName: name }
+  }
+}
+
+describe('WorkbookExports: cells, formats and sheet settings, read back with exceljs', () => {
+  it('writes each cell kind with its type and format, guards text, freezes the header, filters the table', async () => {
+    const target = join(dir, 'book.xlsx')
+    const exports = new WorkbookExports({ dataDir: dir, deliverFile: saveTo(target) })
+    const id = await exports.begin({
+      suggestedName: 'closebook-a-2026-10.xlsx',
+      title: 'Closebook 2026-10',
+      sheets: [
+        {
+          name: 'Summary',
+          preamble: [
+            ['Merchant', '=evil()'],
+            ['Generated at', { date: Date.UTC(2026, 10, 2, 10, 2, 3) }],
+            [],
+          ],
+          columns: [
+            { header: 'Currency', kind: 'text', width: 12 },
+            { header: 'Total', kind: 'amount', width: 15 },
+            { header: 'Count', kind: 'integer', width: 10 },
+          ],
+        },
+        {
+          name: 'Data',
+          columns: [
+            { header: 'When', kind: 'datetime', width: 20 },
+            { header: 'Day', kind: 'date', width: 12 },
+            { header: 'Currency', kind: 'text', width: 10 },
+            { header: 'Amount', kind: 'amount', width: 14 },
+            { header: 'Count', kind: 'integer', width: 8 },
+            { header: 'Text', kind: 'text', width: 30 },
+          ],
+        },
+      ],
+    })
+    await exports.appendRows(id, 'Summary', [
+      ['USD', { formula: "ROUND(SUMIFS('Data'!$D:$D,'Data'!$C:$C,$A5),2)", result: 12.34, decimals: 2 }, 7],
+      [
+        'JPY',
+        { formula: "ROUND(SUMIFS('Data'!$D:$D,'Data'!$C:$C,$A6),0)", result: 1050, decimals: 0 },
+        { formula: 'COUNTIF(A:A,"x")', result: 0 },
+      ],
+    ])
+    const texts = ['=1+1', '+1', '-1', '@A1', '\t=1', '\r=1', '＝1', 'plain', '山田 太郎']
+    await exports.appendRows(
+      id,
+      'Data',
+      texts.map((text, i): ExportRow => [
+        { date: Date.UTC(2026, 9, 31, 23, 59, 59) },
+        { date: Date.UTC(2026, 9, 31) },
+        i % 2 ? 'USD' : 'JPY',
+        i % 2 ? { amount: -12.34, decimals: 2 } : { amount: 1050, decimals: 0 },
+        i,
+        text,
+      ]),
+    )
+    await exports.finish(id)
+    expect(await tmpFiles()).toEqual([])
+
+    const book = new ExcelJS.Workbook()
+    await book.xlsx.readFile(target)
+    expect(book.worksheets.map((w) => w.name)).toEqual(['Summary', 'Data'])
+    expect(book.title).toBe('Closebook 2026-10')
+
+    const summary = book.getWorksheet('Summary')
+    if (!summary) throw new Error('no Summary')
+    expect(summary.getCell('B1').value).toBe("'=evil()")
+    expect(summary.getCell('B2').value).toEqual(new Date(Date.UTC(2026, 10, 2, 10, 2, 3)))
+    expect(summary.getCell('B2').numFmt).toBe('yyyy-mm-dd hh:mm:ss')
+    expect(summary.getCell('A4').value).toBe('Currency')
+    expect(summary.getCell('A4').font?.bold).toBe(true)
+    expect(summary.views[0]).toMatchObject({ state: 'frozen', ySplit: 4 })
+    expect(summary.autoFilter).toBe('A4:C6')
+    expect(summary.getCell('B5').value).toEqual({
+      formula: "ROUND(SUMIFS('Data'!$D:$D,'Data'!$C:$C,$A5),2)",
+      result: 12.34,
+    })
+    expect(summary.getCell('B5').numFmt).toBe('#,##0.00')
+    expect(summary.getCell('B6').numFmt).toBe('#,##0')
+    expect(summary.getCell('C5').value).toBe(7)
+    expect(summary.getCell('C5').numFmt).toBe('#,##0')
+    expect(summary.getColumn(2).width).toBe(15)
+
+    const data = book.getWorksheet('Data')
+    if (!data) throw new Error('no Data')
+    expect(data.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 })
+    expect(data.autoFilter).toBe(`A1:F${texts.length + 1}`)
+    expect(data.getColumn(6).width).toBe(30)
+    const when = data.getCell('A2')
+    expect(when.type).toBe(ExcelJS.ValueType.Date)
+    expect(when.value).toEqual(new Date(Date.UTC(2026, 9, 31, 23, 59, 59)))
+    expect(when.numFmt).toBe('yyyy-mm-dd hh:mm:ss')
+    expect(data.getCell('B2').numFmt).toBe('yyyy-mm-dd')
+    expect(data.getCell('D2')).toMatchObject({ type: ExcelJS.ValueType.Number, value: 1050, numFmt: '#,##0' })
+    expect(data.getCell('D3')).toMatchObject({ value: -12.34, numFmt: '#,##0.00' })
+    expect(data.getCell('E3')).toMatchObject({ value: 1, numFmt: '#,##0' })
+    const written = texts.map((_, i) => data.getCell(i + 2, 6).value)
+    expect(written).toEqual(["'=1+1", "'+1", "'-1", "'@A1", "'\t=1", "'\r=1", "'＝1", 'plain', '山田 太郎'])
+    for (let r = 2; r <= texts.length + 1; r++) expect(data.getCell(r, 6).type).toBe(ExcelJS.ValueType.String)
+  })
+
+  it('writes 2,000-row chunks across sheets in order, numbering rows without gaps', async () => {
+    const target = join(dir, 'big.xlsx')
+    const exports = new WorkbookExports({ dataDir: dir, deliverFile: saveTo(target) })
+    const id = await exports.begin({
+      suggestedName: 'big.xlsx',
+      sheets: ['A', 'B'].map((name) => ({
+        name,
+        columns: [{ header: 'n', kind: 'integer' as const, width: 8 }],
+      })),
+    })
+    let written = 0
+    for (let chunk = 0; chunk < 3; chunk++)
+      written = await exports.appendRows(
+        id,
+        'A',
+        Array.from({ length: 2000 }, (_, i) => [chunk * 2000 + i]),
+      )
+    written = await exports.appendRows(id, 'B', [[1]])
+    expect(written).toBe(6001)
+    await exports.finish(id)
+    const book = new ExcelJS.Workbook()
+    await book.xlsx.readFile(target)
+    const a = book.getWorksheet('A')
+    expect(a?.rowCount).toBe(6001)
+    expect(a?.getCell('A6001').value).toBe(5999)
+    expect(a?.autoFilter).toBe('A1:A6001')
+  })
+})
+
+describe('WorkbookExports: nothing partial, ever', () => {
+  const spec: ExportBeginArgs = {
+    suggestedName: 'closebook-x-2026-10.xlsx',
+    sheets: [
+      { name: 'A', columns: [{ header: 'n', kind: 'integer', width: 8 }] },
+      { name: 'B', columns: [{ header: 'n', kind: 'integer', width: 8 }] },
+    ],
+  }
+  const rows = (n: number): ExportRow[] => Array.from({ length: n }, (_, i) => [i])
+
+  it('cancel mid-export leaves no file and keeps an existing target as it was', async () => {
+    const target = join(dir, 'closebook-x-2026-10.xlsx')
+    await writeFile(target, 'last month')
+    const exports = new WorkbookExports({ dataDir: dir, deliverFile: saveTo(target) })
+    const id = await exports.begin(spec)
+    await exports.appendRows(id, 'A', rows(2000))
+    await exports.appendRows(id, 'B', rows(10))
+    expect(await tmpFiles()).toHaveLength(1)
+    expect(await exports.cancel(id)).toBe(true)
+    expect(await tmpFiles()).toEqual([])
+    expect(await readFile(target, 'utf8')).toBe('last month')
+    await expect(exports.appendRows(id, 'B', rows(1))).rejects.toMatchObject({ code: 'not_found' })
+    expect(await exports.cancel(id)).toBe(false)
+  })
+
+  it('a delivery that fails or is cancelled by the user leaves nothing behind', async () => {
+    const target = join(dir, 'kept.xlsx')
+    await writeFile(target, 'old')
+    const failing = new WorkbookExports({
+      dataDir: dir,
+      deliverFile: () => Promise.reject(new DesktopApiError('disk_full', 'full')),
+    })
+    const a = await failing.begin(spec)
+    await failing.appendRows(a, 'A', rows(5))
+    await expect(failing.finish(a)).rejects.toMatchObject({ code: 'disk_full' })
+    const declined = new WorkbookExports({
+      dataDir: dir,
+      deliverFile: (_t, fileName) => Promise.resolve({ savedTo: 'cancelled', fileName }),
+    })
+    const b = await declined.begin(spec)
+    await expect(declined.finish(b)).resolves.toMatchObject({ savedTo: 'cancelled' })
+    expect(await tmpFiles()).toEqual([])
+    expect(await readFile(target, 'utf8')).toBe('old')
+  })
+
+  it('refuses rows out of sheet order, rows wider than the sheet and cells Excel cannot hold, discarding the export', async () => {
+    const exports = new WorkbookExports({ dataDir: dir, deliverFile: saveTo(join(dir, 'x.xlsx')) })
+    const a = await exports.begin(spec)
+    await exports.appendRows(a, 'B', rows(1))
+    await expect(exports.appendRows(a, 'A', rows(1))).rejects.toMatchObject({ code: 'conflict' })
+    await expect(exports.appendRows(a, 'B', rows(1))).rejects.toMatchObject({ code: 'not_found' })
+    const b = await exports.begin(spec)
+    await expect(exports.appendRows(b, 'A', [[1, 2]])).rejects.toMatchObject({ code: 'invalid_argument' })
+    const c = await exports.begin(spec)
+    await expect(exports.appendRows(c, 'A', [[{ date: Date.UTC(1800, 0, 1) }]])).rejects.toMatchObject({
+      code: 'invalid_argument',
+    })
+    const d = await exports.begin(spec)
+    await expect(exports.appendRows(d, 'Nope', rows(1))).rejects.toMatchObject({ code: 'invalid_argument' })
+    expect(await tmpFiles()).toEqual([])
+  })
+
+  it('sweeps exports abandoned for longer than the idle time, and disposes of open ones', async () => {
+    let now = 1_000
+    const exports = new WorkbookExports({
+      dataDir: dir,
+      deliverFile: () => Promise.reject(new Error('no')),
+      now: () => now,
+      idleMs: 100,
+    })
+    const old = await exports.begin(spec)
+    now += 101
+    await exports.sweep()
+    await expect(exports.appendRows(old, 'A', rows(1))).rejects.toMatchObject({ code: 'not_found' })
+    await exports.begin(spec)
+    await exports.dispose()
+    expect(await tmpFiles()).toEqual([])
+  })
+})
+
+describe('export contract', () => {
+  const begin = desktopApiContract['export:begin'].args
+  const append = desktopApiContract['export:appendRows'].args
+  const sheetWith = (name: string) => ({ name, columns: [{ header: 'a', kind: 'text', width: 10 }] })
+
+  it('accepts only sheet names Excel accepts, unique without case', () => {
+    const ok = (names: string[]) =>
+      begin.safeParse({ suggestedName: 'a.xlsx', sheets: names.map(sheetWith) }).success
+    expect(ok(['Summary', 'Audit'])).toBe(true)
+    expect(ok(['a'.repeat(31)])).toBe(true)
+    expect(ok(['a'.repeat(32)])).toBe(false)
+    for (const bad of ['a/b', 'a:b', 'a?', 'a*', '[a]', "'a", 'History', ''])
+      expect(ok([bad]), bad).toBe(false)
+    expect(ok(['Audit', 'AUDIT'])).toBe(false)
+    expect(begin.safeParse({ suggestedName: 'a.csv', sheets: [sheetWith('A')] }).success).toBe(false)
+    expect(begin.safeParse({ suggestedName: '../a.xlsx', sheets: [sheetWith('A')] }).success).toBe(false)
+  })
+
+  it('validates cells and caps a chunk at 2,000 rows', () => {
+    const rowsOk = (rows: unknown[][]) =>
+      append.safeParse({ exportId: 'a'.repeat(24), sheet: 'A', rows }).success
+    expect(
+      rowsOk([
+        ['x', 1, null, { date: 0 }, { amount: 1.5, decimals: 2 }, { formula: 'SUM(A1:A2)', result: 3 }],
+      ]),
+    ).toBe(true)
+    expect(rowsOk([[{ formula: 'WEBSERVICE("http://x")' }]])).toBe(false)
+    expect(rowsOk([[{ formula: 'HYPERLINK("http://x")' }]])).toBe(false)
+    expect(rowsOk([[{ formula: "'[other.xlsx]S'!A1" }]])).toBe(false)
+    expect(rowsOk([[{ formula: '=SUM(A1)' }]])).toBe(false)
+    expect(rowsOk([[{ amount: 1, decimals: 9 }]])).toBe(false)
+    expect(rowsOk([[{ date: 1, extra: 2 }]])).toBe(false)
+    expect(rowsOk([[true]])).toBe(false)
+    expect(rowsOk(Array.from({ length: 2000 }, () => [1]))).toBe(true)
+    expect(rowsOk(Array.from({ length: 2001 }, () => [1]))).toBe(false)
+    expect(rowsOk([])).toBe(false)
+  })
+})
+
+describe('row XML', () => {
+  it('escapes markup, keeps CR, tab and LF, and drops characters XML cannot carry', () => {
+    expect(xmlText('plain 山田')).toBe('plain 山田')
+    expect(xmlText('a<b>&"c"')).toBe('a&lt;b&gt;&amp;&quot;c&quot;')
+    expect(xmlText('a\r\n\tb')).toBe('a&#13;\n\tb')
+    expect(xmlText('a\u0000b\u001Fc\uFFFEd')).toBe('abcd')
+  })
+})

@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { DesktopApi } from '../../../../electron/shared/contract'
+import type { ExportRow } from '../../../../electron/shared/contract/export'
+import { setDesktopApiForTests } from '../../../../src/platform'
+import type { WorkbookPlan } from '../../../../src/export/month-workbook'
+import { chunksOf, writeWorkbookThroughHost } from '../../../../src/export/workbook-client'
+
+interface Call {
+  channel: string
+  args: unknown
+}
+
+function fakeApi(calls: Call[], failOn?: string): DesktopApi {
+  const call =
+    (channel: string, value: unknown) =>
+    (args: unknown): Promise<unknown> => {
+      calls.push({ channel, args })
+      if (channel === failOn) return Promise.reject(new Error('disk full'))
+      return Promise.resolve(value)
+    }
+  let written = 0
+  return {
+    export: {
+      begin: call('begin', { exportId: 'x'.repeat(24) }),
+      appendRows: (args: { rows: ExportRow[] }) => {
+        written += args.rows.length
+        return call('appendRows', { rowsWritten: written })(args)
+      },
+      finish: call('finish', { savedTo: 'path', path: '/tmp/a.xlsx', fileName: 'a.xlsx' }),
+      cancel: call('cancel', { cancelled: true }),
+    },
+  } as unknown as DesktopApi
+}
+
+function plan(rows: number): WorkbookPlan {
+  const column = { header: 'n', kind: 'integer' as const, width: 8 }
+  return {
+    suggestedName: 'closebook-a-2026-10.xlsx',
+    title: 't',
+    summary: { period: '2026-10', timeZone: 'UTC', range: { from: 0, to: 1 }, rows: [], daily: [] },
+    sheets: [
+      { spec: { name: 'Summary', columns: [column] }, rowCount: 1, rows: () => [[1]] },
+      {
+        spec: { name: 'Transactions', columns: [column] },
+        rowCount: rows,
+        rows: function* () {
+          for (let i = 0; i < rows; i++) yield [i]
+        },
+      },
+    ],
+  }
+}
+
+afterEach(() => setDesktopApiForTests(undefined))
+
+describe('writeWorkbookThroughHost', () => {
+  it('streams each sheet in order, in chunks of at most 2,000 rows, and reports progress', async () => {
+    const calls: Call[] = []
+    setDesktopApiForTests(fakeApi(calls))
+    const progress: number[] = []
+    const delivered = await writeWorkbookThroughHost(plan(4500), {
+      onProgress: (p) => progress.push(p.rowsWritten),
+    })
+    expect(delivered).toMatchObject({ savedTo: 'path' })
+    const appends = calls
+      .filter((c) => c.channel === 'appendRows')
+      .map((c) => c.args as { sheet: string; rows: unknown[] })
+    expect(appends.map((a) => [a.sheet, a.rows.length])).toEqual([
+      ['Summary', 1],
+      ['Transactions', 2000],
+      ['Transactions', 2000],
+      ['Transactions', 500],
+    ])
+    expect(progress.at(-1)).toBe(4501)
+    expect(calls.map((c) => c.channel).at(-1)).toBe('finish')
+  })
+
+  it('cancels the export when aborted mid-way, and when the host fails', async () => {
+    const calls: Call[] = []
+    setDesktopApiForTests(fakeApi(calls))
+    const controller = new AbortController()
+    await expect(
+      writeWorkbookThroughHost(plan(10_000), {
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.rowsWritten > 2000) controller.abort()
+        },
+      }),
+    ).rejects.toThrow()
+    expect(calls.map((c) => c.channel)).toEqual(['begin', 'appendRows', 'appendRows', 'cancel'])
+
+    const failing: Call[] = []
+    setDesktopApiForTests(fakeApi(failing, 'appendRows'))
+    await expect(writeWorkbookThroughHost(plan(10))).rejects.toThrow('disk full')
+    expect(failing.map((c) => c.channel)).toEqual(['begin', 'appendRows', 'cancel'])
+  })
+})
+
+describe('chunksOf', () => {
+  it('splits by row count and by text size, never leaving a chunk empty', () => {
+    const big = 'x'.repeat(1024 * 1024)
+    const rows: ExportRow[] = Array.from({ length: 10 }, () => [big])
+    expect([...chunksOf(rows, 2000)].map((c) => c.length)).toEqual([3, 3, 3, 1])
+    expect([...chunksOf([[1], [2], [3]], 2)].map((c) => c.length)).toEqual([2, 1])
+    expect([...chunksOf([], 2)]).toEqual([])
+  })
+})
