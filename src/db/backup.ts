@@ -16,6 +16,8 @@ import type {
   CachedConnection,
   ChargeRecord,
   HistoryRecord,
+  ImportedRowRecord,
+  ImportRecord,
   MarkRecord,
   PeriodLock,
   SettingRecord,
@@ -36,6 +38,8 @@ export interface BackupTables {
   checkpoints: SyncCheckpoint[]
   locks: PeriodLock[]
   settings: SettingRecord[]
+  imports: ImportRecord[]
+  importedRows: ImportedRowRecord[]
 }
 
 export interface Backup {
@@ -174,6 +178,35 @@ const lockSchema = z.object({
 
 const settingSchema = z.object({ key: z.string().min(1), value: z.unknown() })
 
+const importSource = z.enum(['orders', 'bank'])
+
+const importSchema = z.object({
+  connectionId: z.string().min(1),
+  id: z.string().min(1),
+  source: importSource,
+  fileName: z.string(),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  importedAt: ms,
+  rowCount: z.number().int().nonnegative(),
+  profileName: z.string(),
+  encoding: z.string(),
+})
+
+const importedRowSchema = z.object({
+  connectionId: z.string().min(1),
+  importId: z.string().min(1),
+  line: z.number().int().positive(),
+  source: importSource,
+  orderNumber: z.string().nullable(),
+  at: ms,
+  day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  amount: z.number().int(),
+  currency: z.string(),
+  customer: z.string().nullable(),
+  description: z.string().nullable(),
+  matchedKeys: z.array(recordKey),
+})
+
 const backupSchema = z.object({
   format: z.literal(BACKUP_FORMAT),
   version: z.literal(BACKUP_VERSION),
@@ -188,6 +221,9 @@ const backupSchema = z.object({
     checkpoints: z.array(checkpointSchema),
     locks: z.array(lockSchema),
     settings: z.array(settingSchema),
+    // Absent in backups made before imports existed.
+    imports: z.array(importSchema).default([]),
+    importedRows: z.array(importedRowSchema).default([]),
   }),
 })
 
@@ -202,6 +238,8 @@ const PRIMARY_KEY: { [T in TableName]: (row: BackupTables[T][number]) => string 
   checkpoints: (r) => JSON.stringify([r.connectionId, r.partitionId]),
   locks: (r) => JSON.stringify([r.connectionId, r.period]),
   settings: (r) => r.key,
+  imports: (r) => JSON.stringify([r.connectionId, r.id]),
+  importedRows: (r) => JSON.stringify([r.connectionId, r.importId, r.line]),
 }
 
 function formatPath(path: readonly PropertyKey[]): string {
@@ -215,23 +253,48 @@ function formatPath(path: readonly PropertyKey[]): string {
 /** Reads every table in one read transaction, so the backup is a consistent snapshot. */
 export async function exportBackup(db: ClosebookDb, now: Date = new Date()): Promise<Backup> {
   return db.transaction('r', db.allTables(), async () => {
-    const [connections, stores, history, charges, marks, audit, checkpoints, locks, settings] =
-      await Promise.all([
-        db.connections.toArray(),
-        db.stores.toArray(),
-        db.history.toArray(),
-        db.charges.toArray(),
-        db.marks.toArray(),
-        db.audit.toArray(),
-        db.checkpoints.toArray(),
-        db.locks.toArray(),
-        db.settings.toArray(),
-      ])
+    const [
+      connections,
+      stores,
+      history,
+      charges,
+      marks,
+      audit,
+      checkpoints,
+      locks,
+      settings,
+      imports,
+      importedRows,
+    ] = await Promise.all([
+      db.connections.toArray(),
+      db.stores.toArray(),
+      db.history.toArray(),
+      db.charges.toArray(),
+      db.marks.toArray(),
+      db.audit.toArray(),
+      db.checkpoints.toArray(),
+      db.locks.toArray(),
+      db.settings.toArray(),
+      db.imports.toArray(),
+      db.importedRows.toArray(),
+    ])
     return {
       format: BACKUP_FORMAT,
       version: BACKUP_VERSION,
       exportedAt: now.toISOString(),
-      tables: { connections, stores, history, charges, marks, audit, checkpoints, locks, settings },
+      tables: {
+        connections,
+        stores,
+        history,
+        charges,
+        marks,
+        audit,
+        checkpoints,
+        locks,
+        settings,
+        imports,
+        importedRows,
+      },
     }
   })
 }
@@ -293,6 +356,8 @@ export async function restoreBackup(
     await db.checkpoints.bulkAdd(t.checkpoints)
     await db.locks.bulkAdd(t.locks)
     await db.settings.bulkAdd(t.settings)
+    await db.imports.bulkAdd(t.imports)
+    await db.importedRows.bulkAdd(t.importedRows)
     if (options.actor !== undefined) {
       const at = options.at ?? Date.now()
       const actor = options.actor

@@ -9,6 +9,8 @@ import type {
   CachedConnection,
   ChargeRecord,
   HistoryRecord,
+  ImportedRowRecord,
+  ImportRecord,
   MarkRecord,
   PeriodLock,
   RecordKey,
@@ -29,11 +31,15 @@ export const TABLE_NAMES = [
   'checkpoints',
   'locks',
   'settings',
+  'imports',
+  'importedRows',
 ] as const
 export type TableName = (typeof TABLE_NAMES)[number]
 
+type V2TableName = Exclude<TableName, 'imports' | 'importedRows'>
+
 /** Version 1: history without searchText/orderRef; marks with a nullable state and a boolean flag. */
-export const SCHEMA_V1: Record<TableName, string> = {
+export const SCHEMA_V1: Record<V2TableName, string> = {
   connections: 'id',
   stores: '[connectionId+storeId]',
   history:
@@ -47,8 +53,8 @@ export const SCHEMA_V1: Record<TableName, string> = {
   settings: 'key',
 }
 
-/** Version 2 (current): currency/mode ledger filters and indexable mark state and changed flag. */
-export const SCHEMA_V2: Record<TableName, string> = {
+/** Version 2: currency/mode ledger filters and indexable mark state and changed flag. */
+export const SCHEMA_V2: Record<V2TableName, string> = {
   ...SCHEMA_V1,
   history:
     '[connectionId+key], [connectionId+createdAt], [connectionId+type+createdAt], ' +
@@ -58,7 +64,14 @@ export const SCHEMA_V2: Record<TableName, string> = {
     '[connectionId+key], [connectionId+period], [connectionId+state], [connectionId+changedSinceReconciled]',
 }
 
-export const CURRENT_VERSION = 2
+/** Version 3 (current): imported order and bank files and their rows, for matching. */
+export const SCHEMA_V3: Record<TableName, string> = {
+  ...SCHEMA_V2,
+  imports: '[connectionId+id], [connectionId+hash]',
+  importedRows: '[connectionId+importId+line], [connectionId+importId], [connectionId+day]',
+}
+
+export const CURRENT_VERSION = 3
 
 /** Shapes as version 1 stored them; only the migration and its test need these. */
 export type HistoryRecordV1 = Omit<HistoryRecord, 'searchText' | 'orderRef'>
@@ -103,11 +116,14 @@ export class ClosebookDb extends Dexie {
   declare checkpoints: Table<SyncCheckpoint, [string, string]>
   declare locks: Table<PeriodLock, [string, string]>
   declare settings: Table<SettingRecord, string>
+  declare imports: Table<ImportRecord, [string, string]>
+  declare importedRows: Table<ImportedRowRecord, [string, string, number]>
 
   constructor(name: string = DEFAULT_DB_NAME, deps?: IndexedDbDeps) {
     super(name, deps ? { indexedDB: deps.indexedDB, IDBKeyRange: deps.IDBKeyRange } : undefined)
     this.version(1).stores(SCHEMA_V1)
     this.version(2).stores(SCHEMA_V2).upgrade(upgradeV1ToV2)
+    this.version(3).stores(SCHEMA_V3) // new tables only: nothing to convert
   }
 
   /** All tables, in TABLE_NAMES order, for whole-cache transactions (backup, restore). */

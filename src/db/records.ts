@@ -150,3 +150,36 @@ export interface SettingRecord {
   key: string
   value: unknown
 }
+
+export type ImportSource = 'orders' | 'bank'
+
+/** One imported file (the merchant's order export or a bank statement), remembered by its hash. */
+export interface ImportRecord {
+  connectionId: string
+  id: string
+  source: ImportSource
+  fileName: string
+  /** SHA-256 of the file's bytes: the same file imported again is recognised and adds nothing. */
+  hash: string
+  importedAt: number
+  rowCount: number
+  profileName: string
+  encoding: string
+}
+
+/** One row of an imported file, as the mapping profile read it. Amounts in minor units; refunds negative. */
+export interface ImportedRowRecord {
+  connectionId: string
+  importId: string
+  line: number
+  source: ImportSource
+  orderNumber: string | null
+  at: number
+  day: string
+  amount: number
+  currency: string
+  customer: string | null
+  description: string | null
+  /** The records an accepted match linked this row to (empty: not matched yet). */
+  matchedKeys: RecordKey[]
+}

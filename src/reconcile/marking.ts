@@ -37,6 +37,8 @@ export interface PlanMarksInput {
   locks: LockedPeriods
   /** Required for `note`; an empty (or blank) note clears it. */
   note?: string
+  /** For `mark` from an accepted match: the imported row each record was matched to (e.g. `orders:<id>:12`). */
+  matchRefs?: ReadonlyMap<RecordKey, string>
   actor: string
   now: number
   timeZone: string
@@ -110,7 +112,7 @@ function nextMark(
         note: input.note?.trim() ? input.note.trim() : note,
         fingerprint: fingerprintOf(record),
         changedSinceReconciled: 0,
-        matchRef: existing?.matchRef,
+        matchRef: input.matchRefs?.get(record.key) ?? existing?.matchRef,
       })
     case 'reconfirm':
       // Only a reconciled mark can be reconfirmed: it takes the record's current data as checked.

@@ -38,6 +38,31 @@ async function seed(target: ClosebookDb, n = 3): Promise<void> {
   await target.checkpoints.put(checkpoint())
   await target.locks.put({ connectionId: CONN, period: '2026-09', lockedAt: T0, lockedBy: 'alice' })
   await target.settings.put({ key: 'locale', value: { lang: 'ja' } })
+  await target.imports.put({
+    connectionId: CONN,
+    id: 'imp-1',
+    source: 'bank',
+    fileName: '入金明細.csv',
+    hash: 'a'.repeat(64),
+    importedAt: T0,
+    rowCount: 1,
+    profileName: 'Bank',
+    encoding: 'shift_jis',
+  })
+  await target.importedRows.put({
+    connectionId: CONN,
+    importId: 'imp-1',
+    line: 2,
+    source: 'bank',
+    orderNumber: null,
+    at: T0,
+    day: '2026-10-01',
+    amount: 1200,
+    currency: 'JPY',
+    customer: null,
+    description: 'ﾆｭｳｷﾝ',
+    matchedKeys: [history[0]!.key],
+  })
 }
 
 beforeEach(() => {
@@ -72,8 +97,19 @@ describe('backup', () => {
       checkpoints: 1,
       locks: 1,
       settings: 1,
+      imports: 1,
+      importedRows: 1,
     })
     other.close()
+  })
+
+  it('accepts a backup made before imports existed (no imports tables)', async () => {
+    await seed(db)
+    const backup = await exportBackup(db)
+    const { imports: _i, importedRows: _r, ...older } = backup.tables
+    const parsed = validateBackup(JSON.parse(JSON.stringify({ ...backup, tables: older })))
+    expect(parsed.tables.imports).toEqual([])
+    expect(parsed.tables.importedRows).toEqual([])
   })
 
   it('appends a restore entry to the audit log when told who restored', async () => {

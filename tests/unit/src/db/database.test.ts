@@ -27,7 +27,7 @@ describe('ClosebookDb', () => {
     db.close()
   })
 
-  it('migrates a version-1 cache to version 2 without losing anything', async () => {
+  it('migrates a version-1 cache to the current version without losing anything', async () => {
     const deps = freshDeps()
     const v1 = new Dexie('closebook', deps)
     v1.version(1).stores(SCHEMA_V1)
@@ -45,7 +45,7 @@ describe('ClosebookDb', () => {
 
     const db = new ClosebookDb('closebook', deps)
     await db.open()
-    expect(db.verno).toBe(2)
+    expect(db.verno).toBe(CURRENT_VERSION)
 
     const history = await db.history.toArray()
     expect(history).toHaveLength(2)
@@ -74,6 +74,9 @@ describe('ClosebookDb', () => {
     const base = { connectionId: CONN, from: T0, to: T0 + 1e9, order: 'asc' as const, offset: 0, limit: 10 }
     expect(await repo.count({ ...base, currency: 'JPY', search: 'ord-2' })).toBe(1)
     expect(await repo.count({ ...base, reconciled: 'changed' })).toBe(1)
+    // Version 3's tables exist and are empty.
+    expect(await db.imports.count()).toBe(0)
+    expect(await db.importedRows.count()).toBe(0)
     db.close()
   })
 })

@@ -98,6 +98,13 @@ describe('planMarks: mark', () => {
     expect(again.puts[0]?.state).toBe('reconciled')
   })
 
+  it('links a mark made from an accepted match to the imported row', () => {
+    const p = plan({ records: [a, b], matchRefs: new Map([[a.key, 'orders:imp-1:12']]), note: 'order ORD-1' })
+    expect(p.puts.find((m) => m.key === a.key)?.matchRef).toBe('orders:imp-1:12')
+    expect(p.puts.find((m) => m.key === b.key)?.matchRef).toBeUndefined()
+    expect(p.audit[0]?.after).toMatchObject({ matchRef: 'orders:imp-1:12' })
+  })
+
   it('handles a record listed twice once', () => {
     expect(plan({ records: [a, a] }).puts).toHaveLength(1)
   })

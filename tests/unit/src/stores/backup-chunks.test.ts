@@ -12,6 +12,8 @@ const empty: Backup['tables'] = {
   checkpoints: [],
   locks: [],
   settings: [],
+  imports: [],
+  importedRows: [],
 }
 
 describe('backupChunks', () => {

@@ -1,0 +1,83 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { ClosebookDb } from '../../../../src/db/database'
+import { historyRecordOf } from '../../../../src/db/history-record'
+import { ImportsRepository } from '../../../../src/db/imports-repository'
+import { PeriodLockedError } from '../../../../src/db/marks-repository'
+import type { ImportedRowRecord, ImportRecord } from '../../../../src/db/records'
+import { CONN, T0, auditEntry, historyItem, mark, openDb } from './fixtures'
+
+let db: ClosebookDb
+let repo: ImportsRepository
+beforeEach(() => {
+  db = openDb(`imports-${Math.random()}`)
+  repo = new ImportsRepository(db)
+})
+afterEach(() => db.close())
+
+const file = (over: Partial<ImportRecord> = {}): ImportRecord => ({
+  connectionId: CONN,
+  id: 'imp-1',
+  source: 'orders',
+  fileName: 'orders-2026-10.csv',
+  hash: 'b'.repeat(64),
+  importedAt: T0,
+  rowCount: 2,
+  profileName: 'Shop orders',
+  encoding: 'utf-8',
+  ...over,
+})
+const row = (line: number, over: Partial<ImportedRowRecord> = {}): ImportedRowRecord => ({
+  connectionId: CONN,
+  importId: 'imp-1',
+  line,
+  source: 'orders',
+  orderNumber: `ORD-${line}`,
+  at: T0,
+  day: '2026-10-01',
+  amount: 1000 * line,
+  currency: 'JPY',
+  customer: null,
+  description: null,
+  matchedKeys: [],
+  ...over,
+})
+
+describe('ImportsRepository', () => {
+  it('stores a file with its rows once; the same bytes again add nothing', async () => {
+    expect(await repo.add(file(), [row(2), row(3)])).toMatchObject({ added: true })
+    const again = await repo.add(file({ id: 'imp-2', fileName: 'copy.csv' }), [row(2, { importId: 'imp-2' })])
+    expect(again).toMatchObject({ added: false, existing: { id: 'imp-1', fileName: 'orders-2026-10.csv' } })
+    expect(await db.imports.count()).toBe(1)
+    expect((await repo.rows(CONN)).map((r) => r.line)).toEqual([2, 3])
+  })
+
+  it('accepting marks the records and links the rows together; a closed month refuses both', async () => {
+    await repo.add(file(), [row(2)])
+    const h = historyRecordOf(CONN, historyItem(1), T0)
+    await db.history.put(h)
+    const m = mark(h.key, { matchRef: 'orders:imp-1:2' })
+    const audit = [auditEntry({ key: h.key, period: m.period })]
+
+    await db.locks.put({ connectionId: CONN, period: m.period, lockedAt: T0, lockedBy: 'alice' })
+    await expect(
+      repo.accept(CONN, { puts: [m], deletes: [], audit }, [{ importId: 'imp-1', line: 2, keys: [h.key] }]),
+    ).rejects.toBeInstanceOf(PeriodLockedError)
+    expect((await repo.rows(CONN, 'imp-1'))[0]?.matchedKeys).toEqual([])
+    expect(await db.marks.count()).toBe(0)
+
+    await db.locks.clear()
+    await repo.accept(CONN, { puts: [m], deletes: [], audit }, [
+      { importId: 'imp-1', line: 2, keys: [h.key] },
+    ])
+    expect((await repo.rows(CONN, 'imp-1'))[0]?.matchedKeys).toEqual([h.key])
+    expect((await db.marks.get([CONN, h.key]))?.matchRef).toBe('orders:imp-1:2')
+    expect(await db.audit.count()).toBe(1)
+  })
+
+  it('removes a file and its rows', async () => {
+    await repo.add(file(), [row(2), row(3)])
+    await repo.remove(CONN, 'imp-1')
+    expect(await repo.list(CONN)).toEqual([])
+    expect(await repo.rows(CONN)).toEqual([])
+  })
+})
