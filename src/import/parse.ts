@@ -1,0 +1,230 @@
+/**
+ * Parsing of imported CSV text and of its cells (amounts, dates). Pure: no storage, no DOM. Cell parsers
+ * return a result instead of throwing, so a 50k-row file yields a list of row/column errors, not the first.
+ */
+import Papa from 'papaparse'
+import { currencyExponent, normalizeCurrency } from '../reconcile/currency'
+import { dayRange, isValidDay } from '../reconcile/periods'
+import { createDayResolver, type DayResolver } from './local-day'
+
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string }
+
+export interface ParsedCsv {
+  headers: string[]
+  rows: string[][]
+  /** 1-based line in the file where each row starts (the header is line 1): what error messages cite. */
+  lines: number[]
+  /** Structural problems papaparse reported (unclosed quote, …), by line. */
+  errors: { line: number; message: string }[]
+}
+
+function isBlank(row: readonly string[]): boolean {
+  return row.every((cell) => cell.trim() === '')
+}
+
+/** First non-empty row is the header; empty lines are skipped; a leading BOM is dropped. */
+export function parseCsv(text: string): ParsedCsv {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  const records: { row: string[]; line: number }[] = []
+  const errors: { line: number; message: string }[] = []
+  // Line numbers are counted from papaparse's cursor, so quoted multi-line cells do not shift them.
+  let newlinesBefore = 0
+  let scanned = 0
+  let rowStart = 0
+  Papa.parse<string[]>(source, {
+    header: false,
+    skipEmptyLines: false,
+    step: (result) => {
+      while (scanned < rowStart) {
+        if (source.charCodeAt(scanned) === 10) newlinesBefore++
+        scanned++
+      }
+      const line = newlinesBefore + 1
+      if (!isBlank(result.data)) records.push({ row: result.data, line })
+      for (const error of result.errors) errors.push({ line, message: error.message })
+      // The cursor is past the row's terminator: where the next row starts.
+      rowStart = result.meta.cursor
+    },
+  })
+  const header = records.shift()
+  return {
+    headers: header ? header.row.map((h) => h.trim()) : [],
+    rows: records.map((r) => r.row),
+    lines: records.map((r) => r.line),
+    errors,
+  }
+}
+
+const SIGN_CHARS = new Set(['-', '−', '△', '▲', '+'])
+// "\\" is where Shift_JIS puts the yen sign (0x5C): "\\1,234" in a Japanese export means ¥1,234.
+const SYMBOLS: Readonly<Record<string, string>> = {
+  '¥': 'JPY',
+  '\\': 'JPY',
+  円: 'JPY',
+  $: 'USD',
+  '€': 'EUR',
+  '£': 'GBP',
+}
+const PLAIN_RE = /^(\d+)(?:\.(\d+))?$/
+const GROUPED_RE = /^(\d{1,3}(?:,\d{3})+)(?:\.(\d+))?$/
+// A code only counts next to the number, so a word like "abc" is not read as currency ABC.
+const CODE_PREFIX_RE = /^([A-Z]{3})(?=[\d+\-−△▲(.])/
+const CODE_SUFFIX_RE = /(?<=[\d.])([A-Z]{3})$/
+
+/** Currency code of a symbol or code cell ("¥", "円", "usd"); null when it is neither. */
+export function currencyOfSymbol(text: string): string | null {
+  const s = text.normalize('NFKC').trim()
+  if (Object.hasOwn(SYMBOLS, s)) return SYMBOLS[s] ?? null
+  return /^[A-Za-z]{3}$/.test(s) ? normalizeCurrency(s) : null
+}
+
+/**
+ * An amount cell in minor units of `currency`: "1,234", "¥1,234", "$12.50", "-500", "(500)", "△500"
+ * (Japanese negative), full-width "１２３", "1,000円", "USD 12.50". A symbol or code naming another
+ * currency, or more decimals than the currency has, is an error rather than a silent conversion.
+ */
+export function parseAmount(text: string, currency: string): ParseResult<number> {
+  const code = normalizeCurrency(currency)
+  // NFKC turns full-width digits, "，", "－", "￥" and "（）" into their ASCII / ¥ forms.
+  let s = normalizeCell(text).replace(/\s+/g, '')
+  if (s === '') return { ok: false, error: 'empty amount' }
+  let negative = false
+  let signs = 0
+  const otherCurrency = (found: string): ParseResult<number> => ({
+    ok: false,
+    error: `amount is in ${found}, expected ${code}`,
+  })
+  if (s.startsWith('(') && s.endsWith(')')) {
+    negative = true
+    signs++
+    s = s.slice(1, -1)
+  }
+  // Signs and currency marks may come in either order before the number: "-¥500", "¥-500", "USD-1".
+  for (let guard = 0; guard < 4 && s !== ''; guard++) {
+    const first = s.charAt(0)
+    if (SIGN_CHARS.has(first)) {
+      if (++signs > 1) return { ok: false, error: `not an amount: ${text}` }
+      negative = first !== '+'
+      s = s.slice(1)
+      continue
+    }
+    const symbol = SYMBOLS[first]
+    if (symbol !== undefined) {
+      if (symbol !== code) return otherCurrency(symbol)
+      s = s.slice(1)
+      continue
+    }
+    const prefix = CODE_PREFIX_RE.exec(s.toUpperCase())
+    if (prefix?.[1] !== undefined) {
+      if (prefix[1] !== code) return otherCurrency(prefix[1])
+      s = s.slice(3)
+      continue
+    }
+    break
+  }
+  for (let guard = 0; guard < 2 && s !== ''; guard++) {
+    const last = s.charAt(s.length - 1)
+    const symbol = SYMBOLS[last]
+    if (symbol !== undefined) {
+      if (symbol !== code) return otherCurrency(symbol)
+      s = s.slice(0, -1)
+      continue
+    }
+    const suffix = CODE_SUFFIX_RE.exec(s.toUpperCase())
+    if (suffix?.[1] !== undefined) {
+      if (suffix[1] !== code) return otherCurrency(suffix[1])
+      s = s.slice(0, -3)
+      continue
+    }
+    break
+  }
+  const match = PLAIN_RE.exec(s) ?? GROUPED_RE.exec(s)
+  if (!match?.[1]) return { ok: false, error: `not an amount: ${text}` }
+  const integer = match[1].replace(/,/g, '')
+  const fraction = match[2] ?? ''
+  const exponent = currencyExponent(code)
+  if (fraction.replace(/0+$/, '').length > exponent) {
+    return { ok: false, error: `${code} has ${exponent} decimals, got ${text}` }
+  }
+  // String arithmetic: 12.50 USD must be exactly 1250, never 1249.9999.
+  const minor = Number(integer + fraction.padEnd(exponent, '0').slice(0, exponent))
+  if (!Number.isSafeInteger(minor)) return { ok: false, error: `amount too large: ${text}` }
+  return { ok: true, value: negative && minor !== 0 ? -minor : minor }
+}
+
+export interface ParsedDate {
+  /** Epoch ms: the instant given, or the first instant of the day in the accounting zone. */
+  at: number
+  /** `YYYY-MM-DD` in the accounting zone. */
+  day: string
+}
+
+const DATE_RE =
+  /^(\d{4})\s*(?:[-/.]|年)\s*(\d{1,2})\s*(?:[-/.]|月)\s*(\d{1,2})\s*日?(?:(?:\s+|T)(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(Z|[+-]\d{2}:?\d{2})?)?$/i
+
+// Day starts cost several Intl calls; imported files repeat the same few hundred days.
+const dayStartCache = new Map<string, number>()
+
+function dayStart(day: string, timeZone: string): number {
+  const key = `${timeZone}|${day}`
+  let start = dayStartCache.get(key)
+  if (start === undefined) {
+    if (dayStartCache.size > 20_000) dayStartCache.clear()
+    start = dayRange(day, timeZone).from
+    dayStartCache.set(key, start)
+  }
+  return start
+}
+
+const resolvers = new Map<string, DayResolver>()
+
+function localDay(epochMs: number, timeZone: string): string {
+  let resolve = resolvers.get(timeZone)
+  if (!resolve) resolvers.set(timeZone, (resolve = createDayResolver(timeZone)))
+  return resolve(epochMs)
+}
+
+/** NFKC (full-width digits, "￥", "－" …), skipped for printable ASCII, which it never changes. */
+function normalizeCell(text: string): string {
+  return /[^ -~]/.test(text) ? text.normalize('NFKC') : text
+}
+
+function pad2(n: number): string {
+  return String(n).padStart(2, '0')
+}
+
+/**
+ * A date cell: ISO `2026-10-01`, `2026-10-01T10:00:00+09:00`, `2026/10/01`, `2026/10/01 10:00`,
+ * `2026年10月1日`. Without an offset, the time is wall-clock time in the accounting zone.
+ */
+export function parseDateDay(text: string, timeZone: string): ParseResult<ParsedDate> {
+  const m = DATE_RE.exec(normalizeCell(text).trim())
+  if (!m) return { ok: false, error: `not a date: ${text}` }
+  const day = `${m[1]}-${pad2(Number(m[2]))}-${pad2(Number(m[3]))}`
+  if (!isValidDay(day)) return { ok: false, error: `not a date: ${text}` }
+  if (m[4] === undefined) return { ok: true, value: { at: dayStart(day, timeZone), day } }
+  const [h, min, sec] = [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)]
+  if (h > 23 || min > 59 || sec > 59) return { ok: false, error: `not a time: ${text}` }
+  const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3))
+  const wallMs = ((h * 60 + min) * 60 + sec) * 1000 + ms
+  const offset = m[8]
+  if (offset === undefined) {
+    // Wall time = day start + elapsed time; off by the shift only on a DST-change day (not in Japan).
+    return { ok: true, value: { at: dayStart(day, timeZone) + wallMs, day } }
+  }
+  let offsetMs = 0
+  if (offset.toUpperCase() !== 'Z') {
+    const digits = offset.replace(':', '')
+    const sign = digits.startsWith('-') ? -1 : 1
+    offsetMs = sign * (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5))) * 60_000
+  }
+  const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) + wallMs - offsetMs
+  // An explicit offset may put the instant on another day of the accounting zone.
+  return { ok: true, value: { at, day: localDay(at, timeZone) } }
+}
+
+/** Epoch ms of a date cell (see `parseDateDay`). */
+export function parseDate(text: string, timeZone: string): ParseResult<number> {
+  const result = parseDateDay(text, timeZone)
+  return result.ok ? { ok: true, value: result.value.at } : result
+}
