@@ -27,6 +27,7 @@ export interface BenchReport {
 export const REQUIRED_METRICS: Record<string, { unit: string; target: string }> = {
   'sync.route_utilization': { unit: 'ratio', target: '>= 0.95' },
   'sync.http_429': { unit: 'count', target: '== 0' },
+  'sync.records_per_s': { unit: 'records/s', target: 'informational' },
   'sync.speedup_vs_sequential': { unit: 'ratio', target: '>= 5' },
   'sync.greedy_429': { unit: 'count', target: 'informational (> 0 shows why the scheduler exists)' },
   'sync.incremental_requests': { unit: 'requests/partition', target: '<= 5' },

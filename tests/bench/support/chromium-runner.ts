@@ -18,7 +18,11 @@ const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javas
 export async function runInChromium<T>(
   entry: string,
   args: unknown,
-  options: { timeoutMs?: number } = {},
+  options: {
+    timeoutMs?: number
+    /** Node functions the page may call (page.exposeFunction), e.g. to stream generated data in. */
+    expose?: Record<string, (...args: never[]) => unknown>
+  } = {},
 ): Promise<T> {
   const work = mkdtempSync(join(tmpdir(), 'closebook-bench-'))
   const root = join(work, 'src')
@@ -65,6 +69,7 @@ export async function runInChromium<T>(
     try {
       const page = await browser.newPage()
       page.setDefaultTimeout(options.timeoutMs ?? 600_000)
+      for (const [name, fn] of Object.entries(options.expose ?? {})) await page.exposeFunction(name, fn)
       await page.goto(`http://127.0.0.1:${port}/`)
       await page.waitForFunction(
         () => typeof (globalThis as unknown as { __bench?: unknown }).__bench === 'function',
