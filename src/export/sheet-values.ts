@@ -4,41 +4,7 @@
  */
 import { MAX_CELL_TEXT, type ExportCell } from '../../electron/shared/contract/export'
 import { currencyExponent, toMajorUnits } from '../reconcile/currency'
-
-const formatters = new Map<string, Intl.DateTimeFormat>()
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone)
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    })
-    formatters.set(timeZone, formatter)
-  }
-  return formatter
-}
-
-function wallClockSlow(epochMs: number, timeZone: string): number {
-  const parts: Record<string, number> = {}
-  for (const part of formatterFor(timeZone).formatToParts(epochMs)) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value)
-  }
-  return Date.UTC(
-    parts['year'] ?? NaN,
-    (parts['month'] ?? NaN) - 1,
-    parts['day'] ?? NaN,
-    parts['hour'] ?? NaN,
-    parts['minute'] ?? NaN,
-    parts['second'] ?? NaN,
-  )
-}
+import { offsetAt } from '../reconcile/periods'
 
 // Zone offsets change only at instants on a quarter hour, so one Intl call per quarter hour and zone
 // serves every record in it: 200k rows cost a few thousand formatToParts calls instead of 200k.
@@ -60,7 +26,7 @@ export function wallClockMs(epochMs: number, timeZone: string): number {
   let offset = zone.get(bucket)
   if (offset === undefined) {
     const start = bucket * QUARTER_HOUR
-    offset = wallClockSlow(start, timeZone) - start
+    offset = offsetAt(start, timeZone)
     if (zone.size > 100_000) zone.clear() // bounded: a long-running app exports many months
     zone.set(bucket, offset)
   }

@@ -60,7 +60,7 @@ function wallClock(epochMs: number, timeZone: string): WallClock {
 }
 
 /** Zone offset in ms at an instant (local wall clock minus UTC), at one-second resolution. */
-function offsetAt(epochMs: number, timeZone: string): number {
+export function offsetAt(epochMs: number, timeZone: string): number {
   const w = wallClock(epochMs, timeZone)
   const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second)
   return asUtc - Math.floor(epochMs / 1000) * 1000
