@@ -1,0 +1,52 @@
+/**
+ * export.*: the month-end workbook of a generated month (90k history records → ~200k rows over all sheets in
+ * full mode), each writer in its own process. rows_per_s = all rows ÷ wall time of the app's streaming path;
+ * peak_rss_mb = that process's peak RSS; rss_vs_inmemory = the growth of peak RSS over the process's RSS
+ * before writing, streaming ÷ exceljs's in-memory Workbook on the same rows.
+ */
+import { execFileSync } from 'node:child_process'
+import { resolve } from 'node:path'
+import { measured, type MetricMap } from './metrics'
+
+interface WorkerResult {
+  mode: string
+  totalRows: number
+  seconds: number
+  baseRssMiB: number
+  peakRssMiB: number
+}
+
+function runWorker(mode: 'stream' | 'memory', records: number): WorkerResult {
+  const out = execFileSync(
+    resolve('node_modules/.bin/tsx'),
+    [resolve(__dirname, 'support/export-worker.ts'), mode, String(records)],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+      timeout: 20 * 60_000,
+      env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=8192' },
+    },
+  )
+  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as WorkerResult
+}
+
+export function benchExport({ quick }: { quick: boolean }): Promise<MetricMap> {
+  const records = quick ? 20_000 : 90_000
+  const stream = runWorker('stream', records)
+  const memory = runWorker('memory', records)
+  const note = `${stream.totalRows} rows from ${records} history records: streaming ${stream.seconds.toFixed(1)} s, peak RSS ${Math.round(stream.peakRssMiB)} MiB (+${Math.round(stream.peakRssMiB - stream.baseRssMiB)}); in-memory ${memory.seconds.toFixed(1)} s, peak RSS ${Math.round(memory.peakRssMiB)} MiB (+${Math.round(memory.peakRssMiB - memory.baseRssMiB)})`
+  return Promise.resolve({
+    'export.rows_per_s': measured('export.rows_per_s', Math.round(stream.totalRows / stream.seconds), note),
+    'export.peak_rss_mb': measured('export.peak_rss_mb', Math.round(stream.peakRssMiB), note),
+    'export.rss_vs_inmemory': measured(
+      'export.rss_vs_inmemory',
+      Number(
+        (
+          (stream.peakRssMiB - stream.baseRssMiB) /
+          Math.max(1, memory.peakRssMiB - memory.baseRssMiB)
+        ).toFixed(3),
+      ),
+      note,
+    ),
+  })
+}
