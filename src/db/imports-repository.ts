@@ -79,6 +79,21 @@ export class ImportsRepository {
     })
   }
 
+  /** Rows of days [fromDay, toDay] (inclusive, `YYYY-MM-DD`) that no accepted match links to, with their file. */
+  async unmatchedBetween(
+    connectionId: string,
+    fromDay: string,
+    toDay: string,
+  ): Promise<(ImportedRowRecord & { fileName: string })[]> {
+    const rows = await this.db.importedRows
+      .where('[connectionId+day]')
+      .between([connectionId, fromDay], [connectionId, toDay], true, true)
+      .filter((r) => r.matchedKeys.length === 0)
+      .toArray()
+    const files = new Map((await this.list(connectionId)).map((f) => [f.id, f.fileName]))
+    return rows.map((r) => ({ ...r, fileName: files.get(r.importId) ?? r.importId }))
+  }
+
   /** Forgets a file and its rows (the marks made from it stay, with their audit trail). */
   async remove(connectionId: string, importId: string): Promise<void> {
     const { db } = this

@@ -43,6 +43,18 @@ export interface MonthWorkbookInput {
   appVersion: string
   /** Further filters to state in the header block (the store filter is stated already). */
   filters?: readonly string[]
+  /** Imported order or bank lines of the period that no accepted match links to (issue: matching). */
+  unmatchedImports?: readonly UnmatchedImport[]
+}
+
+export interface UnmatchedImport {
+  source: 'orders' | 'bank'
+  fileName: string
+  line: number
+  orderNumber: string | null
+  at: number
+  amount: number
+  currency: string
 }
 
 export interface WorkbookPlanSheet {
@@ -370,7 +382,21 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
     }
   }
 
-  const exceptions = buildExceptions(history, charges, input.marks, tz)
+  const exceptions = [
+    ...buildExceptions(history, charges, input.marks, tz),
+    ...(input.unmatchedImports ?? [])
+      .filter((u) => u.at >= range.from && u.at < range.to)
+      .map((u) =>
+        EX.row({
+          kind: `${u.source === 'bank' ? 'bank line' : 'order'} without a match`,
+          reason: `${u.fileName}, line ${u.line}${u.orderNumber ? ` (order ${u.orderNumber})` : ''}: no charge or refund was matched to it.`,
+          record: null,
+          created: dateCell(u.at, tz),
+          currency: normalizeCurrency(u.currency),
+          amount: amountCell(u.amount, normalizeCurrency(u.currency)),
+        }),
+      ),
+  ]
   const audit = auditOfPeriod(input, range, new Set(storeHistory.map((r) => r.key)))
 
   const auditRows = function* (): Iterable<ExportRow> {

@@ -5,7 +5,8 @@ import { appCache } from '../db/cache'
 import type { CachedConnection, ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../db/records'
 import { crossCheck, type Difference } from '../reconcile/cross-check'
 import { summarizeMonth, type MonthSummary } from '../reconcile/month-summary'
-import { periodOf, periodRange, previousPeriod } from '../reconcile/periods'
+import { nextPeriod, periodOf, periodRange, previousPeriod } from '../reconcile/periods'
+import { ImportsRepository } from '../db/imports-repository'
 import { exportMonthWorkbook } from '../export/workbook-client'
 import { useAppStore } from './app-store'
 
@@ -99,6 +100,12 @@ export const useMonthEndStore = defineStore('month-end', () => {
     error.value = null
     try {
       const audit = await appCache().audit.listByPeriod(d.connection.id, d.period)
+      // Imported lines a day either side of the month: the builder keeps those inside it.
+      const unmatched = await new ImportsRepository(appCache().db).unmatchedBetween(
+        d.connection.id,
+        `${previousPeriod(d.period)}-28`,
+        `${nextPeriod(d.period)}-03`,
+      )
       const delivered = await exportMonthWorkbook(
         {
           merchantName: d.history[0]?.raw.merchant_name ?? d.connection.label,
@@ -112,6 +119,15 @@ export const useMonthEndStore = defineStore('month-end', () => {
           audit,
           generatedAt: Date.now(),
           appVersion: useAppStore().info?.version ?? 'unknown',
+          unmatchedImports: unmatched.map((u) => ({
+            source: u.source,
+            fileName: u.fileName,
+            line: u.line,
+            orderNumber: u.orderNumber,
+            at: u.at,
+            amount: u.amount,
+            currency: u.currency,
+          })),
         },
         { signal: exportAbort.signal, onProgress: (p) => (exporting.value = { ...p }) },
       )

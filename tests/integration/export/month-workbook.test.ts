@@ -223,6 +223,41 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
     expect(records(sheet(book, 'Audit')).map((r) => r.get('By')?.value)).not.toContain('carol')
   })
 
+  it('lists imported lines without a match in Exceptions, only those of the period', async () => {
+    const input = jpyMonth()
+    const book = await exportMonth({
+      ...input,
+      unmatchedImports: [
+        {
+          source: 'orders',
+          fileName: '注文.csv',
+          line: 7,
+          orderNumber: 'ORD-77',
+          at: Date.parse('2026-10-10T03:00:00Z'),
+          amount: 1500,
+          currency: 'JPY',
+        },
+        {
+          source: 'bank',
+          fileName: 'bank.csv',
+          line: 3,
+          orderNumber: null,
+          at: Date.parse('2026-10-31T16:00:00Z'),
+          amount: 9000,
+          currency: 'JPY',
+        },
+      ],
+    })
+    const ex = records(sheet(book, 'Exceptions')).filter((r) =>
+      text(r.get('Exception')?.value).endsWith('without a match'),
+    )
+    // The bank line is November 1st in Tokyo: another month's exception.
+    expect(ex).toHaveLength(1)
+    expect(ex[0]?.get('Exception')?.value).toBe('order without a match')
+    expect(text(ex[0]?.get('Reason')?.value)).toContain('注文.csv, line 7 (order ORD-77)')
+    expect(ex[0]?.get('Amount')?.value).toBe(1500)
+  })
+
   it('writes an empty month as headers only, with an empty summary table', async () => {
     const input = { ...mixedMonth(), period: '2027-01' }
     const book = await exportMonth(input)

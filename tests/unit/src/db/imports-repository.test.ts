@@ -74,6 +74,13 @@ describe('ImportsRepository', () => {
     expect(await db.audit.count()).toBe(1)
   })
 
+  it('lists the unmatched rows of a range of days with their file name', async () => {
+    await repo.add(file(), [row(2), row(3, { day: '2026-10-05' }), row(4, { day: '2026-11-01' })])
+    await repo.accept(CONN, { puts: [], deletes: [], audit: [] }, [{ importId: 'imp-1', line: 2, keys: ['charge:x'] }])
+    const open = await repo.unmatchedBetween(CONN, '2026-10-01', '2026-10-31')
+    expect(open.map((r) => [r.line, r.fileName])).toEqual([[3, 'orders-2026-10.csv']])
+  })
+
   it('removes a file and its rows', async () => {
     await repo.add(file(), [row(2), row(3)])
     await repo.remove(CONN, 'imp-1')
