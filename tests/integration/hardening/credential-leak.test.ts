@@ -1,10 +1,14 @@
 /**
  * The canary credentials go through a sync (with faults, so error paths run too), an offline sync, a
- * connection test and a backup; they must appear nowhere the renderer or the user can see: not in what
+ * connection test, a backup and the month-end workbook; they must appear nowhere the renderer or the user can see: not in what
  * crossed the contract, not in IndexedDB, not in logs, not in error messages, not in the backup file.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import ExcelJS from 'exceljs'
 import { exportBackup } from '../../../src/db/backup'
+import { exportMonthWorkbook } from '../../../src/export/workbook-client'
+import { setDesktopApiForTests } from '../../../src/platform'
+import { periodRange } from '../../../src/reconcile/periods'
 import { TABLE_NAMES } from '../../../src/db/database'
 import { backupChunks } from '../../../src/stores/cache-admin-store'
 import { SyncEngine } from '../../../src/sync/sync-engine'
@@ -66,6 +70,35 @@ describe('credential leak scan', () => {
     expect((await run()).state).toBe('offline')
     await h.api.connections.test({ id: h.connectionId }).catch((e: unknown) => errors.push(String(e)))
 
+    // The month-end workbook of the synced data, through the contract as the renderer writes it.
+    setDesktopApiForTests(h.api)
+    const conn = await h.store.connections.get(h.connectionId)
+    if (!conn) throw new Error('connection not cached')
+    const month = await (async () => {
+      const range = periodRange('2026-10', conn.timeZone)
+      const history = await h.store.history.inRange(conn.id, range.from, range.to)
+      return { history, charges: await h.store.charges.inRange(conn.id, range.from, range.to) }
+    })()
+    const delivered = await exportMonthWorkbook({
+      merchantName: month.history[0]?.raw.merchant_name ?? 'x',
+      connection: { id: conn.id, label: conn.label, timeZone: conn.timeZone },
+      period: '2026-10',
+      storeId: null,
+      history: month.history,
+      charges: month.charges,
+      marks: new Map(),
+      audit: [],
+      generatedAt: Date.now(),
+      appVersion: 'test',
+    })
+    setDesktopApiForTests(undefined)
+    if (delivered.savedTo !== 'path') throw new Error('workbook not saved to a path')
+    const book = new ExcelJS.Workbook()
+    await book.xlsx.readFile(delivered.path)
+    const cells: string[] = []
+    book.eachSheet((ws) => ws.eachRow((row) => cells.push(JSON.stringify(row.values))))
+    expect(cells.length).toBeGreaterThan(month.history.length)
+
     const dump: string[] = []
     for (const table of TABLE_NAMES) dump.push(JSON.stringify(await h.db.table(table).toArray()))
     const backup = [...backupChunks(await exportBackup(h.db))].join('')
@@ -78,6 +111,7 @@ describe('credential leak scan', () => {
       ['logs', logged.join('\n')],
       ['error messages', errors.join('\n')],
       ['backup file', backup],
+      ['workbook', cells.join('\n')],
     ]
     for (const [where, text] of places) expect(canaryLeaks(text), where).toEqual([])
     // The scan would see them: the canary is really in use.

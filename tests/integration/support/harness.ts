@@ -4,11 +4,13 @@
  * Arguments and results cross a JSON round trip, as they do over IPC or HTTP.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb'
 import { createAppServices, createHandlers, type AppServices } from '../../../electron/services/app-services'
 import { dispatch } from '../../../electron/services/dispatcher'
+import { moveIntoPlace } from '../../../electron/services/files/move-into-place'
 import { InMemorySecretStore } from '../../../electron/services/vault/secret-store'
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../../electron/sandbox/server'
 import { createDesktopApi } from '../../../electron/shared/channels'
@@ -44,7 +46,13 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
     dataDir,
     secretStore: new InMemorySecretStore(),
     openExternal: () => Promise.resolve(),
-    deliverFile: () => Promise.reject(new Error('no files in these tests')),
+    // Files (backups, workbooks) are delivered into the data directory's "delivered" folder.
+    deliverFile: async (temp, fileName) => {
+      const path = join(dataDir, 'delivered', fileName)
+      await mkdir(join(dataDir, 'delivered'), { recursive: true })
+      await moveIntoPlace(temp, path)
+      return { savedTo: 'path', path, fileName }
+    },
     // The harness closes the sandbox itself (tests also close it early to go offline).
     startDemoSandbox: () => Promise.resolve({ ...sandbox, close: () => Promise.resolve() }),
   })
