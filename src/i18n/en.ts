@@ -202,7 +202,7 @@ export const en = {
     importTitle: 'Import a file',
     source: 'Kind of file',
     sources: { orders: 'Order export', bank: 'Bank statement' },
-    file: 'CSV file',
+    file: 'CSV or Excel file',
     mapping: 'Column mapping',
     fileInfo: '{name}: {rows} lines, read as {encoding}.',
     profileName: 'Save this mapping as',

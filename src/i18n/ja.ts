@@ -204,7 +204,7 @@ export const ja: MessageSchema = {
     importTitle: 'ファイルを取り込む',
     source: 'ファイルの種類',
     sources: { orders: '注文データ', bank: '入金明細' },
-    file: 'CSV ファイル',
+    file: 'CSV または Excel ファイル',
     mapping: '列の対応付け',
     fileInfo: '{name}：{rows} 行、{encoding} として読み込みました。',
     profileName: 'この対応付けの保存名',

@@ -18,6 +18,7 @@ import type {
 } from '../db/records'
 import { decodeBytes } from '../import/decode'
 import { parseCsv, type ParsedCsv } from '../import/parse'
+import { isXlsx, readXlsx } from '../import/xlsx'
 import {
   applyProfile,
   fileHash,
@@ -83,9 +84,17 @@ export const useMatchStore = defineStore('match', () => {
     importErrors.value = []
     try {
       const bytes = new Uint8Array(await file.arrayBuffer())
-      const decoded = decodeBytes(bytes)
-      const parsed = parseCsv(decoded.text)
-      pending.value = { name: file.name, bytes, encoding: decoded.encoding, parsed }
+      let parsed: ParsedCsv
+      let encoding: string
+      if (isXlsx(file.name, bytes)) {
+        parsed = await readXlsx(bytes)
+        encoding = 'xlsx'
+      } else {
+        const decoded = decodeBytes(bytes)
+        parsed = parseCsv(decoded.text)
+        encoding = decoded.encoding
+      }
+      pending.value = { name: file.name, bytes, encoding, parsed }
       const saved = profiles.value.find(
         (p) =>
           p.source === source.value &&

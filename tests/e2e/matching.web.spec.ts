@@ -63,7 +63,7 @@ test.describe('matching on the web host', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Matching' })).toBeVisible()
     await page.getByRole('combobox', { name: 'Kind of file' }).selectOption('orders')
     await page
-      .getByLabel('CSV file')
+      .getByLabel('CSV or Excel file')
       .setInputFiles({ name: '注文一覧-2026-10.csv', mimeType: 'text/csv', buffer: Buffer.from(sjis) })
     await expect(page.getByText(/41 lines, read as shift_jis/)).toBeVisible()
     await expect(page.getByRole('combobox', { name: 'Order number column' })).toHaveValue('注文番号')
@@ -90,7 +90,7 @@ test.describe('matching on the web host', () => {
     // The same file again adds nothing.
     await nav.getByRole('link', { name: 'Matching' }).click()
     await page
-      .getByLabel('CSV file')
+      .getByLabel('CSV or Excel file')
       .setInputFiles({ name: 'again.csv', mimeType: 'text/csv', buffer: Buffer.from(sjis) })
     await page.getByRole('button', { name: 'Import and match' }).click()
     await expect(page.getByTestId('match-notice')).toContainText('already imported')
