@@ -115,6 +115,7 @@ export const en = {
     any: 'Any',
     clearFilters: 'Clear filters',
     exportCsv: 'Export these records as CSV…',
+    columnsChooser: 'Columns',
     csvSaved: 'CSV saved: {file}',
     types: { charge: 'Charge', refund: 'Refund' },
     modes: { live: 'Live', test: 'Test' },

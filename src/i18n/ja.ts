@@ -117,6 +117,7 @@ export const ja: MessageSchema = {
     any: 'すべて',
     clearFilters: '絞り込みを解除',
     exportCsv: 'この記録を CSV で出力…',
+    columnsChooser: '表示する列',
     csvSaved: 'CSV を保存しました：{file}',
     types: { charge: '売上', refund: '返金' },
     modes: { live: '本番', test: 'テスト' },

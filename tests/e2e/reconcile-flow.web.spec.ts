@@ -26,6 +26,17 @@ test.describe('month-end flow on the web host', () => {
     const count = page.getByTestId('ledger-count')
     await expect(count).toHaveText(/^[\d,]+ records/)
 
+    // Column choice is remembered across a reload.
+    const grid0 = page.getByRole('grid', { name: 'Ledger records' })
+    await expect(grid0.getByRole('columnheader', { name: 'Brand' })).toBeVisible()
+    await page.getByText('Columns', { exact: true }).click()
+    await page.getByRole('checkbox', { name: 'Brand' }).uncheck()
+    await expect(grid0.getByRole('columnheader', { name: 'Brand' })).toHaveCount(0)
+    await page.reload()
+    await expect(count).toHaveText(/^[\d,]+ records/)
+    await expect(grid0.getByRole('columnheader', { name: 'Cardholder' })).toBeVisible()
+    await expect(grid0.getByRole('columnheader', { name: 'Brand' })).toHaveCount(0)
+
     await page.getByLabel('Month', { exact: true }).fill('2026-09')
     await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
     await expect(count).not.toHaveText(/^0 records/)
