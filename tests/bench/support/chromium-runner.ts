@@ -1,7 +1,8 @@
 /**
  * Runs a benchmark entry (a TS module that sets `window.__bench = async (args) => result`) inside Debian's
  * Chromium: vite bundles it with the renderer's own code (Dexie, src/db, src/ledger…), a loopback static
- * server serves it, Playwright calls `__bench` and returns its JSON. IndexedDB is Chromium's real one.
+ * server serves it, Playwright calls `__bench` and returns its JSON. IndexedDB is Chromium's real one, on
+ * disk in a throwaway profile.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -56,7 +57,10 @@ export async function runInChromium<T>(
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     const port = (server.address() as AddressInfo).port
-    const browser = await chromium.launch({
+    // A persistent profile on disk, as the app's window has: browser.newPage() would open an incognito
+    // context, whose IndexedDB lives in memory with a small quota (500k records fail there).
+    const context = await chromium.launchPersistentContext(join(work, 'profile'), {
+      headless: true,
       executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
       args: [
         '--disable-background-networking',
@@ -67,7 +71,7 @@ export async function runInChromium<T>(
       ],
     })
     try {
-      const page = await browser.newPage()
+      const page = context.pages()[0] ?? (await context.newPage())
       page.setDefaultTimeout(options.timeoutMs ?? 600_000)
       for (const [name, fn] of Object.entries(options.expose ?? {})) await page.exposeFunction(name, fn)
       await page.goto(`http://127.0.0.1:${port}/`)
@@ -79,7 +83,7 @@ export async function runInChromium<T>(
         args,
       )) as T
     } finally {
-      await browser.close()
+      await context.close()
       server.close()
     }
   } finally {

@@ -1,0 +1,120 @@
+/**
+ * The cache and the ledger in Chromium with its real IndexedDB (tests/bench/browser/cache-entry.ts):
+ * ingest rate through HistoryRepository.putPage, then the ledger's reads and a 10k bulk mark on the
+ * filled cache. One browser run yields both the cache and the ledger metrics.
+ */
+import { resolve } from 'node:path'
+import { Dataset } from '../../electron/sandbox/dataset'
+import { usFromIso } from '../../electron/sandbox/model'
+import { historyItem, type Names } from '../../electron/sandbox/serialize'
+import { periodRange } from '../../src/reconcile/periods'
+import { measured, type MetricMap } from './metrics'
+import { runInChromium } from './support/chromium-runner'
+
+// Mirrors of browser/cache-entry.ts's types: the two sides are separate TS projects (node / web).
+interface CacheBenchArgs {
+  records: number
+  ingestRecords: number
+  storeId: string
+  searchTerm: string
+  month: string
+  timeZone: string
+  repeats: number
+}
+interface Timing {
+  ms: number
+  runs: number[]
+  rows: number
+  total: number
+}
+interface CacheBenchResult {
+  cached: number
+  ingestMs: number
+  ingested: number
+  fillMs: number
+  feedMs: number
+  firstRows: Timing
+  filterRefunds: Timing
+  filterStore: Timing
+  searchMonth: Timing
+  searchAll: Timing
+  mark: { ms: number; records: number; readMs: number; planMs: number; applyMs: number; puts: number }
+  userAgent: string
+}
+
+const FROM = '2025-11-01T00:00:00Z'
+const TO = '2026-11-01T00:00:00Z'
+const MONTH = '2026-09'
+const TIME_ZONE = 'Asia/Tokyo'
+
+export async function benchCache({ quick }: { quick: boolean }): Promise<MetricMap> {
+  // History records wanted; the generator adds ~7.5 % refund records on top of the charges.
+  const wanted = quick ? 20_000 : 500_000
+  const data = new Dataset({
+    seed: 404,
+    stores: 5,
+    records: Math.round(wanted / 1.075),
+    fromUs: usFromIso(FROM) ?? 0,
+    toUs: usFromIso(TO) ?? 0,
+  })
+  const storeNames = new Map(data.stores.map((s) => [s.id, s.name]))
+  const names: Names = { merchant: data.merchant, storeName: (id) => storeNames.get(id) ?? '' }
+  const month = periodRange(MONTH, TIME_ZONE)
+  // A Latin-script cardholder of that month: what an accountant types to find a customer's payments.
+  const sample = data.history.find(
+    (e) => e.createdUs >= month.from * 1000 && /^[A-Za-z]+ [A-Za-z]+$/.test(e.charge.card.name),
+  )
+  const args: CacheBenchArgs = {
+    records: data.history.length,
+    // Full mode: 100k timed in pages of 100 (~2 min here), the rest filled in larger pages.
+    ingestRecords: quick ? 10_000 : 100_000,
+    storeId: data.stores[0]?.id ?? '',
+    searchTerm: sample?.charge.card.name ?? 'tanaka',
+    month: MONTH,
+    timeZone: TIME_ZONE,
+    repeats: 3,
+  }
+  const result = await runInChromium<CacheBenchResult>(resolve(__dirname, 'browser/cache-entry.ts'), args, {
+    timeoutMs: 900_000,
+    expose: {
+      __items: (offset: number, count: number) =>
+        JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
+    },
+  })
+  const on = `${result.cached} records cached in Chromium IndexedDB (${result.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'})`
+  const timing = (t: Timing, what: string) =>
+    `${what}: count (${t.total}) + first ${t.rows} rows with their marks, median of ${t.runs.join(', ')} ms; ${on}`
+  const worseFilter =
+    result.filterRefunds.ms >= result.filterStore.ms ? result.filterRefunds : result.filterStore
+  return {
+    // Records ÷ time inside historyRecordOf + putPage (100 per transaction, with checkpoint), summed.
+    'cache.ingest_records_per_s': measured(
+      'cache.ingest_records_per_s',
+      Math.round(result.ingested / (result.ingestMs / 1000)),
+      `first ${result.ingested} records in ${Math.round(result.ingestMs / 100) / 10} s of historyRecordOf + putPage time, pages of 100 with their checkpoint; the other ${result.cached - result.ingested} went in pages of 5000 at ${Math.round((result.cached - result.ingested) / (result.fillMs / 1000))} records/s; feeding items from Node (${Math.round(result.feedMs / 100) / 10} s) not counted; IndexedDB on disk in a persistent profile`,
+    ),
+    // As the ledger opens (ledger-store refresh): all periods, newest first.
+    'ledger.first_rows_ms': measured(
+      'ledger.first_rows_ms',
+      result.firstRows.ms,
+      timing(result.firstRows, 'all periods, newest first'),
+    ),
+    // The slower of two one-month filters: refunds only (type index), one store (store index).
+    'ledger.filter_ms': measured(
+      'ledger.filter_ms',
+      worseFilter.ms,
+      `${timing(result.filterRefunds, `refunds in ${MONTH}`)} | ${timing(result.filterStore, `one store in ${MONTH}`)}`,
+    ),
+    'ledger.search_ms': measured(
+      'ledger.search_ms',
+      result.searchMonth.ms,
+      `${timing(result.searchMonth, `"${args.searchTerm}" in ${MONTH}`)} | ${timing(result.searchAll, 'same search, all periods (one run)')}`,
+    ),
+    // "Mark all matching" on the newest 10k records: read records and marks, planMarks, apply.
+    'ledger.mark_10k_ms': measured(
+      'ledger.mark_10k_ms',
+      result.mark.ms,
+      `${result.mark.records} records (${result.mark.puts} marks written): read ${result.mark.readMs} ms, plan ${result.mark.planMs} ms, apply ${result.mark.applyMs} ms; ${on}`,
+    ),
+  }
+}
