@@ -125,6 +125,7 @@ export const en = {
       changed: 'Changed since reconciled',
     },
     count: 'No records | 1 record | {count} records',
+    counting: 'Counting… (at least {count} records)',
     selectedCount: '{count} selected',
     gridLabel: 'Ledger records',
     columns: {

@@ -127,6 +127,7 @@ export const ja: MessageSchema = {
       changed: '消込後に変更あり',
     },
     count: '記録はありません | 1 件 | {count} 件',
+    counting: '件数を数えています…（{count} 件以上）',
     selectedCount: '{count} 件を選択中',
     gridLabel: '台帳の記録',
     columns: {

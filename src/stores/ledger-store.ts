@@ -59,6 +59,8 @@ export const useLedgerStore = defineStore('ledger', () => {
   const filters = reactive<LedgerFilters>(emptyFilters())
   const order = ref<'asc' | 'desc'>('desc')
   const total = ref(0)
+  /** False while the total is provisional (the count is still running). */
+  const counted = ref(true)
   const loading = ref(false)
   /** Loaded rows by position in the current filter and order. */
   const rows = shallowRef(new Map<number, HistoryRecord>())
@@ -112,24 +114,54 @@ export const useLedgerStore = defineStore('ledger', () => {
   }
 
   /** Re-counts and drops loaded rows: after a filter change, a sync or a mark that moves rows. */
+  /**
+   * Shows the first rows before the count: IndexedDB counts a key range by walking it, which takes seconds
+   * on a very large cache. Until the count arrives the total is provisional (the rows loaded, plus a block
+   * when the first ones were full), so the grid scrolls on and loads as it goes.
+   */
   async function refresh(): Promise<void> {
-    generation++
+    const gen = ++generation
     blocks.clear()
     rows.value = new Map()
     const filter = currentFilter()
     if (!filter) {
       total.value = 0
+      counted.value = true
       return
     }
     loading.value = true
+    counted.value = false
+    total.value = BLOCK * 2
     try {
-      total.value = await appCache().history.count(filter)
-      await ensureRows(0, Math.min(total.value, BLOCK * 2))
+      const first = [0, 1].map((b) => loadBlock(b, gen))
+      first.forEach((job, b) => blocks.set(b, job))
+      await Promise.all(first)
+      if (gen !== generation) return
+      total.value = rows.value.size === BLOCK * 2 ? BLOCK * 3 : rows.value.size
+      void appCache()
+        .history.count(filter)
+        .then((n) => {
+          if (gen !== generation) return
+          total.value = n
+          counted.value = true
+        })
+        .catch((e: unknown) => {
+          if (gen === generation)
+            notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+        })
     } catch (e) {
       notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
     } finally {
-      loading.value = false
+      if (gen === generation) loading.value = false
     }
+  }
+
+  /** The count of an unfinished refresh, for "mark all matching" (which needs every match anyway). */
+  async function exactTotal(): Promise<number> {
+    const filter = currentFilter()
+    if (!filter) return 0
+    if (counted.value) return total.value
+    return appCache().history.count(filter)
   }
 
   function ensureRows(start: number, end: number): Promise<void> {
@@ -225,7 +257,7 @@ export const useLedgerStore = defineStore('ledger', () => {
           ...filter,
           order: order.value,
           offset: 0,
-          limit: total.value,
+          limit: await exactTotal(),
         })
       } else {
         const found = await cache.history.getMany(filter.connectionId, [...selection.value])
@@ -363,7 +395,7 @@ export const useLedgerStore = defineStore('ledger', () => {
         ...filter,
         order: order.value,
         offset: 0,
-        limit: total.value,
+        limit: await exactTotal(),
       })
       const found = await cache.marks.getMany(
         filter.connectionId,
@@ -391,6 +423,7 @@ export const useLedgerStore = defineStore('ledger', () => {
     filters,
     order,
     total,
+    counted,
     loading,
     rows,
     marks,

@@ -64,9 +64,16 @@ export const useMonthEndStore = defineStore('month-end', () => {
     connections.value = await appCache().connections.list()
     if (!connectionId.value) connectionId.value = connections.value[0]?.id ?? null
     const c = connections.value.find((x) => x.id === connectionId.value)
-    // The month being closed is usually the last complete one.
-    if (c && !data.value) period.value = previousPeriod(periodOf(Date.now(), c.timeZone))
+    // The month being closed is usually the last complete one (unless the user already chose one).
+    if (c && !data.value && !periodChosen) period.value = previousPeriod(periodOf(Date.now(), c.timeZone))
     await load()
+  }
+
+  let periodChosen = false
+
+  function choosePeriod(value: string): void {
+    periodChosen = true
+    period.value = value
   }
 
   async function load(): Promise<void> {
@@ -154,6 +161,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
     exported,
     init,
     load,
+    choosePeriod,
     exportWorkbook,
     cancelExport,
   }

@@ -34,6 +34,8 @@ export interface Timing {
   runs: number[]
   rows: number
   total: number
+  /** The background count after the rows were shown, ms (last run). */
+  countMs: number
 }
 
 export interface CacheBenchResult {
@@ -118,33 +120,36 @@ async function run(args: CacheBenchArgs, at: (stage: string) => void): Promise<C
   const cached = await db.history.count()
 
   /**
-   * What the ledger does on a filter change (ledger-store refresh): count the matches, then load the first
-   * two blocks in parallel, each with its marks. Timed until the rows and their marks are in hand.
+   * What the ledger does on a filter change (ledger-store refresh): load the first two blocks in parallel,
+   * each with its marks — the rows are shown then — and count the matches after, in the background.
+   * Timed until the rows and their marks are in hand; the count's own time is reported beside it.
    */
-  async function ledgerRefresh(filter: HistoryFilter): Promise<{ rows: number; total: number }> {
-    const total = await history.count(filter)
+  async function ledgerRefresh(
+    filter: HistoryFilter,
+  ): Promise<{ rows: number; total: number; countMs: number }> {
     const blocks = await Promise.all(
-      [0, 1]
-        .filter((b) => b * BLOCK < total)
-        .map(async (b) => {
-          const page = await history.queryPage({ ...filter, order: 'desc', offset: b * BLOCK, limit: BLOCK })
-          await marks.getMany(
-            CONNECTION,
-            page.map((r) => r.key),
-          )
-          return page.length
-        }),
+      [0, 1].map(async (b) => {
+        const page = await history.queryPage({ ...filter, order: 'desc', offset: b * BLOCK, limit: BLOCK })
+        await marks.getMany(
+          CONNECTION,
+          page.map((r) => r.key),
+        )
+        return page.length
+      }),
     )
-    return { rows: blocks.reduce((s, n) => s + n, 0), total }
+    const shownAt = performance.now()
+    const total = await history.count(filter)
+    return { rows: blocks.reduce((s, n) => s + n, 0), total, countMs: ms(performance.now() - shownAt) }
   }
 
   async function time(filter: HistoryFilter, repeats = args.repeats): Promise<Timing> {
     const runs: number[] = []
-    let last = { rows: 0, total: 0 }
+    let last = { rows: 0, total: 0, countMs: 0 }
     for (let i = 0; i < repeats; i++) {
       const started = performance.now()
       last = await ledgerRefresh(filter)
-      runs.push(ms(performance.now() - started))
+      // The rows were in hand before the count began: the count is not part of "shown".
+      runs.push(ms(performance.now() - started - last.countMs))
     }
     return { ms: median(runs), runs, ...last }
   }
