@@ -20,10 +20,14 @@ test.describe('matching on the web host', () => {
     // The shop's own orders: October's successful JPY charges as the ledger exports them…
     const nav = page.getByRole('navigation', { name: 'Main navigation' })
     await nav.getByRole('link', { name: 'Ledger' }).click()
+    const count = page.getByTestId('ledger-count')
+    await expect(count).toHaveText(/^[1-9][\d,]* records\s*$/)
+    const allMonths = (await count.textContent()) ?? ''
     await page.getByLabel('Month', { exact: true }).fill('2026-10')
     await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
-    const count = page.getByTestId('ledger-count')
-    await expect(count).not.toHaveText(/^0 records/)
+    // Each filter applies after a short debounce; wait for its final count before the next one.
+    await expect(count).not.toHaveText(allMonths)
+    await expect(count).toHaveText(/^[1-9][\d,]* records\s*$/)
     for (const [label, value] of [
       ['Type', 'charge'],
       ['Status', 'successful'],
@@ -32,6 +36,7 @@ test.describe('matching on the web host', () => {
       const before = (await count.textContent()) ?? ''
       await page.getByRole('combobox', { name: label, exact: true }).selectOption(value)
       await expect(count).not.toHaveText(before)
+      await expect(count).toHaveText(/^[1-9][\d,]* records\s*$/)
     }
     const download = page.waitForEvent('download')
     await page.getByRole('button', { name: 'Export these records as CSV…' }).click()
