@@ -27,6 +27,7 @@ export interface HistoryFilter {
   currency?: string
   mode?: Mode
   search?: string
+  brand?: string
   reconciled?: ReconciledFilter
 }
 
@@ -151,6 +152,8 @@ export class HistoryRepository {
       const wanted = filter[field]
       if (field !== indexed && wanted !== undefined) tests.push((r) => r[field] === wanted)
     }
+    const { brand } = filter
+    if (brand !== undefined) tests.push((r) => r.brand === brand)
     const search = filter.search?.trim()
     if (search) tests.push((r) => matchesSearch(r.searchText, search))
     if (filter.reconciled === 'reconciled' || filter.reconciled === 'unreconciled') {

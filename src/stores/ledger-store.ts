@@ -17,19 +17,32 @@ import type {
   RecordKey,
 } from '../db/records'
 import { planClosePeriod, planMarks, planReopenPeriod, planUndo, type MarkAction } from '../reconcile/marking'
-import { periodOf, periodRange } from '../reconcile/periods'
+import { dayRange, periodOf, periodRange } from '../reconcile/periods'
+import type { ChargeFee } from '../reconcile/row-figures'
+import { IN_MEMORY_SORT_LIMIT, sortRows, type SortColumn } from './ledger-sort'
 import { exportLedgerCsv } from '../export/workbook-client'
 
 export const BLOCK = 100
 const FOREVER = 8.64e15
 
+/** How the ledger's period is chosen: a month (closable), a day, or a custom range of days. */
+export type PeriodKind = 'month' | 'day' | 'range'
+
 export interface LedgerFilters {
+  periodKind: PeriodKind
+  /** YYYY-MM in the accounting time zone; the only kind a close or reopen applies to. */
   period: string | null
+  /** YYYY-MM-DD in the accounting time zone. */
+  day: string | null
+  /** Inclusive days YYYY-MM-DD; either end may be open. */
+  rangeFrom: string | null
+  rangeTo: string | null
   storeId: string | null
   type: HistoryType | null
   status: string | null
   mode: Mode | null
   currency: string | null
+  brand: string | null
   reconciled: ReconciledFilter | null
   search: string
 }
@@ -40,15 +53,21 @@ export type LedgerNotice =
   | { kind: 'locked'; period: string }
   | { kind: 'closed'; period: string }
   | { kind: 'reopened'; period: string }
+  | { kind: 'sortTooLarge'; limit: number }
   | { kind: 'error'; message: string }
 
 const emptyFilters = (): LedgerFilters => ({
+  periodKind: 'month',
   period: null,
+  day: null,
+  rangeFrom: null,
+  rangeTo: null,
   storeId: null,
   type: null,
   status: null,
   mode: null,
   currency: null,
+  brand: null,
   reconciled: null,
   search: '',
 })
@@ -58,6 +77,11 @@ export const useLedgerStore = defineStore('ledger', () => {
   const connectionId = ref<string | null>(null)
   const filters = reactive<LedgerFilters>(emptyFilters())
   const order = ref<'asc' | 'desc'>('desc')
+  /** Date sorts through the index at any size; another column sorts in memory (IN_MEMORY_SORT_LIMIT). */
+  const sortColumn = ref<SortColumn>('date')
+  const locale = ref('en')
+  /** Fee facts of the loaded charge rows, by charge id, from the charge list. */
+  const fees = shallowRef(new Map<string, ChargeFee>())
   const total = ref(0)
   /** False while the total is provisional (the count is still running). */
   const counted = ref(true)
@@ -80,17 +104,33 @@ export const useLedgerStore = defineStore('ledger', () => {
   const timeZone = computed(
     () => connection.value?.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
   )
-  const periodLocked = computed(() => (filters.period ? locks.value.has(filters.period) : false))
+  /** The month whose lock applies: only a month filter can be closed or reopened. */
+  const activePeriod = computed(() => (filters.periodKind === 'month' ? filters.period : null))
+  const periodLocked = computed(() => (activePeriod.value ? locks.value.has(activePeriod.value) : false))
+
+  /** The instants the period filter covers, in the accounting time zone; [0, FOREVER) when none. */
+  function currentRange(): { from: number; to: number } {
+    const zone = timeZone.value
+    if (filters.periodKind === 'month' && filters.period) return periodRange(filters.period, zone)
+    if (filters.periodKind === 'day' && filters.day) return dayRange(filters.day, zone)
+    if (filters.periodKind === 'range' && (filters.rangeFrom || filters.rangeTo)) {
+      const from = filters.rangeFrom ? dayRange(filters.rangeFrom, zone).from : 0
+      const to = filters.rangeTo ? dayRange(filters.rangeTo, zone).to : FOREVER
+      return { from, to: Math.max(from, to) }
+    }
+    return { from: 0, to: FOREVER }
+  }
 
   function currentFilter(): HistoryFilter | null {
     if (!connectionId.value) return null
-    const range = filters.period ? periodRange(filters.period, timeZone.value) : { from: 0, to: FOREVER }
+    const range = currentRange()
     const f: HistoryFilter = { connectionId: connectionId.value, from: range.from, to: range.to }
     if (filters.storeId) f.storeId = filters.storeId
     if (filters.type) f.type = filters.type
     if (filters.status) f.status = filters.status
     if (filters.mode) f.mode = filters.mode
     if (filters.currency) f.currency = filters.currency
+    if (filters.brand) f.brand = filters.brand
     if (filters.reconciled) f.reconciled = filters.reconciled
     if (filters.search.trim()) f.search = filters.search.trim()
     return f
@@ -130,6 +170,10 @@ export const useLedgerStore = defineStore('ledger', () => {
       return
     }
     loading.value = true
+    if (sortColumn.value !== 'date') {
+      const sorted = await refreshSorted(filter, gen)
+      if (sorted || gen !== generation) return
+    }
     counted.value = false
     total.value = BLOCK * 2
     try {
@@ -154,6 +198,81 @@ export const useLedgerStore = defineStore('ledger', () => {
     } finally {
       if (gen === generation) loading.value = false
     }
+  }
+
+  /**
+   * Sorting by a column other than date: count, and when the set is small enough load it all, with marks
+   * and fees, and sort it in memory. Returns false (back to date order, with a notice) when it is too large.
+   */
+  async function refreshSorted(filter: HistoryFilter, gen: number): Promise<boolean> {
+    const cache = appCache()
+    try {
+      const n = await cache.history.count(filter)
+      if (gen !== generation) return true
+      if (n > IN_MEMORY_SORT_LIMIT) {
+        notice.value = { kind: 'sortTooLarge', limit: IN_MEMORY_SORT_LIMIT }
+        sortColumn.value = 'date'
+        return false
+      }
+      const all = await cache.history.queryPage({ ...filter, order: 'asc', offset: 0, limit: n })
+      await loadFacts(filter.connectionId, all)
+      if (gen !== generation) return true
+      const sorted = sortRows(all, sortColumn.value, order.value, {
+        fees: fees.value,
+        storeName: (id) => storeNames.value.get(id) ?? id,
+        locale: locale.value,
+      })
+      rows.value = new Map(sorted.map((r, i) => [i, r]))
+      // Every row is in hand: no block is left to load.
+      for (let b = 0; b * BLOCK < sorted.length; b++) blocks.set(b, Promise.resolve())
+      total.value = sorted.length
+      counted.value = true
+    } catch (e) {
+      notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+    } finally {
+      if (gen === generation) loading.value = false
+    }
+    return true
+  }
+
+  /** Sorts by a column; the same column again flips the direction. */
+  function sortBy(column: SortColumn): void {
+    if (sortColumn.value === column) order.value = order.value === 'desc' ? 'asc' : 'desc'
+    else {
+      sortColumn.value = column
+      order.value = column === 'date' ? 'desc' : 'asc'
+    }
+  }
+
+  /** Marks, fees and store names of loaded rows, merged into the maps the grid reads. */
+  async function loadFacts(connection: string, page: readonly HistoryRecord[]): Promise<void> {
+    const cache = appCache()
+    const chargeIds = [...new Set(page.filter((r) => r.type === 'charge').map((r) => r.chargeId))]
+    const [pageMarks, charges] = await Promise.all([
+      cache.marks.getMany(
+        connection,
+        page.map((r) => r.key),
+      ),
+      cache.charges.getMany(connection, chargeIds),
+    ])
+    const nextMarks = new Map(marks.value)
+    page.forEach((r, i) => {
+      const m = pageMarks[i]
+      if (m) nextMarks.set(r.key, m)
+      else nextMarks.delete(r.key)
+    })
+    marks.value = nextMarks
+    const nextFees = new Map(fees.value)
+    charges.forEach((c) => c && nextFees.set(c.id, { feeAmount: c.feeAmount, feeCurrency: c.feeCurrency }))
+    fees.value = nextFees
+    const names = new Map(storeNames.value)
+    let added = false
+    for (const r of page)
+      if (!names.has(r.storeId)) {
+        names.set(r.storeId, r.raw.store_name)
+        added = true
+      }
+    if (added) storeNames.value = names
   }
 
   /** The count of an unfinished refresh, for "mark all matching" (which needs every match anyway). */
@@ -187,29 +306,11 @@ export const useLedgerStore = defineStore('ledger', () => {
       offset: block * BLOCK,
       limit: BLOCK,
     })
-    const pageMarks = await cache.marks.getMany(
-      filter.connectionId,
-      page.map((r) => r.key),
-    )
+    await loadFacts(filter.connectionId, page)
     if (gen !== generation) return
     const nextRows = new Map(rows.value)
     page.forEach((r, i) => nextRows.set(block * BLOCK + i, r))
     rows.value = nextRows
-    const nextMarks = new Map(marks.value)
-    page.forEach((r, i) => {
-      const m = pageMarks[i]
-      if (m) nextMarks.set(r.key, m)
-      else nextMarks.delete(r.key)
-    })
-    marks.value = nextMarks
-    const names = new Map(storeNames.value)
-    let added = false
-    for (const r of page)
-      if (!names.has(r.storeId)) {
-        names.set(r.storeId, r.raw.store_name)
-        added = true
-      }
-    if (added) storeNames.value = names
   }
 
   // ---- selection ----
@@ -336,7 +437,7 @@ export const useLedgerStore = defineStore('ledger', () => {
   }
 
   async function closePeriod(): Promise<void> {
-    const period = filters.period
+    const period = activePeriod.value
     if (!period || !connectionId.value) return
     const plan = planClosePeriod({
       connectionId: connectionId.value,
@@ -354,7 +455,7 @@ export const useLedgerStore = defineStore('ledger', () => {
   }
 
   async function reopenPeriod(reason: string): Promise<void> {
-    const period = filters.period
+    const period = activePeriod.value
     if (!period || !connectionId.value) return
     try {
       const plan = planReopenPeriod({
@@ -391,24 +492,37 @@ export const useLedgerStore = defineStore('ledger', () => {
     if (!filter) return null
     const cache = appCache()
     try {
-      const records = await cache.history.queryPage({
-        ...filter,
-        order: order.value,
-        offset: 0,
-        limit: await exactTotal(),
-      })
+      const records =
+        sortColumn.value === 'date'
+          ? await cache.history.queryPage({
+              ...filter,
+              order: order.value,
+              offset: 0,
+              limit: await exactTotal(),
+            })
+          : // Sorted in memory: every row is loaded, export them in the order shown.
+            [...rows.value.entries()].sort(([a], [b]) => a - b).map(([, r]) => r)
       const found = await cache.marks.getMany(
         filter.connectionId,
         records.map((r) => r.key),
       )
       const markMap = new Map<RecordKey, MarkRecord>()
       found.forEach((m) => m && markMap.set(m.key, m))
-      const name = `closebook-ledger-${filters.period ?? 'all'}.csv`
+      const name = `closebook-ledger-${periodLabel()}.csv`
       return (await exportLedgerCsv(name, records, markMap, timeZone.value)).fileName
     } catch (e) {
       notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
       return null
     }
+  }
+
+  /** The period in a file name: 2026-09, 2026-09-15, 2026-09-01_2026-09-15 or all. */
+  function periodLabel(): string {
+    if (filters.periodKind === 'month' && filters.period) return filters.period
+    if (filters.periodKind === 'day' && filters.day) return filters.day
+    if (filters.periodKind === 'range' && (filters.rangeFrom || filters.rangeTo))
+      return `${filters.rangeFrom ?? 'start'}_${filters.rangeTo ?? 'now'}`
+    return 'all'
   }
 
   function resetFilters(): void {
@@ -422,6 +536,12 @@ export const useLedgerStore = defineStore('ledger', () => {
     timeZone,
     filters,
     order,
+    sortColumn,
+    sortBy,
+    locale,
+    fees,
+    activePeriod,
+    periodLabel,
     total,
     counted,
     loading,

@@ -1,0 +1,123 @@
+import type { Locator, Page } from '@playwright/test'
+import { expect, test } from './support/web-host'
+
+/** Parses a ledger amount cell ("￥1,234", "-$12.50", "−¥300") into a signed number. */
+function amountOf(text: string): number {
+  const negative = /^[-−]/.test(text.trim())
+  const digits = text.replace(/[^\d.]/g, '')
+  return (negative ? -1 : 1) * Number(digits)
+}
+
+async function columnTexts(grid: Locator, cls: string, n: number): Promise<string[]> {
+  const cells = grid.locator(`.grid-viewport [role="gridcell"].${cls}`)
+  await expect(cells.nth(n - 1)).toBeVisible()
+  return (await cells.allTextContents()).slice(0, n)
+}
+
+async function syncDemo(page: Page, launchUrl: string): Promise<void> {
+  await page.goto(launchUrl)
+  await page.getByRole('button', { name: 'Try with demo data' }).click()
+  const row = page
+    .getByRole('table', { name: 'Your connections' })
+    .getByRole('row', { name: /Demo merchant/ })
+  await row.getByRole('button', { name: 'Sync Demo merchant' }).click()
+  await expect(page.getByTestId('sync-state')).toHaveText('Up to date.', { timeout: 90_000 })
+  await page
+    .getByRole('navigation', { name: 'Main navigation' })
+    .getByRole('link', { name: 'Ledger' })
+    .click()
+}
+
+test.describe('ledger grid on the web host', () => {
+  test('sorts by a column, resizes a column (remembered), filters by day, range and brand, shows fee and net', async ({
+    page,
+    webHost,
+  }) => {
+    test.setTimeout(180_000)
+    await syncDemo(page, webHost.launchUrl)
+    const count = page.getByTestId('ledger-count')
+    const finalCount = /^[1-9][\d,]* records\s*$/
+    await expect(count).toHaveText(finalCount)
+    const allMonths = (await count.textContent()) ?? ''
+    const grid = page.getByRole('grid', { name: 'Ledger records' })
+
+    await page.getByLabel('Month', { exact: true }).fill('2026-09')
+    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    await expect(count).not.toHaveText(allMonths)
+    await expect(count).toHaveText(finalCount)
+    const september = (await count.textContent()) ?? ''
+
+    // Sort by amount: ascending, then descending; the header says which.
+    const amountHeader = grid.getByRole('columnheader', { name: 'Amount', exact: true })
+    await amountHeader.getByRole('button').click()
+    await expect(amountHeader).toHaveAttribute('aria-sort', 'ascending')
+    await expect(grid.getByRole('columnheader', { name: /^Date and time/ })).not.toHaveAttribute('aria-sort')
+    // The sort applies after the filter debounce: wait until the first rows are in order.
+    const sortedWithin = async (dir: 1 | -1): Promise<boolean> => {
+      const v = (await columnTexts(grid, 'c-amount', 10)).map(amountOf)
+      return v.every((x, i) => i === 0 || dir * (x - (v[i - 1] ?? 0)) >= 0)
+    }
+    await expect.poll(() => sortedWithin(1)).toBe(true)
+    await expect(grid).toHaveAttribute('aria-busy', 'false')
+    const up = (await columnTexts(grid, 'c-amount', 10)).map(amountOf)
+    await amountHeader.getByRole('button').click()
+    await expect(amountHeader).toHaveAttribute('aria-sort', 'descending')
+    await expect.poll(() => sortedWithin(-1)).toBe(true)
+    await expect(grid).toHaveAttribute('aria-busy', 'false')
+    const down = (await columnTexts(grid, 'c-amount', 10)).map(amountOf)
+    expect(down[0]).toBeGreaterThan(up[0] ?? 0)
+    await expect(count).toHaveText(september)
+
+    // Fee and net: a successful charge with a fee nets to amount − fee.
+    const first = grid.locator('.grid-viewport [role="row"]').first()
+    const amount = amountOf((await first.locator('.c-amount').textContent()) ?? '')
+    const feeText = (await first.locator('.c-fee').textContent()) ?? ''
+    const net = amountOf((await first.locator('.c-net').textContent()) ?? '')
+    expect(net).toBe(amount - (feeText.trim() ? amountOf(feeText) : 0))
+
+    // Resize the Store column from the keyboard; the width survives a reload.
+    const handle = grid.getByRole('separator', { name: 'Resize column Store (arrow keys)' })
+    const before = Number(await handle.getAttribute('aria-valuenow'))
+    await handle.focus()
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('ArrowRight')
+    await expect(handle).toHaveAttribute('aria-valuenow', String(before + 32))
+    const storeCell = grid.locator('.grid-viewport [role="gridcell"].c-store').first()
+    expect((await storeCell.boundingBox())?.width).toBeCloseTo(before + 32, 0)
+    await page.reload()
+    await expect(count).toHaveText(finalCount)
+    await expect(grid.getByRole('separator', { name: 'Resize column Store (arrow keys)' })).toHaveAttribute(
+      'aria-valuenow',
+      String(before + 32),
+    )
+
+    // A day, then a custom range, in the accounting time zone.
+    await page.getByRole('combobox', { name: 'Period', exact: true }).selectOption('day')
+    await page.getByLabel('Day', { exact: true }).fill('2026-09-15')
+    await page.getByLabel('Day', { exact: true }).dispatchEvent('change')
+    await expect(count).not.toHaveText(allMonths)
+    await expect(count).toHaveText(/^([1-9][\d,]*|No) records?\s*$/)
+    const dayCount = Number(((await count.textContent()) ?? '').replace(/\D/g, '') || 0)
+    const dates = await grid.locator('.grid-viewport [role="gridcell"].c-date').allTextContents()
+    expect(dates.length).toBeGreaterThan(0)
+    for (const d of dates) expect(d).toMatch(/^09\/15\/2026, /)
+
+    await page.getByRole('combobox', { name: 'Period', exact: true }).selectOption('range')
+    await page.getByLabel('From (day)').fill('2026-09-15')
+    await page.getByLabel('From (day)').dispatchEvent('change')
+    await page.getByLabel('To (day, inclusive)').fill('2026-09-16')
+    await page.getByLabel('To (day, inclusive)').dispatchEvent('change')
+    await expect(count).toHaveText(finalCount)
+    await expect
+      .poll(async () => Number(((await count.textContent()) ?? '').replace(/\D/g, '')))
+      .toBeGreaterThan(dayCount)
+
+    // Brand: every row shown is of that brand.
+    const rangeCount = (await count.textContent()) ?? ''
+    await page.getByRole('combobox', { name: 'Brand', exact: true }).selectOption('visa')
+    await expect(count).not.toHaveText(rangeCount)
+    const brands = await grid.locator('.grid-viewport [role="gridcell"].c-brand').allTextContents()
+    expect(brands.length).toBeGreaterThan(0)
+    expect(new Set(brands)).toEqual(new Set(['visa']))
+  })
+})
