@@ -431,6 +431,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       console.error('[sandbox] request failed:', error instanceof Error ? error.message : String(error))
     })
   })
+  // Longer than any client's idle keep-alive (undici: 4 s), so a client never reuses a socket the sandbox is
+  // closing at that instant (ECONNRESET on a loaded machine). close() destroys open sockets anyway.
+  server.keepAliveTimeout = 65_000
+  server.headersTimeout = 66_000
   server.on('connection', (socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))

@@ -7,11 +7,12 @@ import { describe, expect, it } from 'vitest'
 import SDK from 'univapay-node'
 import { startSandbox } from '../../../../electron/sandbox/server'
 
-const TSX = resolve('node_modules/.bin/tsx')
 const CLI = resolve('electron/sandbox/cli.ts')
 
 function run(args: string[]) {
-  return spawn(TSX, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  // Node itself with tsx's loader, not the tsx launcher: the launcher relays signals to a second process and,
+  // on a loaded machine, could answer SIGTERM with 143 before the CLI's own handler ran.
+  return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
 }
 
 async function output(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -57,5 +57,6 @@ describe('wallClockMs', () => {
         if (wallClockMs(t, timeZone) !== expected) throw new Error(`${timeZone} ${new Date(t).toISOString()}`)
       }
     }
-  })
+    // ~360k Intl calls: seconds when idle, much longer on a loaded CI runner.
+  }, 120_000)
 })
