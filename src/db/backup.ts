@@ -11,6 +11,7 @@ import {
   modeSchema,
 } from '../../electron/shared/payment-api'
 import { TABLE_NAMES, type ClosebookDb, type TableName } from './database'
+import { searchTokensOf } from './history-record'
 import type {
   AuditEntry,
   CachedConnection,
@@ -92,26 +93,30 @@ const storeSchema = z.object({
   merchantName: z.string(),
 })
 
-const historySchema = z.object({
-  connectionId: z.string().min(1),
-  key: recordKey,
-  resourceId: z.string(),
-  type: historyTypeSchema,
-  chargeId: z.string(),
-  storeId: z.string(),
-  createdAt: ms,
-  amount: z.number().int(),
-  currency: z.string(),
-  status: z.string(),
-  mode: modeSchema,
-  brand: z.string(),
-  cardholderName: z.string(),
-  cardholderEmail: z.string(),
-  orderRef: z.string().nullable(),
-  searchText: z.string(),
-  raw: historyItemSchema,
-  syncedAt: ms,
-})
+// Search tokens are derived from `raw`: recomputed on validation, so backups from before they existed
+// restore searchable, and a backup file cannot bring tokens that disagree with its records.
+const historySchema = z
+  .object({
+    connectionId: z.string().min(1),
+    key: recordKey,
+    resourceId: z.string(),
+    type: historyTypeSchema,
+    chargeId: z.string(),
+    storeId: z.string(),
+    createdAt: ms,
+    amount: z.number().int(),
+    currency: z.string(),
+    status: z.string(),
+    mode: modeSchema,
+    brand: z.string(),
+    cardholderName: z.string(),
+    cardholderEmail: z.string(),
+    orderRef: z.string().nullable(),
+    searchText: z.string(),
+    raw: historyItemSchema,
+    syncedAt: ms,
+  })
+  .transform((r) => ({ ...r, searchTokens: searchTokensOf(r.connectionId, r.raw) }))
 
 const chargeSchema = z.object({
   connectionId: z.string().min(1),

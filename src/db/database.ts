@@ -3,7 +3,7 @@
  * new version with its own `.upgrade()`, so an existing cache migrates in place and loses nothing.
  */
 import Dexie, { type Table, type Transaction } from 'dexie'
-import { orderRefOf, searchTextOf } from './history-record'
+import { orderRefOf, searchTextOf, searchTokensOf } from './history-record'
 import type {
   AuditEntry,
   CachedConnection,
@@ -64,17 +64,28 @@ export const SCHEMA_V2: Record<V2TableName, string> = {
     '[connectionId+key], [connectionId+period], [connectionId+state], [connectionId+changedSinceReconciled]',
 }
 
-/** Version 3 (current): imported order and bank files and their rows, for matching. */
+/** Version 3: imported order and bank files and their rows, for matching. */
 export const SCHEMA_V3: Record<TableName, string> = {
   ...SCHEMA_V2,
   imports: '[connectionId+id], [connectionId+hash]',
   importedRows: '[connectionId+importId+line], [connectionId+importId], [connectionId+day]',
 }
 
-export const CURRENT_VERSION = 3
+/**
+ * Version 4 (current): the ledger's search through a multi-entry index of search tokens. Tokens carry
+ * their connection inside the string, since a multi-entry index cannot be compound.
+ */
+export const SCHEMA_V4: Record<TableName, string> = {
+  ...SCHEMA_V3,
+  history: `${SCHEMA_V3.history}, *searchTokens`,
+}
+
+export const CURRENT_VERSION = 4
 
 /** Shapes as version 1 stored them; only the migration and its test need these. */
-export type HistoryRecordV1 = Omit<HistoryRecord, 'searchText' | 'orderRef'>
+export type HistoryRecordV1 = Omit<HistoryRecord, 'searchText' | 'orderRef' | 'searchTokens'>
+/** Shape as versions 2 and 3 stored it. */
+export type HistoryRecordV3 = Omit<HistoryRecord, 'searchTokens'>
 export type MarkRecordV1 = Omit<MarkRecord, 'state' | 'changedSinceReconciled'> & {
   state: 'reconciled' | null
   changedSinceReconciled: boolean
@@ -105,6 +116,16 @@ export async function upgradeV1ToV2(tx: Transaction): Promise<void> {
     })
 }
 
+export async function upgradeV3ToV4(tx: Transaction): Promise<void> {
+  await tx
+    .table<HistoryRecord | HistoryRecordV3>('history')
+    .toCollection()
+    .modify((row: HistoryRecord | HistoryRecordV3) => {
+      const r = row as HistoryRecord
+      r.searchTokens = searchTokensOf(r.connectionId, r.raw)
+    })
+}
+
 export class ClosebookDb extends Dexie {
   // `declare`: Dexie creates the tables in version().stores(); a class field would overwrite them.
   declare connections: Table<CachedConnection, string>
@@ -124,6 +145,7 @@ export class ClosebookDb extends Dexie {
     this.version(1).stores(SCHEMA_V1)
     this.version(2).stores(SCHEMA_V2).upgrade(upgradeV1ToV2)
     this.version(3).stores(SCHEMA_V3) // new tables only: nothing to convert
+    this.version(4).stores(SCHEMA_V4).upgrade(upgradeV3ToV4)
   }
 
   /** All tables, in TABLE_NAMES order, for whole-cache transactions (backup, restore). */

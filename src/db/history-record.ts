@@ -1,6 +1,6 @@
 /**
  * Derives a HistoryRecord's flattened fields from the API item. Pure: used by sync when it stores a
- * page and by the v1→v2 migration to fill fields older caches lack.
+ * page, by the migrations to fill fields older caches lack, and by restore.
  */
 import type { HistoryItem } from '../../electron/shared/payment-api'
 import { recordKeyOf, type HistoryRecord } from './records'
@@ -63,10 +63,79 @@ export function searchTextOf(raw: HistoryItem): string {
     .toLowerCase()
 }
 
-/** Does a record match a free-text search? Every whitespace-separated term must occur. */
-export function matchesSearch(searchText: string, search: string): boolean {
-  const terms = search.toLowerCase().split(/\s+/).filter(Boolean)
-  return terms.every((t) => searchText.includes(t))
+/** Separates the connection from the token, so one multi-entry index serves every connection. */
+export const TOKEN_SCOPE_SEPARATOR = '\u0001'
+/** Longer tokens and terms are compared on their first MAX_TOKEN_LENGTH characters only. */
+export const MAX_TOKEN_LENGTH = 48
+/** Bounds the index entries one record adds; ids, name, e-mail and last four come before metadata. */
+export const MAX_TOKENS = 48
+
+const WORD_START = /[\p{L}\p{N}]+/gu
+
+/** `${connectionId}\u0001`: every token of the connection starts with it. */
+export function tokenScope(connectionId: string): string {
+  return connectionId + TOKEN_SCOPE_SEPARATOR
+}
+
+/**
+ * The bare search tokens of a value: each whitespace-separated chunk, lower-cased, from each of its
+ * word starts to the chunk's end ("ord-2026-0001" gives "ord-2026-0001", "2026-0001", "0001"). A prefix
+ * of a token is then any run of text that begins at a word start, so a term finds an id, an e-mail or
+ * an order number whole or by any of its word parts, with no token for the text between words.
+ */
+function valueTokens(value: string, out: Set<string>): void {
+  for (const chunk of value.toLowerCase().split(/\s+/)) {
+    if (chunk === '') continue
+    // The whole chunk even when it starts with punctuation ("#123", "=SUM(…)"), then each word start.
+    out.add(chunk.slice(0, MAX_TOKEN_LENGTH))
+    for (const word of chunk.matchAll(WORD_START))
+      out.add(chunk.slice(word.index, word.index + MAX_TOKEN_LENGTH))
+  }
+}
+
+/**
+ * What the ledger's search matches, as tokens for the `searchTokens` multi-entry index, scoped by
+ * connection (IndexedDB cannot combine a multi-entry index with a compound one). Same sources as
+ * searchTextOf, in priority order, deduplicated and capped at MAX_TOKENS.
+ */
+export function searchTokensOf(connectionId: string, raw: HistoryItem): string[] {
+  const values: string[] = [raw.resource_id]
+  if (raw.charge_id) values.push(raw.charge_id)
+  values.push(raw.user_data.cardholder_name, raw.user_data.cardholder_email_address)
+  const lastFour = scalarText((raw.user_data as Record<string, unknown>)['last_four'])
+  if (lastFour !== null) values.push(lastFour)
+  collectValues(raw.metadata, values, 0)
+  const tokens = new Set<string>()
+  for (const v of values) valueTokens(v, tokens)
+  const scope = tokenScope(connectionId)
+  return [...tokens].slice(0, MAX_TOKENS).map((t) => scope + t)
+}
+
+/**
+ * The terms of a search as the index compares them: lower-cased, whitespace-separated, cut to
+ * MAX_TOKEN_LENGTH, without duplicates and without a term that is a prefix of another (it adds nothing).
+ */
+export function searchTermsOf(search: string): string[] {
+  const terms = [...new Set(search.toLowerCase().split(/\s+/).filter(Boolean))].map((t) =>
+    t.slice(0, MAX_TOKEN_LENGTH),
+  )
+  return [...new Set(terms)].filter((t) => !terms.some((o) => o !== t && o.startsWith(t)))
+}
+
+/**
+ * Does a record match a free-text search? Every whitespace-separated term must be a prefix of one of
+ * the record's tokens: the rule the `searchTokens` index answers with `startsWith`, so the index and
+ * this in-memory test always agree.
+ */
+export function matchesSearch(
+  record: Pick<HistoryRecord, 'connectionId' | 'searchTokens'>,
+  search: string,
+): boolean {
+  const scope = tokenScope(record.connectionId)
+  return searchTermsOf(search).every((t) => {
+    const scoped = scope + t
+    return record.searchTokens.some((token) => token.startsWith(scoped))
+  })
 }
 
 export function historyRecordOf(connectionId: string, raw: HistoryItem, syncedAt: number): HistoryRecord {
@@ -87,6 +156,7 @@ export function historyRecordOf(connectionId: string, raw: HistoryItem, syncedAt
     cardholderEmail: raw.user_data.cardholder_email_address,
     orderRef: orderRefOf(raw),
     searchText: searchTextOf(raw),
+    searchTokens: searchTokensOf(connectionId, raw),
     raw,
     syncedAt,
   }

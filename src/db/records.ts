@@ -35,6 +35,11 @@ export interface HistoryRecord {
   orderRef: string | null
   /** Lower-cased text the ledger's search runs over: ids, metadata values, name, e-mail, last four. */
   searchText: string
+  /**
+   * Search tokens scoped by connection (`${connectionId}\u0001${token}`), for the multi-entry
+   * `searchTokens` index: the search matches a term when it is a prefix of one of them.
+   */
+  searchTokens: string[]
   raw: HistoryItem
   /** When this copy was written by sync. */
   syncedAt: number

@@ -11,6 +11,7 @@ import {
 import { chargeRecordOf } from '../../../../src/db/charge-record'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf } from '../../../../src/db/history-record'
+import { HistoryRepository } from '../../../../src/db/history-repository'
 import { CONN, STORE_1, T0, auditEntry, chargeItem, checkpoint, historyItem, mark, openDb } from './fixtures'
 
 let db: ClosebookDb
@@ -110,6 +111,26 @@ describe('backup', () => {
     const parsed = validateBackup(JSON.parse(JSON.stringify({ ...backup, tables: older })))
     expect(parsed.tables.imports).toEqual([])
     expect(parsed.tables.importedRows).toEqual([])
+  })
+
+  it('restores search tokens from the records, also for a backup made before they existed', async () => {
+    await seed(db)
+    const backup = JSON.parse(JSON.stringify(await exportBackup(db))) as Backup
+    const older = backup.tables.history.map(({ searchTokens: _t, ...rest }) => rest)
+    // A file whose tokens disagree with its records gets the records' tokens.
+    const tampered = { ...backup.tables.history[1]!, searchTokens: [`${CONN}\u0001forged`] }
+    const parsed = validateBackup({
+      ...backup,
+      tables: { ...backup.tables, history: [older[0], tampered, older[2]] },
+    })
+    expect(parsed.tables.history.map((r) => r.searchTokens)).toEqual(
+      [1, 2, 3].map((n) => historyRecordOf(CONN, historyItem(n), T0).searchTokens),
+    )
+    await restoreBackup(db, parsed)
+    const repo = new HistoryRepository(db, () => '')
+    const q = { connectionId: CONN, from: 0, to: T0 * 2 }
+    expect(await repo.count({ ...q, search: 'holder2@' })).toBe(1)
+    expect(await repo.count({ ...q, search: 'forged' })).toBe(0)
   })
 
   it('appends a restore entry to the audit log when told who restored', async () => {

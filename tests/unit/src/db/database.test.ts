@@ -4,8 +4,10 @@ import {
   CURRENT_VERSION,
   ClosebookDb,
   SCHEMA_V1,
+  SCHEMA_V3,
   TABLE_NAMES,
   type HistoryRecordV1,
+  type HistoryRecordV3,
   type MarkRecordV1,
 } from '../../../../src/db/database'
 import { historyRecordOf } from '../../../../src/db/history-record'
@@ -15,6 +17,11 @@ import { CONN, T0, auditEntry, freshDeps, historyItem, mark } from './fixtures'
 
 function v1History(n: number): HistoryRecordV1 {
   const { searchText: _s, orderRef: _o, ...rest } = historyRecordOf(CONN, historyItem(n), T0)
+  return rest
+}
+
+function v3History(n: number, conn = CONN): HistoryRecordV3 {
+  const { searchTokens: _t, ...rest } = historyRecordOf(conn, historyItem(n), T0)
   return rest
 }
 
@@ -77,6 +84,36 @@ describe('ClosebookDb', () => {
     // Version 3's tables exist and are empty.
     expect(await db.imports.count()).toBe(0)
     expect(await db.importedRows.count()).toBe(0)
+    db.close()
+  })
+
+  it('migrates a version-3 cache to version 4: search tokens filled, nothing else touched', async () => {
+    const deps = freshDeps()
+    const v3 = new Dexie('closebook', deps)
+    v3.version(3).stores(SCHEMA_V3)
+    const rows = [v3History(1), v3History(2), v3History(3, 'conn-b')]
+    await v3.table('history').bulkAdd(rows)
+    await v3.table('marks').add(mark(rows[0]!.key, { note: 'kept' }))
+    v3.close()
+
+    const db = new ClosebookDb('closebook', deps)
+    await db.open()
+    expect(db.verno).toBe(4)
+    const history = await db.history.toArray()
+    expect(history).toHaveLength(3)
+    // Every old field as it was, plus tokens scoped to the row's own connection.
+    for (const row of rows) {
+      const migrated = history.find((h) => h.connectionId === row.connectionId && h.key === row.key)
+      expect(migrated).toEqual(historyRecordOf(row.connectionId, row.raw, T0))
+    }
+    expect(await db.marks.get([CONN, rows[0]!.key])).toMatchObject({ note: 'kept' })
+    // The new index answers over migrated rows, per connection.
+    const repo = new HistoryRepository(db, () => '')
+    const q = { connectionId: CONN, from: 0, to: T0 * 2 }
+    expect(await repo.count({ ...q, search: 'holder2' })).toBe(1)
+    expect(await repo.count({ ...q, search: 'holder3' })).toBe(0)
+    expect(await repo.count({ ...q, connectionId: 'conn-b', search: 'holder3' })).toBe(1)
+    expect(await db.history.where('searchTokens').startsWith(`${CONN}\u0001ord-`).count()).toBe(2)
     db.close()
   })
 })

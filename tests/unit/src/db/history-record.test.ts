@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { historyRecordOf, matchesSearch, orderRefOf, searchTextOf } from '../../../../src/db/history-record'
+import {
+  MAX_TOKEN_LENGTH,
+  MAX_TOKENS,
+  historyRecordOf,
+  matchesSearch,
+  orderRefOf,
+  searchTermsOf,
+  searchTextOf,
+  searchTokensOf,
+} from '../../../../src/db/history-record'
 import { CONN, T0, historyItem, uuid } from './fixtures'
 
 describe('history record fields', () => {
@@ -20,9 +29,85 @@ describe('history record fields', () => {
     for (const part of [uuid(1), uuid(7), 'abc', 'deep', 'holder 1', 'holder1@example.com', '4242']) {
       expect(text).toContain(part)
     }
-    expect(matchesSearch(text, 'Holder 4242')).toBe(true)
-    // A term does not match across a field boundary.
-    expect(matchesSearch(text, 'abcdeep')).toBe(false)
+  })
+
+  it('tokenizes ids, metadata, name, e-mail and last four by word, scoped by connection', () => {
+    const item = historyItem(1, {
+      type: 'refund',
+      charge_id: uuid(7),
+      metadata: { order_number: 'ORD-2026-0001', nested: { a: 'Deep' }, n: 42 },
+    })
+    item.user_data = { ...item.user_data, cardholder_name: 'Hiroshi Tanaka', last_four: 4242 }
+    const tokens = searchTokensOf(CONN, item)
+    const scope = `${CONN}\u0001`
+    expect(tokens.every((t) => t.startsWith(scope))).toBe(true)
+    const bare = tokens.map((t) => t.slice(scope.length))
+    expect(bare).toEqual(
+      expect.arrayContaining([
+        uuid(1),
+        '4000-8000-000000000001',
+        '000000000001',
+        uuid(7),
+        'hiroshi',
+        'tanaka',
+        'holder1@example.com',
+        'example.com',
+        'com',
+        '4242',
+        'ord-2026-0001',
+        '2026-0001',
+        '0001',
+        'deep',
+        '42',
+      ]),
+    )
+    // Deduplicated and lower-cased.
+    expect(new Set(bare).size).toBe(bare.length)
+    expect(bare.some((t) => t !== t.toLowerCase())).toBe(false)
+    // Japanese script counts as letters: "山田 太郎" gives both words.
+    const jp = historyItem(2)
+    jp.user_data = { ...jp.user_data, cardholder_name: '山田 太郎' }
+    expect(searchTokensOf(CONN, jp)).toEqual(expect.arrayContaining([`${scope}山田`, `${scope}太郎`]))
+  })
+
+  it('keeps the token list bounded in count and length, ids before metadata', () => {
+    const metadata = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`k${i}`, `value${i}`]))
+    const item = historyItem(1, { metadata: { ...metadata, long: 'x'.repeat(200) } })
+    const tokens = searchTokensOf(CONN, item)
+    expect(tokens).toHaveLength(MAX_TOKENS)
+    expect(tokens[0]).toBe(`${CONN}\u0001${uuid(1)}`)
+    expect(Math.max(...tokens.map((t) => t.length))).toBeLessThanOrEqual(CONN.length + 1 + MAX_TOKEN_LENGTH)
+    expect(tokens).not.toContain(`${CONN}\u0001value79`)
+  })
+
+  it('matches when every term is a prefix of some token', () => {
+    const item = historyItem(1, { metadata: { order_number: 'ORD-2026-0001' } })
+    item.user_data = { ...item.user_data, cardholder_name: 'Hiroshi Tanaka', last_four: '4242' }
+    const r = historyRecordOf(CONN, item, T0)
+    for (const hit of [
+      'tana',
+      'TANAKA hiro',
+      '0001',
+      'ord-2026',
+      '2026-0001',
+      '4242',
+      'holder1@ex',
+      'example',
+    ]) {
+      expect(matchesSearch(r, hit), hit).toBe(true)
+    }
+    // Not a prefix of any token (inside a word), one term missing, or across two fields.
+    for (const miss of ['naka', 'tanaka smith', '242', 'rd-2026', 'tanaka4242']) {
+      expect(matchesSearch(r, miss), miss).toBe(false)
+    }
+    // Tokens of another connection never match.
+    expect(matchesSearch({ ...r, connectionId: 'other' }, 'tanaka')).toBe(false)
+  })
+
+  it('normalizes search terms: lower case, no duplicates, no term implied by a longer one', () => {
+    expect(searchTermsOf('  Tana  TANAKA hiro ')).toEqual(['tanaka', 'hiro'])
+    expect(searchTermsOf('')).toEqual([])
+    expect(searchTermsOf('y'.repeat(100))).toEqual(['y'.repeat(MAX_TOKEN_LENGTH)])
   })
 
   it('keys a refund by its own id and groups it under its charge', () => {

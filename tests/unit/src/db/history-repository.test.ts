@@ -1,9 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { historyRecordOf } from '../../../../src/db/history-record'
-import { HistoryRepository, type HistoryQuery } from '../../../../src/db/history-repository'
+import { historyRecordOf, matchesSearch } from '../../../../src/db/history-record'
+import {
+  DEFAULT_SEARCH_LIMITS,
+  HistoryRepository,
+  type HistoryQuery,
+  type SearchLimits,
+} from '../../../../src/db/history-repository'
 import type { HistoryRecord } from '../../../../src/db/records'
-import { CONN, HOUR, STORE_2, T0, checkpoint, historyItem, mark, openDb, uuid } from './fixtures'
+import { CONN, HOUR, STORE_1, STORE_2, T0, checkpoint, historyItem, mark, openDb, uuid } from './fixtures'
 
 const fingerprint = (r: HistoryRecord): string => `${r.amount}|${r.currency}|${r.status}`
 
@@ -191,5 +196,164 @@ describe('queries', () => {
     const rows = await repo.byChargeId(CONN, uuid(3))
     expect(rows.map((r) => r.key)).toEqual([`charge:${uuid(3)}`, `refund:${uuid(4)}`])
     expect(ns(await repo.inRange(CONN, T0 + 11 * HOUR, T0 + 20 * HOUR))).toEqual([11, 12])
+  })
+})
+
+describe('search through the token index', () => {
+  const NAMES = ['Ava Dubois', 'Hiroshi Tanaka', 'Mia Schmidt', '山田 太郎', 'Avalon Tan']
+  const STATUSES = ['successful', 'failed', 'pending']
+  // 160 records over 40 hours, four per hour (ties on createdAt are ordered by key), every field varied.
+  const generated = Array.from({ length: 160 }, (_, i) => {
+    const n = i + 1
+    const refund = n % 5 === 0
+    const item = historyItem(n, {
+      type: refund ? 'refund' : 'charge',
+      charge_id: refund ? uuid(n - 1) : null,
+      store_id: n % 3 === 0 ? STORE_2 : STORE_1,
+      currency: n % 4 === 0 ? 'USD' : 'JPY',
+      mode: n % 7 === 0 ? 'test' : 'live',
+      status: STATUSES[n % 3] as string,
+      metadata: { order_number: `ORD-2026-${String(n % 50).padStart(4, '0')}` },
+      created_on: new Date(T0 + Math.floor(i / 4) * HOUR).toISOString(),
+    })
+    item.user_data = {
+      ...item.user_data,
+      cardholder_name: NAMES[n % NAMES.length] as string,
+      brand: n % 2 === 0 ? 'visa' : 'master',
+      last_four: String(4000 + (n % 10)),
+    }
+    return historyRecordOf(CONN, item, T0)
+  })
+  const FROM = T0 + 5 * HOUR
+  const TO = T0 + 30 * HOUR
+  const SEARCHES = ['ava', 'ava dubois', 'tan', 'tanaka hiro', '0007', 'ord-2026-001', '太郎', 'nobody']
+  const FILTERS: Partial<HistoryQuery>[] = [
+    {},
+    { from: FROM, to: TO },
+    { type: 'charge', status: 'successful' },
+    { from: FROM, to: TO, storeId: STORE_2, currency: 'JPY' },
+    { mode: 'live', brand: 'visa' },
+    { from: FROM, to: TO, reconciled: 'reconciled' },
+    { reconciled: 'unreconciled', status: 'failed', brand: 'master' },
+    { reconciled: 'changed' },
+  ]
+  const base: HistoryQuery = {
+    connectionId: CONN,
+    from: T0,
+    to: T0 + 100 * HOUR,
+    order: 'asc',
+    offset: 0,
+    limit: 1000,
+  }
+  const keys = (rows: HistoryRecord[]) => rows.map((r) => r.key)
+  const limits = (over: Partial<SearchLimits>) =>
+    new HistoryRepository(db, fingerprint, { ...DEFAULT_SEARCH_LIMITS, ...over })
+
+  /** What the filter means, computed from the records alone. */
+  function expected(q: HistoryQuery, reconciled: Set<string>, changed: Set<string>): string[] {
+    const rows = generated
+      .filter(
+        (r) =>
+          r.createdAt >= q.from &&
+          r.createdAt < q.to &&
+          (q.type === undefined || r.type === q.type) &&
+          (q.status === undefined || r.status === q.status) &&
+          (q.storeId === undefined || r.storeId === q.storeId) &&
+          (q.currency === undefined || r.currency === q.currency) &&
+          (q.mode === undefined || r.mode === q.mode) &&
+          (q.brand === undefined || r.brand === q.brand) &&
+          (q.search === undefined || matchesSearch(r, q.search)) &&
+          (q.reconciled === undefined ||
+            (q.reconciled === 'reconciled' && reconciled.has(r.key)) ||
+            (q.reconciled === 'unreconciled' && !reconciled.has(r.key)) ||
+            (q.reconciled === 'changed' && changed.has(r.key))),
+      )
+      .sort((a, b) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : 1))
+      .map((r) => r.key)
+    if (q.order === 'desc') rows.reverse()
+    return rows.slice(q.offset, q.offset + q.limit)
+  }
+
+  beforeEach(async () => {
+    await repo.putPage(CONN, generated, checkpoint())
+    // The same records under another connection: its tokens must never leak into CONN's results.
+    await repo.putPage(
+      'conn-b',
+      generated.slice(0, 40).map((r) => historyRecordOf('conn-b', r.raw, T0)),
+      checkpoint({ connectionId: 'conn-b' }),
+    )
+    await db.marks.bulkPut(
+      generated
+        .filter((_, i) => i % 3 === 1)
+        .map((r, i) => mark(r.key, { changedSinceReconciled: i % 4 === 0 ? 1 : 0 })),
+    )
+  })
+
+  // One test per filter: each runs every search through every plan in both orders and with offsets.
+  it.each(FILTERS.map((f) => [JSON.stringify(f), f] as const))(
+    'gives the same rows, order, pages and counts through every plan as the scan: %s',
+    async (_, filter) => {
+      // Limits that force each plan: every term too common (scan), few candidates fetched and sorted
+      // in memory, many candidates ordered by the range's keys, and a mix (common terms tested in memory).
+      const plans = {
+        scan: limits({ termEntries: 0 }),
+        direct: limits({ directCandidates: 1e9 }),
+        range: limits({ directCandidates: 0, recordCostInKeys: 1e9 }),
+        // The range has more keys than the cap: its read stops there and the candidates are fetched.
+        capped: limits({ directCandidates: 0, recordCostInKeys: 0.01 }),
+        mixed: limits({ termEntries: 40, directCandidates: 10, recordCostInKeys: 2 }),
+      }
+      const marks = await db.marks.toArray()
+      const reconciled = new Set<string>(marks.filter((m) => m.state === 'reconciled').map((m) => m.key))
+      const changed = new Set<string>(marks.filter((m) => m.changedSinceReconciled === 1).map((m) => m.key))
+      let nonEmpty = 0
+      for (const search of SEARCHES) {
+        for (const page of [
+          { order: 'asc' as const, offset: 0, limit: 1000 },
+          { order: 'desc' as const, offset: 0, limit: 1000 },
+          { order: 'desc' as const, offset: 2, limit: 4 },
+        ]) {
+          const q: HistoryQuery = { ...base, ...filter, search, ...page }
+          const want = expected(q, reconciled, changed)
+          const all = expected({ ...q, offset: 0, limit: 1e9 }, reconciled, changed)
+          if (want.length > 0) nonEmpty++
+          for (const [name, r] of Object.entries(plans)) {
+            const label = `${name} ${JSON.stringify({ search, ...page })}`
+            expect(keys(await r.queryPage(q)), label).toEqual(want)
+            expect(await r.count(q), label).toBe(all.length)
+          }
+        }
+      }
+      // The generated set gives real matches under this filter, not only empty results.
+      expect(nonEmpty).toBeGreaterThan(6)
+    },
+    // Hundreds of queries on fake-indexeddb: a generous limit for a loaded machine, not a speed check.
+    60_000,
+  )
+
+  it('finds by prefix: a name part, an order number part, last four', async () => {
+    const q = { ...base, limit: 1000 }
+    expect(await repo.count({ ...q, search: 'tana' })).toBe(
+      generated.filter((r) => /Tanaka/.test(r.cardholderName)).length,
+    )
+    expect(keys(await repo.queryPage({ ...q, search: '0007' }))).toEqual(
+      generated.filter((r) => r.raw.metadata['order_number'] === 'ORD-2026-0007').map((r) => r.key),
+    )
+    expect(await repo.count({ ...q, search: '4003' })).toBe(16)
+    // Inside a word is not a prefix.
+    expect(await repo.count({ ...q, search: 'anaka' })).toBe(0)
+  })
+
+  it('filters by card brand, with and without a search', async () => {
+    const q = { ...base, limit: 1000 }
+    const visa = generated.filter((r) => r.brand === 'visa')
+    expect(keys(await repo.queryPage({ ...q, brand: 'visa' }))).toEqual(
+      expected({ ...q, brand: 'visa' }, new Set(), new Set()),
+    )
+    expect(await repo.count({ ...q, brand: 'visa' })).toBe(80)
+    expect(await repo.count({ ...q, brand: 'amex' })).toBe(0)
+    expect(await repo.count({ ...q, brand: 'visa', search: 'ava' })).toBe(
+      visa.filter((r) => matchesSearch(r, 'ava')).length,
+    )
   })
 })

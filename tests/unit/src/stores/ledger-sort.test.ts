@@ -19,6 +19,7 @@ function row(over: Omit<Partial<HistoryRecord>, 'key'> & { key: string }): Histo
     cardholderEmail: '',
     orderRef: null,
     searchText: '',
+    searchTokens: [],
     raw: {} as HistoryRecord['raw'],
     syncedAt: 0,
     ...over,
