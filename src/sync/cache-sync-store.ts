@@ -10,6 +10,7 @@ import { ConnectionsRepository } from '../db/connections-repository'
 import type { ClosebookDb } from '../db/database'
 import { historyRecordOf } from '../db/history-record'
 import { HistoryRepository } from '../db/history-repository'
+import { connectionBounds } from '../db/repository-helpers'
 import { recordKeyOf, type ChargeRecord, type SyncCheckpoint, type SyncResource } from '../db/records'
 import { fingerprintOf } from '../reconcile/fingerprint'
 import type { PageWriteResult, SyncStorePort } from './sync-engine'
@@ -23,6 +24,12 @@ export class CacheSyncStore implements SyncStorePort {
   readonly charges: ChargesRepository
   readonly checkpoints: CheckpointsRepository
   readonly connections: ConnectionsRepository
+  /**
+   * Connections whose cache held no record when their current plan was saved: until the plan's pages are
+   * all in, a page cannot replace anything (partitions do not overlap), so it is written without reading
+   * the old copies first (a first sync is mostly cache writes; the reads cost a sixth of that).
+   */
+  private readonly emptyAtPlan = new Set<string>()
 
   constructor(private readonly db: ClosebookDb) {
     this.history = new HistoryRepository(db, fingerprintOf)
@@ -32,15 +39,36 @@ export class CacheSyncStore implements SyncStorePort {
   }
 
   loadPlan(connectionId: string): Promise<SyncCheckpoint[]> {
+    this.emptyAtPlan.delete(connectionId)
     return this.checkpoints.list(connectionId)
   }
 
   async savePlan(connectionId: string, plan: SyncCheckpoint[]): Promise<void> {
     const { db } = this
-    await db.transaction('rw', db.checkpoints, async () => {
+    const empty = await db.transaction('rw', db.checkpoints, db.history, db.charges, async () => {
       await this.checkpoints.reset(connectionId)
       await db.checkpoints.bulkPut(plan)
+      const range = connectionBounds(connectionId)
+      const [history, charges] = await Promise.all([
+        db.history
+          .where('[connectionId+createdAt]')
+          .between(...range)
+          .first(),
+        db.charges
+          .where('[connectionId+createdAt]')
+          .between(...range)
+          .first(),
+      ])
+      return history === undefined && charges === undefined
     })
+    if (empty) this.emptyAtPlan.add(connectionId)
+    else this.emptyAtPlan.delete(connectionId)
+  }
+
+  /** The narrowed partition and its new parts together: a crash keeps the whole partition or every part. */
+  async splitPartition(checkpoints: SyncCheckpoint[]): Promise<void> {
+    const { db } = this
+    await db.transaction('rw', db.checkpoints, () => db.checkpoints.bulkPut(checkpoints))
   }
 
   async putPage(
@@ -53,10 +81,12 @@ export class CacheSyncStore implements SyncStorePort {
     const { connectionId } = checkpoint
     if (page.resource === 'transaction_history') {
       const records = page.items.map((item) => historyRecordOf(connectionId, item, syncedAt))
-      const before = await this.history.getMany(
-        connectionId,
-        records.map((r) => r.key),
-      )
+      const before = this.emptyAtPlan.has(connectionId)
+        ? []
+        : await this.history.getMany(
+            connectionId,
+            records.map((r) => r.key),
+          )
       await this.history.putPage(connectionId, records, checkpoint)
       const changedKeys: string[] = []
       let added = 0
@@ -68,10 +98,12 @@ export class CacheSyncStore implements SyncStorePort {
       return { added, changedKeys }
     }
     const records = page.items.map((item) => chargeRecordOf(connectionId, item, syncedAt))
-    const before = await this.charges.getMany(
-      connectionId,
-      records.map((r) => r.id),
-    )
+    const before = this.emptyAtPlan.has(connectionId)
+      ? []
+      : await this.charges.getMany(
+          connectionId,
+          records.map((r) => r.id),
+        )
     await this.charges.putPage(connectionId, records, checkpoint)
     const changedKeys: string[] = []
     let added = 0
@@ -88,6 +120,8 @@ export class CacheSyncStore implements SyncStorePort {
     from: number,
     to: number,
   ): Promise<{ chargeId: string; storeId: string }[]> {
+    // Every page of the plan is in: what comes next (refreshed charges) replaces records of this run.
+    this.emptyAtPlan.delete(connectionId)
     const inWindow = await this.history.inRange(connectionId, from, to)
     const refunds = inWindow.filter((r) => r.type === 'refund')
     if (refunds.length === 0) return []
@@ -112,6 +146,7 @@ export class CacheSyncStore implements SyncStorePort {
     coveredUntil: Partial<Record<SyncResource, number>>,
     at: number,
   ): Promise<void> {
+    this.emptyAtPlan.delete(connectionId)
     await this.connections.recordSync(connectionId, at, coveredUntil)
     await this.checkpoints.reset(connectionId)
   }

@@ -3,16 +3,25 @@
  * rate-limits the calls) and hands each page with its partition's new checkpoint to the store, which
  * writes both in one transaction. A crash, a reload or a cancel at any point resumes from the last stored
  * checkpoint: the unfinished plan is kept, and a page fetched twice updates records in place.
+ *
+ * Speed: a partition's pages are one round trip after another, so the engine keeps many partitions going
+ * at once, both resources side by side (each has its own Route budget), splits a large partition after its
+ * first page (plan.ts `splitRemainder`), and asks for a partition's next page while the last one is still
+ * being written (writes stay in page order, so the checkpoint never runs ahead of the stored records).
  */
 import type { ListPageArgs, ListPageResult, QueueStateView } from '../../electron/shared/contract/api'
 import { DesktopApiError, type ApiErrorCode } from '../../electron/shared/errors'
 import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
 import type { SyncCheckpoint, SyncResource } from '../db/records'
 import {
+  INITIAL_PREFIX,
   pageQuery,
+  PAGE_LIMIT,
   planIncrementalSync,
   planInitialSync,
   planWindowSync,
+  splitCount,
+  splitRemainder,
   VERIFY_PREFIX,
   type SyncScope,
   type TimeWindow,
@@ -30,6 +39,11 @@ export interface SyncStorePort {
   loadPlan(connectionId: string): Promise<SyncCheckpoint[]>
   /** Replaces the connection's open plan. */
   savePlan(connectionId: string, plan: SyncCheckpoint[]): Promise<void>
+  /**
+   * Writes a partition narrowed by a split and the partitions split from it, in one transaction (a crash
+   * leaves either the whole partition or all its parts). Without it the engine never splits.
+   */
+  splitPartition?(checkpoints: SyncCheckpoint[]): Promise<void>
   /** Writes the page's records and the partition's checkpoint in one transaction. */
   putPage(
     page:
@@ -119,13 +133,67 @@ export interface SyncEngineOptions {
   api: SyncApiPort
   store: SyncStorePort
   now?: () => number
-  /** Partitions fetched at once; main's scheduler keeps the rate within limits whatever this is. */
+  /**
+   * Partitions fetched at once, shared between the resources; main's scheduler keeps the rate within
+   * limits whatever this is. Also sets how far large partitions are split (see plan.ts `splitCount`).
+   */
   concurrency?: number
   /** How often to ask main for "waiting for rate limit until …". */
   queuePollMs?: number
 }
 
 let runs = 0
+
+/** A partition of the running plan and its progress row. */
+interface Entry {
+  cp: SyncCheckpoint
+  view: PartitionProgress
+}
+
+/** What the partitions of one run share. */
+interface RunContext {
+  jobId: string
+  signal: AbortSignal
+  progress: SyncProgress
+  emit: () => void
+  partitions: PartitionProgress[]
+  /** Open partitions per resource that a split may add, at most. */
+  maxOpen: number
+  /** Hands over partitions split off a running one, once stored. */
+  spawn: (entries: Entry[]) => void
+}
+
+function viewOf(cp: SyncCheckpoint): PartitionProgress {
+  return {
+    partitionId: cp.partitionId,
+    resource: cp.resource,
+    storeId: cp.storeId,
+    from: cp.from,
+    to: cp.to,
+    records: cp.records,
+    requests: cp.requests,
+    totalHits: null,
+    done: cp.done,
+    error: null,
+  }
+}
+
+function createdMs(item: HistoryItem | ChargeItem | undefined): number {
+  return item ? Date.parse(item.created_on) : Number.NaN
+}
+
+/**
+ * Records a partition still has after its first page: `total_hits` when the service sends it, else the
+ * page's own density over the rest of the window (the seed does not promise `total_hits`).
+ */
+function remainingAfterFirstPage(page: ListPageResult, cp: SyncCheckpoint): number {
+  const n = page.items.length
+  if (page.totalHits !== undefined) return page.totalHits - n
+  const first = createdMs(page.items[0])
+  const last = createdMs(page.items[n - 1])
+  if (!Number.isFinite(first) || !Number.isFinite(last)) return 0
+  return (n * Math.max(0, cp.to - last)) / Math.max(1000, last - first)
+}
 
 function isQuotaError(error: unknown): boolean {
   const name = (error as { name?: unknown; inner?: { name?: unknown } } | null)?.name
@@ -140,7 +208,7 @@ export class SyncEngine {
 
   constructor(private readonly options: SyncEngineOptions) {
     this.now = options.now ?? Date.now
-    this.concurrency = options.concurrency ?? 6
+    this.concurrency = Math.max(1, options.concurrency ?? 16)
   }
 
   get running(): boolean {
@@ -199,10 +267,13 @@ export class SyncEngine {
       let plan: SyncCheckpoint[]
       if (resumed) {
         plan = open
-        // Display only: a resumed plan with several windows per partition key came from a first sync.
+        // Display only. A plan from before coarse partitions has no prefix: several windows per partition
+        // key (not counting split parts, whose ids have a '>') means it came from a first sync.
         kind = open.some((cp) => cp.partitionId.startsWith(VERIFY_PREFIX))
           ? 'window'
-          : open.length > scope.resources.length * Math.max(1, scope.storeIds.length)
+          : open.some((cp) => cp.partitionId.startsWith(INITIAL_PREFIX)) ||
+              open.filter((cp) => !cp.partitionId.includes('>')).length >
+                scope.resources.length * Math.max(1, scope.storeIds.length)
             ? 'initial'
             : 'incremental'
       } else if (request.window) {
@@ -217,18 +288,7 @@ export class SyncEngine {
       }
       if (!resumed) await store.savePlan(scope.connectionId, plan)
 
-      const partitions: PartitionProgress[] = plan.map((cp) => ({
-        partitionId: cp.partitionId,
-        resource: cp.resource,
-        storeId: cp.storeId,
-        from: cp.from,
-        to: cp.to,
-        records: cp.records,
-        requests: cp.requests,
-        totalHits: null,
-        done: cp.done,
-        error: null,
-      }))
+      const partitions: PartitionProgress[] = plan.map(viewOf)
       const progress: SyncProgress = {
         connectionId: scope.connectionId,
         jobId,
@@ -277,15 +337,69 @@ export class SyncEngine {
           })
         : Promise.resolve()
 
-      const queue = plan
+      const queue: Entry[] = plan
         .map((cp, i) => ({ cp, view: partitions[i] as PartitionProgress }))
         .filter(({ cp }) => !cp.done)
+      // Workers take the queued partition of the resource with the fewest running, so both Route
+      // budgets are in use; a worker with nothing to take waits while a running partition may split.
+      const running = new Map<SyncResource, number>()
+      let active = 0
+      let waiters: (() => void)[] = []
+      const wakeAll = () => {
+        const woken = waiters
+        waiters = []
+        for (const wake of woken) wake()
+      }
+      abort.signal.addEventListener('abort', wakeAll, { once: true })
+      const take = (): Entry | undefined => {
+        let best = -1
+        for (let i = 0; i < queue.length; i++) {
+          const r = (queue[i] as Entry).cp.resource
+          if (best < 0 || (running.get(r) ?? 0) < (running.get((queue[best] as Entry).cp.resource) ?? 0))
+            best = i
+        }
+        return best < 0 ? undefined : queue.splice(best, 1)[0]
+      }
+      const resourcesInPlan = new Set(plan.map((cp) => cp.resource)).size
+      const context: RunContext = {
+        jobId,
+        signal: abort.signal,
+        progress,
+        emit,
+        partitions,
+        maxOpen: 2 * Math.ceil(this.concurrency / Math.max(1, resourcesInPlan)),
+        spawn: (entries) => {
+          for (const { cp, view } of entries) {
+            plan.push(cp)
+            if (!partitions.includes(view)) partitions.push(view)
+            queue.push({ cp, view })
+          }
+          emit()
+          wakeAll()
+        },
+      }
       const worker = async () => {
-        for (let next = queue.shift(); next && !abort.signal.aborted; next = queue.shift()) {
-          await this.fetchPartition(next.cp, next.view, jobId, abort.signal, progress, emit)
+        while (!abort.signal.aborted) {
+          const next = take()
+          if (!next) {
+            if (active === 0) return
+            await new Promise<void>((resolve) => waiters.push(resolve))
+            continue
+          }
+          const { resource } = next.cp
+          active++
+          running.set(resource, (running.get(resource) ?? 0) + 1)
+          try {
+            await this.fetchPartition(next.cp, next.view, context)
+          } finally {
+            active--
+            running.set(resource, (running.get(resource) ?? 1) - 1)
+            wakeAll()
+          }
         }
       }
-      await Promise.all(Array.from({ length: Math.min(this.concurrency, queue.length) }, worker))
+      await Promise.all(Array.from({ length: this.concurrency }, worker))
+      abort.signal.removeEventListener('abort', wakeAll)
       pollStop.abort()
       await poll
 
@@ -387,21 +501,26 @@ export class SyncEngine {
     return true
   }
 
+  /**
+   * Pages through one partition. The next page is asked for while the last is written; writes are chained
+   * in page order and a failed write stops the chain, so a stored checkpoint never points past stored
+   * records. After the first page, a large partition is split (when the store can record splits).
+   */
   private async fetchPartition(
     checkpoint: SyncCheckpoint,
     view: PartitionProgress,
-    jobId: string,
-    signal: AbortSignal,
-    progress: SyncProgress,
-    emit: () => void,
+    run: RunContext,
   ): Promise<void> {
+    const { jobId, signal, progress, emit } = run
     let cp = checkpoint
     view.error = null
+    let writing: Promise<boolean> = Promise.resolve(true)
     while (!cp.done && !signal.aborted) {
       let page: ListPageResult
       try {
         page = await this.options.api.listPage(pageQuery(cp, jobId))
       } catch (error) {
+        await writing
         if (signal.aborted) {
           progress.state = 'cancelling'
           return
@@ -418,6 +537,7 @@ export class SyncEngine {
       }
       const last = page.items[page.items.length - 1]
       if (page.hasMore && !last) {
+        await writing
         view.error = {
           code: 'malformed_response',
           message: 'The service said there was more but sent an empty page.',
@@ -438,37 +558,104 @@ export class SyncEngine {
         done: !page.hasMore,
         updatedAt: this.now(),
       }
-      let written: PageWriteResult
-      try {
-        written = await this.options.store.putPage(
-          page.resource === 'charges'
-            ? { resource: 'charges', items: page.items }
-            : { resource: 'transaction_history', items: page.items },
-          next,
-          this.now(),
-        )
-      } catch (error) {
-        // The cache cannot take more (full disk, quota, closed database): stop the whole run; what was
-        // written stays, with its checkpoints, and the next run resumes from there.
-        const quota = isQuotaError(error)
-        progress.error ??= {
-          code: quota ? 'disk_full' : 'internal',
-          message: quota
-            ? 'The local cache is full: free disk space, then sync again to resume.'
-            : `The local cache could not be written: ${error instanceof Error ? error.message : String(error)}`,
-        }
-        this.current?.abort.abort()
-        void this.options.api.cancelJob(jobId).catch(() => undefined)
-        return
-      }
-      cp = next
-      view.records = cp.records
-      view.requests = cp.requests
-      view.done = cp.done
-      if (page.totalHits !== undefined && view.totalHits === null) view.totalHits = page.totalHits
-      if (written.changedKeys.length > 0) progress.changedKeys.push(...written.changedKeys)
-      emit()
+      // The page is stored with the whole window; the narrowed one and its parts follow in one transaction.
+      const parts = cp.requests === 0 && page.hasMore ? this.splitOf(next, page, view, run) : [next]
+      const narrowed = parts[0] as SyncCheckpoint
+      const previous = writing
+      writing = previous.then((ok) => ok && this.writePage(page, next, parts, view, run))
+      cp = narrowed
+      // One write in flight at most: fetching never runs more than a page ahead of the cache.
+      if (!(await previous)) break
     }
+    await writing
+  }
+
+  /** The partition after its first page, split or not (see plan.ts `splitCount`, `splitRemainder`). */
+  private splitOf(
+    cp: SyncCheckpoint,
+    page: ListPageResult,
+    view: PartitionProgress,
+    run: RunContext,
+  ): SyncCheckpoint[] {
+    if (!this.options.store.splitPartition) return [cp]
+    const last = createdMs(page.items[page.items.length - 1])
+    if (!Number.isFinite(last)) return [cp]
+    const same = run.partitions.filter((p) => p.resource === cp.resource && !p.done && !p.error)
+    const parts = splitCount({
+      remaining: remainingAfterFirstPage(page, cp),
+      open: same.length,
+      // This partition's row still says 0 requests: it counts itself, as splitCount expects.
+      unprobed: same.filter((p) => p.requests === 0).length,
+      maxOpen: run.maxOpen,
+      limit: PAGE_LIMIT,
+    })
+    if (parts <= 1) return [cp]
+    const split = splitRemainder(cp, last, parts, this.now())
+    // Counted as open right away, so partitions answering meanwhile share what is left of the budget.
+    for (const child of split.slice(1)) run.partitions.push(viewOf(child))
+    view.to = (split[0] as SyncCheckpoint).to
+    return split
+  }
+
+  /**
+   * Stores a page with its checkpoint, then a split made after it; hands the new parts to the run once
+   * stored. False when the cache could not be written: the run stops (what was written stays).
+   */
+  private async writePage(
+    page: ListPageResult,
+    checkpoint: SyncCheckpoint,
+    parts: SyncCheckpoint[],
+    view: PartitionProgress,
+    run: RunContext,
+  ): Promise<boolean> {
+    const { progress, emit } = run
+    const narrowed = parts[0] as SyncCheckpoint
+    const children = parts.slice(1)
+    let written: PageWriteResult
+    try {
+      written = await this.options.store.putPage(
+        page.resource === 'charges'
+          ? { resource: 'charges', items: page.items }
+          : { resource: 'transaction_history', items: page.items },
+        checkpoint,
+        this.now(),
+      )
+      if (children.length > 0) await this.options.store.splitPartition?.(parts)
+    } catch (error) {
+      // The cache cannot take more (full disk, quota, closed database): stop the whole run; what was
+      // written stays, with its checkpoints, and the next run resumes from there.
+      const quota = isQuotaError(error)
+      progress.error ??= {
+        code: quota ? 'disk_full' : 'internal',
+        message: quota
+          ? 'The local cache is full: free disk space, then sync again to resume.'
+          : `The local cache could not be written: ${error instanceof Error ? error.message : String(error)}`,
+      }
+      // Parts counted as open but never stored: the resumed plan has the whole partition instead.
+      for (const child of children) {
+        const row = run.partitions.find((p) => p.partitionId === child.partitionId)
+        if (row) row.error = { code: progress.error.code, message: progress.error.message }
+      }
+      this.current?.abort.abort()
+      void this.options.api.cancelJob(run.jobId).catch(() => undefined)
+      return false
+    }
+    view.records = narrowed.records
+    view.requests = narrowed.requests
+    view.done = narrowed.done
+    view.to = narrowed.to
+    // After a split the first page's count was for the whole window: the next page counts the narrowed one.
+    view.totalHits = children.length > 0 ? null : (page.totalHits ?? view.totalHits)
+    if (written.changedKeys.length > 0) progress.changedKeys.push(...written.changedKeys)
+    if (children.length > 0)
+      run.spawn(
+        children.map((cp) => ({
+          cp,
+          view: run.partitions.find((p) => p.partitionId === cp.partitionId) ?? viewOf(cp),
+        })),
+      )
+    else emit()
+    return true
   }
 
   private async pollQueue(

@@ -47,11 +47,12 @@ export async function benchScheduler({ quick }: { quick: boolean }): Promise<Met
     const seconds = (Date.now() - started) / 1000
     if (result.state !== 'done') throw new Error(`sync ended ${result.state}: ${result.error?.message ?? ''}`)
     const { route } = h.sandbox.rateLimits
-    const uses = routeUse(h.log.served, route.burst, route.perMinute)
+    const served = await h.log.served()
+    const uses = routeUse(served, route.burst, route.perMinute)
     const detail = uses
       .map((u) => `${u.route}: ${u.served} served in ${u.seconds} s → ${u.utilization}`)
       .join('; ')
-    const where = `${stores} stores, ${records} charges (${h.sandbox.data.history.length} history records), rate scale 1, fake-indexeddb in Node`
+    const where = `${stores} stores, ${records} charges (${h.sandbox.historyCount} history records), rate scale 1, fake-indexeddb in Node`
     return {
       // The worst route: a sync is only as fast as its slowest bucket allows.
       'sync.route_utilization': measured(
@@ -61,8 +62,8 @@ export async function benchScheduler({ quick }: { quick: boolean }): Promise<Met
       ),
       'sync.http_429': measured(
         'sync.http_429',
-        h.log.count(429),
-        `429 responses the sandbox sent during that sync (${h.log.served.length} responses in all)`,
+        served.filter((r) => r.status === 429).length,
+        `429 responses the sandbox sent during that sync (${served.length} responses in all)`,
       ),
       'sync.records_per_s': measured(
         'sync.records_per_s',

@@ -29,7 +29,7 @@ async function withSandbox<T>(options: SandboxOptions, run: (h: SyncHarness) => 
 
 /** Fills the cache straight from the sandbox's data, as a finished first sync would have left it. */
 async function prefill(h: SyncHarness, syncedAt: number): Promise<number> {
-  const truth = h.sandbox.snapshot()
+  const truth = await h.sandbox.snapshot()
   const chunk = 5000
   for (let i = 0; i < truth.history.length; i += chunk)
     await h.db.history.bulkPut(
@@ -68,7 +68,8 @@ export async function benchSync({ quick }: { quick: boolean }): Promise<MetricMa
     const started = Date.now()
     const result = await runSync(h)
     if (result.state !== 'done') throw new Error(`sync ended ${result.state}`)
-    return { ms: Date.now() - started, records: result.records, requests: h.log.served.length }
+    const ms = Date.now() - started
+    return { ms, records: result.records, requests: (await h.log.served()).length }
   })
   const sequential: NaiveResult = await withSandbox(options, (h) => sequentialPager(h.sandbox))
   const greedy: NaiveResult = await withSandbox(options, (h) => {
@@ -87,7 +88,7 @@ export async function benchSync({ quick }: { quick: boolean }): Promise<MetricMa
   metrics['sync.greedy_429'] = measured(
     'sync.greedy_429',
     greedy.http429,
-    `greedy client (Closebook's store × resource × month partitions all at once, no scheduler, honours Retry-After): ${describe(greedy)}; ${where}`,
+    `greedy client (store × resource × month partitions all at once, as Closebook planned before coarse partitions; no scheduler, honours Retry-After): ${describe(greedy)}; ${where}`,
   )
 
   // Incremental: a large history already cached and synced up to now, then 100 new charges arrive.
@@ -101,7 +102,7 @@ export async function benchSync({ quick }: { quick: boolean }): Promise<MetricMa
       charges: syncedAt,
     })
     await control(h, 'charges', { count: 100 })
-    h.log.clear()
+    await h.log.clear()
     const result = await runSync(h)
     if (result.state !== 'done' || result.kind !== 'incremental')
       throw new Error(`incremental sync ended ${result.state} (${result.kind})`)
@@ -110,7 +111,7 @@ export async function benchSync({ quick }: { quick: boolean }): Promise<MetricMa
     metrics['sync.incremental_requests'] = measured(
       'sync.incremental_requests',
       perPartition,
-      `max over ${result.partitions.length} partitions; ${result.records} records fetched, ${h.log.served.length} requests at the sandbox (${result.refreshRequests} refresh); ${cached} history records cached (fake-indexeddb, filled directly) and ${large} charges in the sandbox`,
+      `max over ${result.partitions.length} partitions; ${result.records} records fetched, ${(await h.log.served()).length} requests at the sandbox (${result.refreshRequests} refresh); ${cached} history records cached (fake-indexeddb, filled directly) and ${large} charges in the sandbox`,
     )
   })
   return metrics

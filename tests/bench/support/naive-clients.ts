@@ -1,11 +1,11 @@
 /**
  * Two clients without Closebook's scheduler, for side-by-side comparison on the same sandbox:
  * - sequential: what the public SDK's list paging does, one page after another, list after list;
- * - greedy: Closebook's partitions (store × resource × month) all at once, each paging as fast as answers
- *   come: parallel like Closebook, but with no scheduler.
+ * - greedy: store × resource × month partitions (Closebook's plan before coarse partitions) all at once,
+ *   each paging as fast as answers come: parallel like Closebook, but with no scheduler.
  * Both honour `Retry-After` on a 429 (otherwise they would never finish) and count the 429s they meet.
  */
-import type { RunningSandbox } from '../../../electron/sandbox/server'
+import type { RemoteSandbox } from './sync-harness'
 import type { TimeWindow } from '../../../src/sync/plan'
 
 export interface NaiveResult {
@@ -18,7 +18,7 @@ export interface NaiveResult {
 const RESOURCES = ['transaction_history', 'charges'] as const
 
 async function pageThrough(
-  sandbox: RunningSandbox,
+  sandbox: Pick<RemoteSandbox, 'url' | 'secret' | 'appToken' | 'storeIds'>,
   storeId: string,
   resource: (typeof RESOURCES)[number],
   tally: NaiveResult,
@@ -55,7 +55,9 @@ async function pageThrough(
   }
 }
 
-export async function sequentialPager(sandbox: RunningSandbox): Promise<NaiveResult> {
+export async function sequentialPager(
+  sandbox: Pick<RemoteSandbox, 'url' | 'secret' | 'appToken' | 'storeIds'>,
+): Promise<NaiveResult> {
   const tally: NaiveResult = { records: 0, requests: 0, http429: 0, ms: 0 }
   const started = Date.now()
   for (const storeId of sandbox.storeIds)
@@ -64,8 +66,11 @@ export async function sequentialPager(sandbox: RunningSandbox): Promise<NaiveRes
   return tally
 }
 
-/** `windows`: whole seconds, as Closebook's plan cuts them (src/sync/plan.ts monthlyWindows). */
-export async function greedyParallel(sandbox: RunningSandbox, windows: TimeWindow[]): Promise<NaiveResult> {
+/** `windows`: whole seconds, as src/sync/plan.ts monthlyWindows cuts them. */
+export async function greedyParallel(
+  sandbox: Pick<RemoteSandbox, 'url' | 'secret' | 'appToken' | 'storeIds'>,
+  windows: TimeWindow[],
+): Promise<NaiveResult> {
   const tally: NaiveResult = { records: 0, requests: 0, http429: 0, ms: 0 }
   const started = Date.now()
   await Promise.all(

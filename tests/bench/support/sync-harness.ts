@@ -1,72 +1,61 @@
 /**
- * The whole sync path in one Node process, wired as tests/integration/support/harness.ts does: the
- * renderer's SyncEngine and Dexie cache (on fake-indexeddb: Node has no IndexedDB) over main's dispatcher,
- * gateway and scheduler, against a real sandbox on loopback. Arguments cross a JSON round trip as over IPC.
- * Also records every response the sandbox sends (path, status, time) to measure what reached the server.
+ * The whole sync path, wired as tests/integration/support/harness.ts does: the renderer's SyncEngine and
+ * Dexie cache (on fake-indexeddb: Node has no IndexedDB) in this thread, main's dispatcher, gateway and
+ * scheduler and a real sandbox on loopback in a worker thread (sync-worker.ts). In the app those are other
+ * processes (and the service another machine), so their CPU is not the renderer's; calls cross by
+ * postMessage, a structured clone as over Electron's IPC.
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { mkdtempSync, rmSync } from 'node:fs'
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Worker } from 'node:worker_threads'
 import * as fakeIndexedDb from 'fake-indexeddb'
-import { createAppServices, createHandlers, type AppServices } from '../../../electron/services/app-services'
-import { dispatch } from '../../../electron/services/dispatcher'
-import { InMemorySecretStore } from '../../../electron/services/vault/secret-store'
-import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../../electron/sandbox/server'
+import type { SandboxOptions } from '../../../electron/sandbox/server'
 import { createDesktopApi } from '../../../electron/shared/channels'
 import type { DesktopApi } from '../../../electron/shared/contract'
+import type { CallOutcome } from '../../../electron/shared/errors'
 import { ClosebookDb, type IndexedDbDeps } from '../../../src/db/database'
 import { CacheSyncStore } from '../../../src/sync/cache-sync-store'
 import type { SyncApiPort } from '../../../src/sync/sync-engine'
+import type { ServedRequest, WorkerInit, WorkerReply, WorkerRequest } from './sync-worker'
+
+export type { ServedRequest } from './sync-worker'
+
+/** A request to the worker before it gets its id (Omit distributed over the union). */
+type RequestBody = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never
 
 let dbCount = 0
 // Typed through the cache's own port: this project's lib has no DOM types for fake-indexeddb's exports.
 const idb = fakeIndexedDb as unknown as IndexedDbDeps
 
-export interface ServedRequest {
-  /** Epoch ms when the response finished. */
-  at: number
-  /** The Route bucket's key: the path with its store id replaced, as the sandbox counts it. */
-  route: string
-  status: number
+interface Limits {
+  burst: number
+  perMinute: number
 }
 
-/** Every list response a sandbox on `port` finished, seen through Node's http diagnostics channel. */
-export class RequestLog {
-  readonly served: ServedRequest[] = []
-  private readonly listener = (message: unknown) => {
-    const { request, response } = message as { request: IncomingMessage; response: ServerResponse }
-    if (request.headers.host !== `127.0.0.1:${this.port}`) return
-    const path = new URL(request.url ?? '/', 'http://x').pathname
-    if (path.startsWith('/__control/')) return
-    this.served.push({
-      at: Date.now(),
-      route: path.replace(/^\/stores\/[^/]+\//, '/stores/{storeId}/'),
-      status: response.statusCode,
-    })
-  }
+/** What the benches need of the sandbox in the worker. */
+export interface RemoteSandbox {
+  url: string
+  secret: string
+  appToken: string
+  storeIds: string[]
+  controlToken?: string
+  rateLimits: { route: Limits; exact: Limits }
+  /** History records the sandbox started with. */
+  historyCount: number
+  /** Every record as the API serves it, oldest first. */
+  snapshot(): Promise<{ history: Record<string, unknown>[]; charges: Record<string, unknown>[] }>
+}
 
-  constructor(private readonly port: string) {
-    subscribe('http.server.response.finish', this.listener)
-  }
-
-  clear(): void {
-    this.served.length = 0
-  }
-
-  count(status: number): number {
-    return this.served.filter((r) => r.status === status).length
-  }
-
-  close(): void {
-    unsubscribe('http.server.response.finish', this.listener)
-  }
+/** Every list response the sandbox finished (kept in the worker). */
+export interface RequestLog {
+  served(): Promise<ServedRequest[]>
+  clear(): Promise<void>
 }
 
 export interface SyncHarness {
-  sandbox: RunningSandbox
-  services: AppServices
+  sandbox: RemoteSandbox
   api: DesktopApi
   syncApi: SyncApiPort
   db: ClosebookDb
@@ -76,29 +65,38 @@ export interface SyncHarness {
   close(): Promise<void>
 }
 
+/** The worker is TypeScript: it loads through tsx's CommonJS hook, as the bench itself runs under tsx. */
+function startWorker(init: WorkerInit): Worker {
+  const require = createRequire(__filename)
+  const boot = `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register(); require(${JSON.stringify(join(__dirname, 'sync-worker.ts'))})`
+  return new Worker(boot, { eval: true, workerData: init })
+}
+
 export async function startSyncHarness(sandboxOptions: SandboxOptions): Promise<SyncHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'closebook-bench-'))
-  const sandbox = await startSandbox(sandboxOptions)
-  const log = new RequestLog(new URL(sandbox.url).port)
-  const services = createAppServices({
-    host: 'web',
-    version: '0.0.0-bench',
-    platform: 'linux',
-    dataDir,
-    secretStore: new InMemorySecretStore(),
-    openExternal: () => Promise.resolve(),
-    deliverFile: () => Promise.reject(new Error('no files in the sync bench')),
-    // The harness closes the sandbox itself.
-    startDemoSandbox: () => Promise.resolve({ ...sandbox, close: () => Promise.resolve() }),
+  const worker = startWorker({ sandboxOptions, dataDir })
+  let nextId = 0
+  const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>()
+  const ready = new Promise<unknown>((resolve, reject) => {
+    waiting.set(0, { resolve, reject })
+    worker.once('error', reject)
   })
-  const handlers = createHandlers(services)
-  const api = createDesktopApi(async (channel, args) => {
-    const outcome = await dispatch(handlers, channel, JSON.parse(JSON.stringify(args)) as unknown, {
-      host: 'web',
-      signal: new AbortController().signal,
+  worker.on('message', (reply: WorkerReply) => {
+    const pending = waiting.get(reply.id)
+    if (!pending) return
+    waiting.delete(reply.id)
+    if (reply.ok) pending.resolve(reply.value)
+    else pending.reject(new Error(reply.error))
+  })
+  const ask = <T>(request: RequestBody): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const id = ++nextId
+      waiting.set(id, { resolve: (v) => resolve(v as T), reject })
+      worker.postMessage({ ...request, id })
     })
-    return JSON.parse(JSON.stringify(outcome)) as typeof outcome
-  })
+  const info = (await ready) as Omit<RemoteSandbox, 'snapshot'>
+  const sandbox: RemoteSandbox = { ...info, snapshot: () => ask({ op: 'snapshot' }) }
+  const api = createDesktopApi((channel, args) => ask<CallOutcome>({ op: 'call', channel, args }))
   const summary = await api.sandbox.startDemo({})
   const db = new ClosebookDb(`closebook-bench-${process.pid}-${++dbCount}`, idb)
   await db.open()
@@ -115,7 +113,6 @@ export async function startSyncHarness(sandboxOptions: SandboxOptions): Promise<
   })
   return {
     sandbox,
-    services,
     api,
     syncApi: {
       listPage: (args) => api.api.listPage(args),
@@ -125,11 +122,13 @@ export async function startSyncHarness(sandboxOptions: SandboxOptions): Promise<
     db,
     store,
     connectionId: summary.id,
-    log,
+    log: {
+      served: () => ask<ServedRequest[]>({ op: 'served' }),
+      clear: () => ask<void>({ op: 'clearServed' }),
+    },
     close: async () => {
-      log.close()
-      await services.dispose()
-      await sandbox.close()
+      await ask({ op: 'close' })
+      await worker.terminate()
       db.close()
       await db.delete()
       rmSync(dataDir, { recursive: true, force: true })

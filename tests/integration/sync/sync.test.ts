@@ -3,9 +3,11 @@
  * real sandbox. After every scenario the cache must equal the sandbox's data exactly.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import type { MarkRecord } from '../../../src/db/records'
+import type { ChargeItem } from '../../../electron/shared/payment-api'
+import type { MarkRecord, SyncCheckpoint } from '../../../src/db/records'
 import { fingerprintOf } from '../../../src/reconcile/fingerprint'
 import { CacheSyncStore } from '../../../src/sync/cache-sync-store'
+import { endAfter, monthlyWindows, partitionIdOf } from '../../../src/sync/plan'
 import {
   SyncEngine,
   type SyncProgress,
@@ -89,15 +91,17 @@ async function control(h: Harness, path: string, body: unknown): Promise<Record<
 }
 
 describe('sync against the sandbox', () => {
-  it('a first sync fills the cache with exactly the sandbox data, partitioned by store and month', async () => {
+  it('a first sync fills the cache with exactly the sandbox data, one partition per store and resource', async () => {
     const h = await harness({})
     const seen: SyncProgress[] = []
     const result = await sync(h, { onProgress: (p) => seen.push(p) })
     expect(result.state).toBe('done')
     expect(result.kind).toBe('initial')
-    // 2 resources × 3 stores × months from July to now.
-    expect(result.partitions.length % 6).toBe(0)
-    expect(result.partitions.length).toBeGreaterThanOrEqual(6 * 5)
+    // 2 resources × 3 stores, each over the whole range (~4 pages each: too small to split), so the empty
+    // months before July cost nothing.
+    expect(result.partitions).toHaveLength(6)
+    expect(new Set(result.partitions.map((p) => `${p.resource}|${p.storeId ?? ''}`)).size).toBe(6)
+    expect(result.requests).toBeLessThanOrEqual(6 * 5)
     await expectCacheEqualsSandbox(h)
     expect(seen.some((p) => p.expected !== null && p.records < p.expected)).toBe(true)
     const conn = await h.store.connections.get(h.connectionId)
@@ -106,6 +110,118 @@ describe('sync against the sandbox', () => {
     expect(await h.store.loadPlan(h.connectionId)).toEqual([]) // the plan is closed
   })
 
+  it('splits a large partition after its first page into parts that neither overlap nor leave a gap', async () => {
+    const h = await harness({ stores: 1, records: 3000 })
+    const result = await sync(h)
+    expect(result.state).toBe('done')
+    for (const resource of ['transaction_history', 'charges'] as const) {
+      const parts = result.partitions.filter((p) => p.resource === resource).sort((a, b) => a.from - b.from)
+      expect(parts.length).toBeGreaterThan(1)
+      // The parts tile the planned window exactly.
+      for (let i = 1; i < parts.length; i++) expect(parts[i]?.from).toBe(parts[i - 1]?.to)
+      expect(parts[0]?.from).toBe(Date.parse('2026-07-01T00:00:00Z'))
+    }
+    // A split costs at most a partial page per part, never a request per empty month.
+    const records = h.sandbox.data.history.length + h.sandbox.data.charges.length
+    expect(result.requests).toBeLessThanOrEqual(Math.ceil(records / 100) + result.partitions.length)
+    await expectCacheEqualsSandbox(h)
+    expect(await h.store.loadPlan(h.connectionId)).toEqual([])
+  }, 60_000)
+
+  it('a crash while recording a split, or after it, resumes with nothing missing or doubled', async () => {
+    for (const crashIn of ['split', 'page'] as const) {
+      const h = await harness({ stores: 1, records: 3000 })
+      let pages = 0
+      let splits = 0
+      const crashing: SyncStorePort = {
+        loadPlan: (id) => h.store.loadPlan(id),
+        staleRefundedCharges: (id, from, to) => h.store.staleRefundedCharges(id, from, to),
+        savePlan: (id, plan) => h.store.savePlan(id, plan),
+        finishRun: (id, covered, at) => h.store.finishRun(id, covered, at),
+        splitPartition: async (checkpoints) => {
+          if (crashIn === 'split' && ++splits === 1) throw new Error('renderer crashed')
+          return h.store.splitPartition(checkpoints)
+        },
+        putPage: async (page, cp, at) => {
+          if (crashIn === 'page' && ++pages === 8) throw new Error('renderer crashed')
+          return h.store.putPage(page, cp, at)
+        },
+      }
+      const first = await sync(h, {}, crashing)
+      expect(first.state).toBe('failed')
+      const open = await h.store.loadPlan(h.connectionId)
+      // A partition whose split was not stored is whole (to the end of the plan); a stored split left
+      // the parts in the plan, which tile what the partition had.
+      const end = Math.max(...open.map((cp) => cp.to))
+      const roots = open.filter((cp) => !cp.partitionId.includes('>'))
+      const whole = roots.filter((r) => !open.some((cp) => cp.partitionId.startsWith(`${r.partitionId}>`)))
+      for (const r of whole) expect(r.to).toBe(end)
+      if (crashIn === 'split') expect(whole.length).toBeGreaterThan(0)
+      else expect(whole.length).toBeLessThan(roots.length)
+      const { store } = await h.reopenDb()
+      const second = await new SyncEngine({ api: h.syncApi, store }).run(await request(h))
+      expect(second.state).toBe('done')
+      await expectCacheEqualsSandbox(h)
+    }
+  }, 60_000)
+
+  it('resumes a plan saved by the month-partitioned version as it is (same checkpoint meaning)', async () => {
+    const h = await harness({ records: 3000 })
+    // The former plan: a partition per resource × store × UTC month, ids without prefix; one month of
+    // one store already half fetched (its cursor the 100th charge of that month, as that version left it).
+    const now = Date.now()
+    const months = monthlyWindows(SINCE, endAfter(now))
+    const storeId = h.sandbox.storeIds[0] ?? ''
+    const july = h.sandbox.data.charges
+      .filter((c) => c.storeId === storeId && c.createdUs < Date.parse('2026-08-01T00:00:00Z') * 1000)
+      .sort((a, b) => a.createdUs - b.createdUs || (a.id < b.id ? -1 : 1))
+    expect(july.length).toBeGreaterThan(150)
+    const old: SyncCheckpoint[] = []
+    for (const resource of ['transaction_history', 'charges'] as const)
+      for (const sid of h.sandbox.storeIds)
+        for (const w of months)
+          old.push({
+            connectionId: h.connectionId,
+            partitionId: partitionIdOf(resource, sid, w),
+            resource,
+            storeId: sid,
+            from: w.from,
+            to: w.to,
+            cursor: null,
+            done: false,
+            records: 0,
+            requests: 0,
+            updatedAt: now,
+          })
+    const first = old.findIndex((cp) => cp.resource === 'charges' && cp.storeId === storeId)
+    const halfDone = old[first] as SyncCheckpoint
+    old[first] = { ...halfDone, cursor: july[99]?.id ?? null, records: 100, requests: 1 }
+    await h.store.savePlan(h.connectionId, old)
+    // The first 100 of them are in the cache, as that version's first page had written them.
+    const truth = h.sandbox.snapshot()
+    const byId = new Map(truth.charges.map((c) => [String(c['id']), c]))
+    const resumeAt = old[first]
+    if (!resumeAt) throw new Error('no charges partition')
+    await h.store.putPage(
+      { resource: 'charges', items: july.slice(0, 100).map((c) => byId.get(c.id) as unknown as ChargeItem) },
+      resumeAt,
+      now,
+    )
+
+    const seen: SyncProgress[] = []
+    const result = await sync(h, { onProgress: (p) => seen.push(p) })
+    expect(result.resumed).toBe(true)
+    expect(result.state).toBe('done')
+    // The old plan ran to its end as a first sync (then an incremental run caught up to now).
+    const resumedRun = seen.filter((p) => p.kind === 'initial' && p.resumed)
+    expect(resumedRun.at(-1)?.state).toBe('done')
+    // The half-fetched month went on from its cursor: its first 100 charges were not asked for again.
+    const month = resumedRun.at(-1)?.partitions.find((p) => p.partitionId === halfDone.partitionId)
+    expect(month?.records).toBe(july.length)
+    expect(month?.requests).toBe(1 + Math.max(1, Math.ceil((july.length - 100) / 100)))
+    await expectCacheEqualsSandbox(h)
+  }, 60_000)
+
   it('resumes after a crash mid-sync (a page that never committed) with nothing missing or doubled', async () => {
     const h = await harness({})
     let pages = 0
@@ -113,6 +229,7 @@ describe('sync against the sandbox', () => {
       loadPlan: (id) => h.store.loadPlan(id),
       staleRefundedCharges: (id, from, to) => h.store.staleRefundedCharges(id, from, to),
       savePlan: (id, plan) => h.store.savePlan(id, plan),
+      splitPartition: (checkpoints) => h.store.splitPartition(checkpoints),
       finishRun: (id, covered, at) => h.store.finishRun(id, covered, at),
       putPage: async (page, cp, at) => {
         if (++pages === 9) throw new Error('renderer crashed')
