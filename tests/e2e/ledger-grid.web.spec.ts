@@ -95,29 +95,49 @@ test.describe('ledger grid on the web host', () => {
     await page.getByRole('combobox', { name: 'Period', exact: true }).selectOption('day')
     await page.getByLabel('Day', { exact: true }).fill('2026-09-15')
     await page.getByLabel('Day', { exact: true }).dispatchEvent('change')
-    await expect(count).not.toHaveText(allMonths)
-    await expect(count).toHaveText(/^([1-9][\d,]*|No) records?\s*$/)
-    const dayCount = Number(((await count.textContent()) ?? '').replace(/\D/g, '') || 0)
-    const dates = await grid.locator('.grid-viewport [role="gridcell"].c-date').allTextContents()
-    expect(dates.length).toBeGreaterThan(0)
-    for (const d of dates) expect(d).toMatch(/^09\/15\/2026, /)
+    // Filters apply after a debounce: poll until the rows shown are all of that day, and the count is final.
+    const dateCells = grid.locator('.grid-viewport [role="gridcell"].c-date')
+    await expect
+      .poll(async () => {
+        const dates = await dateCells.allTextContents()
+        return dates.length > 0 && dates.every((d) => /^09\/15\/2026, /.test(d))
+      })
+      .toBe(true)
+    await expect(count).toHaveText(finalCount)
+    const dayCount = Number(((await count.textContent()) ?? '').replace(/\D/g, ''))
+    expect(dayCount).toBeLessThan(Number(september.replace(/\D/g, '')))
 
     await page.getByRole('combobox', { name: 'Period', exact: true }).selectOption('range')
     await page.getByLabel('From (day)').fill('2026-09-15')
     await page.getByLabel('From (day)').dispatchEvent('change')
     await page.getByLabel('To (day, inclusive)').fill('2026-09-16')
     await page.getByLabel('To (day, inclusive)').dispatchEvent('change')
-    await expect(count).toHaveText(finalCount)
+    // Two days: more than the one, fewer than the month, and only those days shown.
     await expect
-      .poll(async () => Number(((await count.textContent()) ?? '').replace(/\D/g, '')))
-      .toBeGreaterThan(dayCount)
+      .poll(async () => {
+        const text = (await count.textContent()) ?? ''
+        const n = Number(text.replace(/\D/g, ''))
+        const dates = await dateCells.allTextContents()
+        return (
+          finalCount.test(text) &&
+          n > dayCount &&
+          n < Number(september.replace(/\D/g, '')) &&
+          dates.every((d) => /^09\/1[56]\/2026, /.test(d))
+        )
+      })
+      .toBe(true)
 
     // Brand: every row shown is of that brand.
     const rangeCount = (await count.textContent()) ?? ''
     await page.getByRole('combobox', { name: 'Brand', exact: true }).selectOption('visa')
+    const brandCells = grid.locator('.grid-viewport [role="gridcell"].c-brand')
+    await expect
+      .poll(async () => {
+        const brands = await brandCells.allTextContents()
+        return brands.length > 0 && brands.every((b) => b === 'visa')
+      })
+      .toBe(true)
+    await expect(count).toHaveText(finalCount)
     await expect(count).not.toHaveText(rangeCount)
-    const brands = await grid.locator('.grid-viewport [role="gridcell"].c-brand').allTextContents()
-    expect(brands.length).toBeGreaterThan(0)
-    expect(new Set(brands)).toEqual(new Set(['visa']))
   })
 })
