@@ -4,7 +4,7 @@
  * which removes the host's temporary file; nothing is delivered.
  */
 import type { DeliveredFile } from '../../electron/shared/contract/files'
-import { MAX_ROWS_PER_CHUNK, type ExportRow } from '../../electron/shared/contract/export'
+import { MAX_ROWS_PER_CHUNK, packRows, type ExportRow } from '../../electron/shared/contract/export'
 import type { HistoryRecord, MarkRecord, RecordKey } from '../db/records'
 import { desktopApi } from '../platform'
 import { startDownload, writeFileThroughHost } from '../platform/files'
@@ -64,9 +64,14 @@ export async function writeWorkbookThroughHost(
   })
   try {
     for (const sheet of plan.sheets) {
+      const width = sheet.spec.columns.length
       for (const rows of chunksOf(sheet.rows(), size)) {
         options.signal?.throwIfAborted()
-        const { rowsWritten } = await api.export.appendRows({ exportId, sheet: sheet.spec.name, rows })
+        // Packed, a chunk copies across IPC (or JSON) several times faster; formulas go as plain rows.
+        const packed = packRows(rows, width)
+        const { rowsWritten } = await api.export.appendRows(
+          packed ? { exportId, sheet: sheet.spec.name, packed } : { exportId, sheet: sheet.spec.name, rows },
+        )
         options.onProgress?.({ sheet: sheet.spec.name, rowsWritten, totalRows })
       }
     }

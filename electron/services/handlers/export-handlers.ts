@@ -4,8 +4,9 @@ import type { HandlersFor } from './types'
 export function exportHandlers(exports: WorkbookExports): HandlersFor<'export'> {
   return {
     'export:begin': async (args) => ({ exportId: await exports.begin(args) }),
-    'export:appendRows': async ({ exportId, sheet, rows }) => ({
-      rowsWritten: await exports.appendRows(exportId, sheet, rows),
+    'export:appendRows': async ({ exportId, sheet, rows, packed }) => ({
+      // The contract lets exactly one of the two through.
+      rowsWritten: await exports.appendRows(exportId, sheet, packed ?? rows ?? []),
     }),
     'export:finish': ({ exportId }) => exports.finish(exportId),
     'export:cancel': async ({ exportId }) => ({ cancelled: await exports.cancel(exportId) }),

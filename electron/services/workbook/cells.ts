@@ -91,11 +91,15 @@ export function writeCell(cell: Cell, value: ExportCell, kind: ColumnKind): void
 const EXCEL_FIRST_DAY = Date.UTC(1900, 0, 1)
 const EXCEL_LAST_DAY = Date.UTC(10000, 0, 1)
 
+export function isWritableDate(wallMs: number): boolean {
+  return wallMs >= EXCEL_FIRST_DAY && wallMs < EXCEL_LAST_DAY
+}
+
 /** Cells that are not finite numbers would corrupt the file: refused before anything is written. */
 export function isWritableCell(value: ExportCell): boolean {
   if (value === null || typeof value === 'string') return true
   if (typeof value === 'number') return Number.isFinite(value)
-  if ('date' in value) return value.date >= EXCEL_FIRST_DAY && value.date < EXCEL_LAST_DAY
+  if ('date' in value) return isWritableDate(value.date)
   if ('amount' in value) return Number.isFinite(value.amount)
   return value.result === undefined || typeof value.result === 'string' || Number.isFinite(value.result)
 }

@@ -6,6 +6,7 @@
  */
 import type { Style } from 'exceljs'
 import { neutralizeFormulaText, type ColumnKind, type ExportCell } from '../../shared/contract/export'
+import { PACKED_TAG, type PackedRows } from '../../shared/contract/export-packed'
 import { amountFormat, DATE_FORMAT, DATETIME_FORMAT } from './cells'
 
 /** exceljs's style registry: a style object in, its index in styles.xml out. */
@@ -17,6 +18,13 @@ export interface StyleRegistry {
 const NUMBER_TYPE = 2
 const STRING_TYPE = 3
 const DATE_TYPE = 4
+
+// Tags as plain constants: read per cell, and a module re-export can compile to a getter call.
+const EMPTY = PACKED_TAG.empty
+const TEXT = PACKED_TAG.text
+const NUMBER = PACKED_TAG.number
+const DATE = PACKED_TAG.date
+const AMOUNT = PACKED_TAG.amount
 
 const MS_PER_DAY = 86_400_000
 const EXCEL_EPOCH_OFFSET = 25_569 // days from 1899-12-30 to 1970-01-01
@@ -46,10 +54,17 @@ export function columnName(n: number): string {
   return s
 }
 
-/** Style indexes by number format, resolved once per workbook through exceljs's registry. */
+/**
+ * Style indexes, resolved through exceljs's registry the first time each is used (so styles.xml lists
+ * them in order of first use, as before) and then read from a field or an array: no key string per cell.
+ */
 export class RowStyles {
   private readonly byFormat = new Map<string, number>()
+  private readonly amounts: (number | undefined)[] = []
   private plain: number | undefined
+  private integerId: number | undefined
+  private dateId: number | undefined
+  private datetimeId: number | undefined
 
   constructor(private readonly registry: StyleRegistry) {}
 
@@ -67,34 +82,45 @@ export class RowStyles {
     this.plain ??= this.registry.addStyleModel({}, STRING_TYPE)
     return this.plain
   }
+
+  integer(): number {
+    this.integerId ??= this.format('#,##0', NUMBER_TYPE)
+    return this.integerId
+  }
+
+  amount(decimals: number): number {
+    return (this.amounts[decimals] ??= this.format(amountFormat(decimals), NUMBER_TYPE))
+  }
+
+  date(kind: ColumnKind): number {
+    if (kind === 'date') return (this.dateId ??= this.format(DATE_FORMAT, DATE_TYPE))
+    return (this.datetimeId ??= this.format(DATETIME_FORMAT, DATE_TYPE))
+  }
 }
 
 function numberText(n: number): string {
   return Number.isFinite(n) ? String(n) : '0'
 }
 
+const excelDate = (wallMs: number): string => numberText(EXCEL_EPOCH_OFFSET + wallMs / MS_PER_DAY)
+
+// The markup of each kind of cell, shared by the plain and the packed path so both write the same file.
+const textCell = (ref: string, s: number, text: string): string =>
+  `<c r="${ref}" s="${s}" t="inlineStr"><is><t xml:space="preserve">${xmlText(neutralizeFormulaText(text))}</t></is></c>`
+const valueCell = (ref: string, s: number, v: string): string => `<c r="${ref}" s="${s}"><v>${v}</v></c>`
+
 function cellXml(ref: string, value: ExportCell, kind: ColumnKind, styles: RowStyles): string {
   if (value === null) return ''
-  if (typeof value === 'string') {
-    const s = styles.plainStyle()
-    return `<c r="${ref}" s="${s}" t="inlineStr"><is><t xml:space="preserve">${xmlText(neutralizeFormulaText(value))}</t></is></c>`
-  }
-  if (typeof value === 'number') {
-    const s = kind === 'integer' ? styles.format('#,##0', NUMBER_TYPE) : styles.plainStyle()
-    return `<c r="${ref}" s="${s}"><v>${numberText(value)}</v></c>`
-  }
-  if ('date' in value) {
-    const s = styles.format(kind === 'date' ? DATE_FORMAT : DATETIME_FORMAT, DATE_TYPE)
-    return `<c r="${ref}" s="${s}"><v>${numberText(EXCEL_EPOCH_OFFSET + value.date / MS_PER_DAY)}</v></c>`
-  }
-  if ('amount' in value) {
-    return `<c r="${ref}" s="${styles.format(amountFormat(value.decimals), NUMBER_TYPE)}"><v>${numberText(value.amount)}</v></c>`
-  }
+  if (typeof value === 'string') return textCell(ref, styles.plainStyle(), value)
+  if (typeof value === 'number')
+    return valueCell(ref, kind === 'integer' ? styles.integer() : styles.plainStyle(), numberText(value))
+  if ('date' in value) return valueCell(ref, styles.date(kind), excelDate(value.date))
+  if ('amount' in value) return valueCell(ref, styles.amount(value.decimals), numberText(value.amount))
   const s =
     value.decimals !== undefined
-      ? styles.format(amountFormat(value.decimals), NUMBER_TYPE)
+      ? styles.amount(value.decimals)
       : kind === 'integer'
-        ? styles.format('#,##0', NUMBER_TYPE)
+        ? styles.integer()
         : styles.plainStyle()
   const f = `<f>${xmlText(value.formula)}</f>`
   if (value.result === undefined) return `<c r="${ref}" s="${s}">${f}</c>`
@@ -118,4 +144,43 @@ export function rowXml(
       xml += cellXml(`${columnNames[c] ?? columnName(c + 1)}${rowNumber}`, value, kinds[c] ?? 'text', styles)
   }
   return `${xml}</row>`
+}
+
+/**
+ * The `<row>` elements of a packed chunk (already checked by the contract and `checkPacked`), numbered
+ * from `firstRow`: the same markup `rowXml` writes for the same cells, without building the cells.
+ */
+export function packedRowsXml(
+  packed: PackedRows,
+  firstRow: number,
+  kinds: readonly ColumnKind[],
+  columnNames: readonly string[],
+  styles: RowStyles,
+): string {
+  const { width, cells, text } = packed
+  const rows: string[] = []
+  let at = 0
+  let i = 0
+  for (let r = firstRow; i < cells.length; r++) {
+    let xml = `<row r="${r}">`
+    for (let c = 0; c < width; c++, i += 2) {
+      const tag = cells[i] as number
+      if (tag === EMPTY) continue
+      const value = cells[i + 1] as number
+      const ref = `${columnNames[c] ?? columnName(c + 1)}${r}`
+      if (tag === TEXT) {
+        xml += textCell(ref, styles.plainStyle(), text.slice(at, at + value))
+        at += value
+      } else if (tag === NUMBER)
+        xml += valueCell(
+          ref,
+          kinds[c] === 'integer' ? styles.integer() : styles.plainStyle(),
+          numberText(value),
+        )
+      else if (tag === DATE) xml += valueCell(ref, styles.date(kinds[c] ?? 'text'), excelDate(value))
+      else xml += valueCell(ref, styles.amount(tag - AMOUNT), numberText(value))
+    }
+    rows.push(`${xml}</row>`)
+  }
+  return rows.join('')
 }

@@ -12,12 +12,19 @@ import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import ExcelJS, { type Worksheet } from 'exceljs'
 import type { DeliveredFile } from '../../shared/contract/files'
-import type { ExportBeginArgs, ExportRow, ExportSheet } from '../../shared/contract/export'
+import { PACKED_TAG, packedRowCount, packedRowsProblem } from '../../shared/contract/export-packed'
+import {
+  PACKED_ROWS_LIMITS,
+  type ExportBeginArgs,
+  type ExportRow,
+  type ExportSheet,
+  type PackedRows,
+} from '../../shared/contract/export'
 import { DesktopApiError } from '../../shared/errors'
 import type { DeliverFile } from '../files/file-writer'
 import { diskError } from '../files/move-into-place'
-import { HEADER_STYLE, isWritableCell, writeCell } from './cells'
-import { columnName, RowStyles, rowXml, type StyleRegistry } from './row-xml'
+import { HEADER_STYLE, isWritableCell, isWritableDate, writeCell } from './cells'
+import { columnName, packedRowsXml, RowStyles, rowXml, type StyleRegistry } from './row-xml'
 
 interface SheetState {
   spec: ExportSheet
@@ -182,7 +189,12 @@ export class WorkbookExports {
     return new DesktopApiError('cancelled', 'The workbook export was cancelled.')
   }
 
-  async appendRows(exportId: string, sheetName: string, rows: readonly ExportRow[]): Promise<number> {
+  /** Rows as arrays of cells, or packed (`export-packed.ts`): the same cells either way. */
+  async appendRows(
+    exportId: string,
+    sheetName: string,
+    rows: readonly ExportRow[] | PackedRows,
+  ): Promise<number> {
     return this.run(exportId, async (open) => {
       const index = open.sheets.findIndex((s) => s.spec.name === sheetName)
       const sheet = open.sheets[index]
@@ -192,16 +204,27 @@ export class WorkbookExports {
           'conflict',
           `Rows for "${sheetName}" came after a later sheet was started: sheets are written in order.`,
         )
-      for (const row of rows) checkRow(sheet.spec, row)
+      const packed = isPacked(rows) ? rows : null
+      if (packed) checkPacked(sheet.spec, packed)
+      else for (const row of rows as readonly ExportRow[]) checkRow(sheet.spec, row)
       while (open.current < index) commitSheet(open.sheets[open.current++])
       const kinds = sheet.spec.columns.map((c) => c.kind)
       // The header row went through exceljs at begin, so the sheet's XML is open at <sheetData>.
-      let xml = ''
-      for (const cells of rows) xml += rowXml(++sheet.lastRow, cells, kinds, sheet.columnNames, open.styles)
       const stream = sheetStream(sheet.ws)
-      stream.write(xml)
+      let count: number
+      if (packed) {
+        count = packedRowCount(packed)
+        stream.write(packedRowsXml(packed, sheet.lastRow + 1, kinds, sheet.columnNames, open.styles))
+        sheet.lastRow += count
+      } else {
+        const list = rows as readonly ExportRow[]
+        count = list.length
+        let xml = ''
+        for (const cells of list) xml += rowXml(++sheet.lastRow, cells, kinds, sheet.columnNames, open.styles)
+        stream.write(xml)
+      }
       await drained(open.out, stream)
-      open.rowsWritten += rows.length
+      open.rowsWritten += count
       return open.rowsWritten
     })
   }
@@ -265,6 +288,28 @@ function checkRow(spec: ExportSheet, cells: ExportRow): void {
       'invalid_argument',
       `A row of "${spec.name}" has a number or date Excel cannot hold.`,
     )
+}
+
+const isPacked = (rows: readonly ExportRow[] | PackedRows): rows is PackedRows => !Array.isArray(rows)
+
+/** `checkRow` for a packed chunk. The contract checked its shape already; checked again here for callers
+ * inside main, as the loop over numbers is cheap. */
+function checkPacked(spec: ExportSheet, packed: PackedRows): void {
+  const problem = packedRowsProblem(packed, PACKED_ROWS_LIMITS)
+  if (problem) throw new DesktopApiError('invalid_argument', `Rows for "${spec.name}": ${problem}.`)
+  if (packed.width > spec.columns.length)
+    throw new DesktopApiError(
+      'invalid_argument',
+      `A row of "${spec.name}" has ${packed.width} cells; the sheet has ${spec.columns.length} columns.`,
+    )
+  const { cells } = packed
+  const date = PACKED_TAG.date
+  for (let i = 0; i < cells.length; i += 2)
+    if (cells[i] === date && !isWritableDate(cells[i + 1] as number))
+      throw new DesktopApiError(
+        'invalid_argument',
+        `A row of "${spec.name}" has a number or date Excel cannot hold.`,
+      )
 }
 
 /** Closes a sheet: its autofilter spans header to last row, then its XML is ended so the next can stream. */

@@ -4,7 +4,10 @@
  * a streaming xlsx writer to a temporary file; only finish hands the whole file to the host's delivery.
  */
 import { z } from 'zod'
+import { packedRowsProblem, type PackedRows } from './export-packed'
 import { deliveredFileSchema, fileIdSchema, safeFileNameSchema } from './files'
+
+export { packRows, packedRowCount, unpackRows, PACKED_TAG, type PackedRows } from './export-packed'
 
 /** Excel's own limit for the text of one cell. */
 export const MAX_CELL_TEXT = 32_767
@@ -165,19 +168,34 @@ export const exportBeginArgsSchema = z
   )
 export type ExportBeginArgs = z.infer<typeof exportBeginArgsSchema>
 
+export const PACKED_ROWS_LIMITS = {
+  maxRows: MAX_ROWS_PER_CHUNK,
+  maxColumns: MAX_COLUMNS,
+  maxCellText: MAX_CELL_TEXT,
+} as const
+
+/** A chunk in the packed form (`export-packed.ts`), checked cell by cell without a zod parse per cell. */
+export const packedRowsSchema = z.custom<PackedRows>().superRefine((v, ctx) => {
+  const problem = packedRowsProblem(v, PACKED_ROWS_LIMITS)
+  if (problem) ctx.addIssue({ code: 'custom', message: `packed rows: ${problem}` })
+})
+
 export const exportContract = {
   'export:begin': {
     args: exportBeginArgsSchema,
     result: z.object({ exportId: fileIdSchema }),
   },
-  /** Rows of one sheet, in order. Sheets are written one after another: once rows go to a later sheet,
-   * the earlier ones are closed (that is what keeps memory bounded). */
+  /** Rows of one sheet, in order, as `rows` or `packed` (exactly one). Sheets are written one after
+   * another: once rows go to a later sheet, the earlier ones are closed (that is what keeps memory bounded). */
   'export:appendRows': {
-    args: z.strictObject({
-      exportId: fileIdSchema,
-      sheet: sheetNameSchema,
-      rows: z.array(exportRowSchema).min(1).max(MAX_ROWS_PER_CHUNK),
-    }),
+    args: z
+      .strictObject({
+        exportId: fileIdSchema,
+        sheet: sheetNameSchema,
+        rows: z.array(exportRowSchema).min(1).max(MAX_ROWS_PER_CHUNK).optional(),
+        packed: packedRowsSchema.optional(),
+      })
+      .refine((a) => (a.rows === undefined) !== (a.packed === undefined), 'expected either rows or packed'),
     result: z.object({ rowsWritten: z.number().int().nonnegative() }),
   },
   'export:finish': { args: z.strictObject({ exportId: fileIdSchema }), result: deliveredFileSchema },

@@ -6,7 +6,7 @@ import ExcelJS from 'exceljs'
 import type { DeliverFile } from '../../../electron/services/files/file-writer'
 import { moveIntoPlace } from '../../../electron/services/files/move-into-place'
 import { WorkbookExports } from '../../../electron/services/workbook/workbook-exports'
-import type { ExportRow } from '../../../electron/shared/contract/export'
+import { packRows, type ExportRow } from '../../../electron/shared/contract/export'
 import type { WorkbookPlan } from '../../../src/export/month-workbook'
 
 export async function tempDir(prefix = 'closebook-workbook-'): Promise<string> {
@@ -46,8 +46,10 @@ export async function writePlan(exports: WorkbookExports, plan: WorkbookPlan): P
     title: plan.title,
     sheets: plan.sheets.map((s) => s.spec),
   })
+  // As workbook-client sends them: packed, unless a chunk holds a formula.
   for (const sheet of plan.sheets)
-    for (const rows of chunks(sheet.rows())) await exports.appendRows(id, sheet.spec.name, rows)
+    for (const rows of chunks(sheet.rows()))
+      await exports.appendRows(id, sheet.spec.name, packRows(rows, sheet.spec.columns.length) ?? rows)
   await exports.finish(id)
 }
 

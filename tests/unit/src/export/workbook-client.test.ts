@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { DesktopApi } from '../../../../electron/shared/contract'
-import type { ExportRow } from '../../../../electron/shared/contract/export'
+import {
+  desktopApiContract,
+  unpackRows,
+  type ExportRow,
+  type PackedRows,
+} from '../../../../electron/shared/contract'
 import { setDesktopApiForTests } from '../../../../src/platform'
 import type { WorkbookPlan } from '../../../../src/export/month-workbook'
 import { chunksOf, writeWorkbookThroughHost } from '../../../../src/export/workbook-client'
@@ -9,6 +14,16 @@ interface Call {
   channel: string
   args: unknown
 }
+
+interface AppendArgs {
+  sheet: string
+  rows?: ExportRow[]
+  packed?: PackedRows
+}
+
+/** The rows a call carried, whichever form it used. */
+const sentRows = (args: AppendArgs): ExportRow[] =>
+  args.packed ? unpackRows(args.packed) : (args.rows ?? [])
 
 function fakeApi(calls: Call[], failOn?: string): DesktopApi {
   const call =
@@ -22,8 +37,8 @@ function fakeApi(calls: Call[], failOn?: string): DesktopApi {
   return {
     export: {
       begin: call('begin', { exportId: 'x'.repeat(24) }),
-      appendRows: (args: { rows: ExportRow[] }) => {
-        written += args.rows.length
+      appendRows: (args: AppendArgs) => {
+        written += sentRows(args).length
         return call('appendRows', { rowsWritten: written })(args)
       },
       finish: call('finish', { savedTo: 'path', path: '/tmp/a.xlsx', fileName: 'a.xlsx' }),
@@ -62,16 +77,20 @@ describe('writeWorkbookThroughHost', () => {
       onProgress: (p) => progress.push(p.rowsWritten),
     })
     expect(delivered).toMatchObject({ savedTo: 'path' })
-    const appends = calls
-      .filter((c) => c.channel === 'appendRows')
-      .map((c) => c.args as { sheet: string; rows: unknown[] })
-    expect(appends.map((a) => [a.sheet, a.rows.length])).toEqual([
+    const appends = calls.filter((c) => c.channel === 'appendRows').map((c) => c.args as AppendArgs)
+    expect(appends.map((a) => [a.sheet, sentRows(a).length])).toEqual([
       ['Summary', 1],
       ['Transactions', 2000],
       ['Transactions', 2000],
       ['Transactions', 500],
     ])
     expect(progress.at(-1)).toBe(4501)
+    // Every call passes the contract, and the rows arrive as they were built.
+    for (const a of calls.filter((c) => c.channel === 'appendRows'))
+      expect(desktopApiContract['export:appendRows'].args.safeParse(a.args).success).toBe(true)
+    expect(sentRows(appends[3] as AppendArgs).map((r) => r[0])).toEqual(
+      Array.from({ length: 500 }, (_, i) => 4000 + i),
+    )
     expect(calls.map((c) => c.channel).at(-1)).toBe('finish')
   })
 
@@ -93,6 +112,35 @@ describe('writeWorkbookThroughHost', () => {
     setDesktopApiForTests(fakeApi(failing, 'appendRows'))
     await expect(writeWorkbookThroughHost(plan(10))).rejects.toThrow('disk full')
     expect(failing.map((c) => c.channel)).toEqual(['begin', 'appendRows', 'cancel'])
+  })
+})
+
+describe('writeWorkbookThroughHost chunk form', () => {
+  it('packs plain chunks and sends a chunk holding a formula as rows', async () => {
+    const calls: Call[] = []
+    setDesktopApiForTests(fakeApi(calls))
+    const column = { header: 'a', kind: 'amount' as const, width: 8 }
+    const summaryRows: ExportRow[] = [['Total', { formula: 'SUM(B3:B9)', result: 3 }]]
+    const detail: ExportRow[] = [
+      ['山田', { amount: 12.5, decimals: 2 }],
+      [null, { date: 86_400_000 }],
+    ]
+    await writeWorkbookThroughHost({
+      suggestedName: 'closebook-a-2026-10.xlsx',
+      title: 't',
+      summary: { period: '2026-10', timeZone: 'UTC', range: { from: 0, to: 1 }, rows: [], daily: [] },
+      sheets: [
+        { spec: { name: 'Summary', columns: [column, column] }, rowCount: 1, rows: () => summaryRows },
+        { spec: { name: 'Detail', columns: [column, column, column] }, rowCount: 2, rows: () => detail },
+      ],
+    })
+    const [summary, rest] = calls.filter((c) => c.channel === 'appendRows').map((c) => c.args as AppendArgs)
+    expect(summary?.rows).toEqual(summaryRows)
+    expect(summary?.packed).toBeUndefined()
+    expect(rest?.rows).toBeUndefined()
+    expect(rest?.packed?.width).toBe(3)
+    // Padded to the sheet's width with empty cells, which the writer leaves out as it does nulls.
+    expect(sentRows(rest as AppendArgs)).toEqual(detail.map((r) => [...r, null]))
   })
 })
 

@@ -8,7 +8,12 @@ import { moveIntoPlace } from '../../../../../electron/services/files/move-into-
 import { xmlText } from '../../../../../electron/services/workbook/row-xml'
 import { WorkbookExports } from '../../../../../electron/services/workbook/workbook-exports'
 import { desktopApiContract } from '../../../../../electron/shared/contract'
-import type { ExportBeginArgs, ExportRow } from '../../../../../electron/shared/contract/export'
+import {
+  packRows,
+  type ExportBeginArgs,
+  type ExportRow,
+  type PackedRows,
+} from '../../../../../electron/shared/contract/export'
 import { DesktopApiError } from '../../../../../electron/shared/errors'
 
 // The month's own sheets, built from the cache and recalculated by LibreOffice, are tested in
@@ -160,6 +165,83 @@ describe('WorkbookExports: cells, formats and sheet settings, read back with exc
   })
 })
 
+describe('WorkbookExports: packed chunks', () => {
+  const columns: ExportBeginArgs['sheets'][number]['columns'] = [
+    { header: 'When', kind: 'datetime', width: 20 },
+    { header: 'Day', kind: 'date', width: 12 },
+    { header: 'Text', kind: 'text', width: 30 },
+    { header: 'Amount', kind: 'amount', width: 14 },
+    { header: 'Count', kind: 'integer', width: 8 },
+    { header: 'Plain', kind: 'number', width: 8 },
+  ]
+  const texts = ['=1+1', '＝1', '@A1', 'a<b>&"c"', 'a\r\n\tb', 'x\u0000y', '山田 太郎', '', 'plain']
+  const sample: ExportRow[] = texts.map((text, i) => [
+    { date: Date.UTC(2026, 9, 31, 23, 59, 59) + i },
+    i % 3 ? { date: Date.UTC(2026, 9, 31) } : null,
+    text,
+    { amount: i % 2 ? -12.34 : 1050 + i, decimals: i % 2 ? 2 : 0 },
+    i,
+    i % 4 ? i / 8 : null,
+  ])
+  sample.push(['short row'], [])
+
+  async function write(name: string, send: (rows: ExportRow[]) => readonly ExportRow[] | PackedRows) {
+    const target = join(dir, name)
+    const exports = new WorkbookExports({ dataDir: dir, deliverFile: saveTo(target) })
+    const id = await exports.begin({ suggestedName: name, sheets: [{ name: 'Data', columns }] })
+    expect(await exports.appendRows(id, 'Data', send(sample.slice(0, 5)))).toBe(5)
+    expect(await exports.appendRows(id, 'Data', send(sample.slice(5)))).toBe(sample.length)
+    await exports.finish(id)
+    const book = new ExcelJS.Workbook()
+    await book.xlsx.readFile(target)
+    const ws = book.getWorksheet('Data')
+    if (!ws) throw new Error('no Data')
+    const cells: unknown[] = []
+    ws.eachRow({ includeEmpty: true }, (row, r) =>
+      row.eachCell({ includeEmpty: true }, (cell, c) =>
+        cells.push([r, c, cell.type, cell.value, cell.numFmt ?? null]),
+      ),
+    )
+    return { cells, rowCount: ws.rowCount, autoFilter: ws.autoFilter, views: ws.views }
+  }
+
+  it('writes the same cells, types, formats and sheet settings as plain rows', async () => {
+    const plain = await write('plain.xlsx', (rows) => rows)
+    const packed = await write('packed.xlsx', (rows) => {
+      const p = packRows(rows, columns.length)
+      if (!p) throw new Error('not packable')
+      return p
+    })
+    expect(packed).toEqual(plain)
+    expect(plain.rowCount).toBe(sample.length + 1)
+    expect(plain.cells).toContainEqual([2, 3, ExcelJS.ValueType.String, "'=1+1", null])
+    expect(plain.cells).toContainEqual([5, 4, ExcelJS.ValueType.Number, -12.34, '#,##0.00'])
+  })
+
+  it('refuses a packed chunk that does not add up, is wider than the sheet or holds a date Excel cannot hold', async () => {
+    const spec: ExportBeginArgs = {
+      suggestedName: 'x.xlsx',
+      sheets: [{ name: 'A', columns: [{ header: 'n', kind: 'integer', width: 8 }] }],
+    }
+    const exports = new WorkbookExports({ dataDir: dir, deliverFile: saveTo(join(dir, 'x.xlsx')) })
+    const bad: PackedRows[] = [
+      { width: 1, cells: [1, 3], text: 'ab' },
+      { width: 1, cells: [2, Number.NaN], text: '' },
+      { width: 1, cells: [99, 1], text: '' },
+      { width: 1, cells: [2], text: '' },
+      { width: 2, cells: [2, 1, 2, 2], text: '' },
+      { width: 1, cells: [3, Date.UTC(1800, 0, 1)], text: '' },
+    ]
+    for (const packed of bad) {
+      const id = await exports.begin(spec)
+      await expect(exports.appendRows(id, 'A', packed), JSON.stringify(packed)).rejects.toMatchObject({
+        code: 'invalid_argument',
+      })
+    }
+    expect(await tmpFiles()).toEqual([])
+  })
+})
+
 describe('WorkbookExports: nothing partial, ever', () => {
   const spec: ExportBeginArgs = {
     suggestedName: 'closebook-x-2026-10.xlsx',
@@ -276,6 +358,34 @@ describe('export contract', () => {
     expect(rowsOk(Array.from({ length: 2000 }, () => [1]))).toBe(true)
     expect(rowsOk(Array.from({ length: 2001 }, () => [1]))).toBe(false)
     expect(rowsOk([])).toBe(false)
+  })
+
+  it('takes rows or packed rows, not both, and checks packed chunks cell by cell', () => {
+    const check = (args: Record<string, unknown>) =>
+      append.safeParse({ exportId: 'a'.repeat(24), sheet: 'A', ...args })
+    const packed = packRows([['x', 1, null, { date: 0 }, { amount: 1.5, decimals: 2 }]], 5)
+    expect(check({ packed }).success).toBe(true)
+    expect(check({ packed, rows: [[1]] }).success).toBe(false)
+    expect(check({}).success).toBe(false)
+    const problem = (p: unknown): string => {
+      const r = check({ packed: p })
+      return r.success ? '' : (r.error.issues[0]?.message ?? '')
+    }
+    expect(problem({ width: 1, cells: [1, 2], text: 'abc' })).toMatch(/do not add up/)
+    expect(problem({ width: 1, cells: [1, 40_000], text: 'a'.repeat(40_000) })).toMatch(/longer than/)
+    expect(problem({ width: 1, cells: [9, 1], text: '' })).toMatch(/unknown cell tag/)
+    expect(problem({ width: 1, cells: [4, 1.5, 2, 1], text: '' })).toBe('')
+    expect(problem({ width: 1, cells: [2, 'x'], text: '' })).toMatch(/finite number/)
+    expect(problem({ width: 1, cells: [2, null], text: '' })).toMatch(/finite number/)
+    expect(problem({ width: 0, cells: [], text: '' })).toMatch(/width/)
+    expect(problem({ width: 65, cells: [], text: '' })).toMatch(/width/)
+    expect(problem({ width: 1, cells: [], text: '' })).toMatch(/1–2000 rows/)
+    expect(problem({ width: 1, cells: Array.from({ length: 4002 }, () => 0), text: '' })).toMatch(/rows/)
+    expect(problem({ width: 1, cells: [0, 0], text: '', extra: 1 })).toMatch(/unexpected key/)
+    expect(problem([1, 2])).toMatch(/expected/)
+    // A formula has no packed form: that chunk goes as rows.
+    expect(packRows([[{ formula: 'SUM(A1:A2)' }]], 1)).toBeNull()
+    expect(packRows([[1, 2]], 1)).toBeNull()
   })
 })
 
