@@ -155,6 +155,10 @@ export const en = {
     sortBy: 'Sort by {column}; again to reverse',
     resizeColumn: 'Resize column {column} (arrow keys)',
     feeInOtherCurrency: 'fee in {currency}',
+    markingProgress: 'Marking progress',
+    markingReading: 'Reading the records to mark…',
+    markingWriting: 'Writing {count} records and their audit entries…',
+    cancelMarking: 'Cancel marking',
     sortOldest: 'Oldest first',
     selectRow: 'Select {type} of {amount} on {date}',
     note: 'Note for the marked records',
@@ -179,6 +183,7 @@ export const en = {
       locked: '{period} is closed. Reopen it (with a reason) before changing its marks.',
       closed: '{period} is closed.',
       reopened: '{period} is reopened.',
+      cancelled: 'Cancelled: nothing was changed.',
       sortTooLarge:
         'Sorting by this column needs {limit} records or fewer: narrow the filter (a month, a store). Sorted by date instead.',
     },

@@ -157,6 +157,10 @@ export const ja: MessageSchema = {
     sortBy: '{column}で並べ替え（もう一度で逆順）',
     resizeColumn: '{column}の列幅を変更（矢印キー）',
     feeInOtherCurrency: '手数料は{currency}建て',
+    markingProgress: '消込の進行状況',
+    markingReading: '消込する記録を読み込んでいます…',
+    markingWriting: '{count} 件の記録と監査ログを書き込んでいます…',
+    cancelMarking: '消込をキャンセル',
     sortOldest: '古い順',
     selectRow: '{date} の{type} {amount} を選択',
     note: '消込する記録のメモ',
@@ -181,6 +185,7 @@ export const ja: MessageSchema = {
       locked: '{period} は締め済みです。消込を変更する前に、理由を添えて再オープンしてください。',
       closed: '{period} を締めました。',
       reopened: '{period} を再オープンしました。',
+      cancelled: 'キャンセルしました。何も変更されていません。',
       sortTooLarge:
         'この列で並べ替えられるのは {limit} 件以下のときです。月や店舗で絞り込んでください。日時順で表示しています。',
     },

@@ -4,7 +4,7 @@
  * rules (what a mark does, what a lock refuses) are the pure plans of src/reconcile.
  */
 import { defineStore } from 'pinia'
-import { computed, reactive, ref, shallowRef, triggerRef } from 'vue'
+import { computed, reactive, ref, shallowRef, toRaw, triggerRef } from 'vue'
 import type { HistoryType, Mode } from '../../electron/shared/payment-api'
 import { appCache } from '../db/cache'
 import type { HistoryFilter, ReconciledFilter } from '../db/history-repository'
@@ -54,6 +54,7 @@ export type LedgerNotice =
   | { kind: 'closed'; period: string }
   | { kind: 'reopened'; period: string }
   | { kind: 'sortTooLarge'; limit: number }
+  | { kind: 'cancelled' }
   | { kind: 'error'; message: string }
 
 const emptyFilters = (): LedgerFilters => ({
@@ -95,6 +96,9 @@ export const useLedgerStore = defineStore('ledger', () => {
   const focused = ref(0)
   const notice = ref<LedgerNotice | null>(null)
   const lastBatch = shallowRef<AuditEntry[] | null>(null)
+  /** A bulk mark or undo in progress (for the view's progress line and its Cancel), or null. */
+  const marking = ref<{ phase: 'reading' | 'writing'; records: number } | null>(null)
+  let markingAbort: AbortController | null = null
   const actor = ref('accountant')
   const storeNames = shallowRef(new Map<string, string>())
   let generation = 0
@@ -343,14 +347,22 @@ export const useLedgerStore = defineStore('ledger', () => {
 
   // ---- marking ----
 
+  /**
+   * Marks the selection or every record matching the filter. Records are read in one query (not block by
+   * block); then the current marks and locks are read, the plan made and written with its audit rows in
+   * one transaction (MarksRepository.planAndApply), so a lock or mark changed meanwhile is seen. The grid's
+   * marks map is replaced once.
+   */
   async function applyMarks(
     action: MarkAction,
     target: 'selection' | 'matching',
     note?: string,
   ): Promise<void> {
     const filter = currentFilter()
-    if (!filter) return
+    if (!filter || marking.value) return
     const cache = appCache()
+    const abort = (markingAbort = new AbortController())
+    marking.value = { phase: 'reading', records: 0 }
     try {
       let records: HistoryRecord[]
       if (target === 'matching') {
@@ -361,40 +373,55 @@ export const useLedgerStore = defineStore('ledger', () => {
           limit: await exactTotal(),
         })
       } else {
-        const found = await cache.history.getMany(filter.connectionId, [...selection.value])
+        const found = await cache.history.getMany(filter.connectionId, [...toRaw(selection.value)])
         records = found.filter((r): r is HistoryRecord => r !== undefined)
       }
+      if (abort.signal.aborted) {
+        notice.value = { kind: 'cancelled' }
+        return
+      }
       if (records.length === 0) return
-      const current = await cache.marks.getMany(
+      marking.value = { phase: 'writing', records: records.length }
+      const now = Date.now()
+      const { plan } = await cache.marks.planAndApply(
         filter.connectionId,
         records.map((r) => r.key),
+        (current) =>
+          planMarks({
+            action,
+            records,
+            marks: current.marks,
+            locks: current.locks,
+            ...(note !== undefined ? { note } : {}),
+            actor: actor.value,
+            now,
+            timeZone: timeZone.value,
+          }),
+        { signal: abort.signal },
       )
-      const markMap = new Map<RecordKey, MarkRecord>()
-      current.forEach((m) => m && markMap.set(m.key, m))
-      const plan = planMarks({
-        action,
-        records,
-        marks: markMap,
-        locks: locks.value,
-        ...(note !== undefined ? { note } : {}),
-        actor: actor.value,
-        now: Date.now(),
-        timeZone: timeZone.value,
-      })
       const changed = plan.puts.length + plan.deletes.length
-      if (changed > 0) {
-        await cache.marks.apply({ connectionId: filter.connectionId, ...plan })
-        lastBatch.value = plan.audit
-      }
+      if (changed > 0) lastBatch.value = plan.audit
       updateMarks(plan.puts, plan.deletes)
       notice.value =
         plan.refused.length > 0 && changed === 0
           ? { kind: 'locked', period: refusedPeriod(records, plan.refused[0]?.key) }
           : { kind: 'marked', action, changed, refused: plan.refused.length }
+      marking.value = null
       if (filters.reconciled) await refresh()
     } catch (e) {
-      notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+      // A cancel rolled the transaction back: nothing changed, and the notice says so.
+      notice.value = abort.signal.aborted
+        ? { kind: 'cancelled' }
+        : { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+    } finally {
+      marking.value = null
+      markingAbort = null
     }
+  }
+
+  /** Cancels a running bulk mark; its transaction is aborted, so no mark or audit row of it lands. */
+  function cancelMarking(): void {
+    markingAbort?.abort()
   }
 
   function refusedPeriod(records: HistoryRecord[], key: RecordKey | undefined): string {
@@ -415,18 +442,16 @@ export const useLedgerStore = defineStore('ledger', () => {
     const cache = appCache()
     try {
       const keys = [...new Set(batch.map((e) => e.key).filter((k): k is RecordKey => k !== null))]
-      const current = await cache.marks.getMany(connectionId.value, keys)
-      const markMap = new Map<RecordKey, MarkRecord>()
-      current.forEach((m) => m && markMap.set(m.key, m))
-      const plan = planUndo({
-        entries: batch,
-        marks: markMap,
-        locks: locks.value,
-        actor: actor.value,
-        now: Date.now(),
-      })
+      const { plan } = await cache.marks.planAndApply(connectionId.value, keys, (current) =>
+        planUndo({
+          entries: batch,
+          marks: current.marks,
+          locks: current.locks,
+          actor: actor.value,
+          now: Date.now(),
+        }),
+      )
       const changed = plan.puts.length + plan.deletes.length
-      if (changed > 0) await cache.marks.apply({ connectionId: connectionId.value, ...plan })
       updateMarks(plan.puts, plan.deletes)
       lastBatch.value = null
       notice.value = { kind: 'undone', changed, refused: plan.refused.length }
@@ -553,6 +578,8 @@ export const useLedgerStore = defineStore('ledger', () => {
     focused,
     notice,
     lastBatch,
+    marking,
+    cancelMarking,
     storeNames,
     init,
     refresh,

@@ -153,3 +153,75 @@ describe('period and day arithmetic', () => {
     expect(isValidTimeZone('')).toBe(false)
   })
 })
+
+describe('periodOf / dayOf agree with Intl in every zone (the per-day offset cache)', () => {
+  /** The day as Intl formats it, computed independently of periods.ts. */
+  const formats = new Map<string, Intl.DateTimeFormat>()
+  function intlDay(ms: number, timeZone: string): string {
+    let format = formats.get(timeZone)
+    if (!format) {
+      format = new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+      })
+      formats.set(timeZone, format)
+    }
+    const parts = format.formatToParts(ms)
+    const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? ''
+    return `${get('year').padStart(4, '0')}-${get('month')}-${get('day')}`
+  }
+
+  // DST at 00:00 (Santiago), 30-minute DST (Lord Howe), +05:45, +12:45/+13:45, a whole-day skip (Apia
+  // 2011-12-30), historical offsets with seconds (Amsterdam 1930s), half-hour zones.
+  const zones = [
+    'Asia/Tokyo',
+    'America/Santiago',
+    'Australia/Lord_Howe',
+    'Asia/Kathmandu',
+    'Pacific/Chatham',
+    'Pacific/Apia',
+    'Europe/Amsterdam',
+    'America/St_Johns',
+    'Europe/London',
+    'UTC',
+  ]
+
+  it('matches every 17 minutes across transitions', () => {
+    const windows = [
+      at('2026-04-04T00:00:00Z'), // Santiago and Lord Howe leave DST in early April
+      at('2026-09-05T00:00:00Z'), // and enter it in September / October
+      at('2026-10-03T12:00:00Z'),
+      at('2026-03-29T00:00:00Z'), // Europe
+      at('2011-12-29T00:00:00Z'), // Apia skips 2011-12-30
+      at('1937-06-30T12:00:00Z'), // Amsterdam's +00:19:32 → +00:20
+    ]
+    for (const zone of zones) {
+      for (const start of windows) {
+        for (let ms = start; ms < start + 48 * HOUR; ms += 17 * 60_000 + 13_000) {
+          const day = intlDay(ms, zone)
+          expect(dayOf(ms, zone), `${zone} ${iso(ms)}`).toBe(day)
+          expect(periodOf(ms, zone), `${zone} ${iso(ms)}`).toBe(day.slice(0, 7))
+        }
+      }
+    }
+  })
+
+  it('matches at the last millisecond before and the first after a local midnight', () => {
+    for (const zone of zones) {
+      for (const day of ['2026-01-01', '2026-04-05', '2026-09-06', '2026-10-04', '2026-11-01']) {
+        const { from } = dayRange(day, zone)
+        for (const ms of [from - 1, from, from + 999, from - 1000]) {
+          expect(dayOf(ms, zone), `${zone} ${iso(ms)}`).toBe(intlDay(ms, zone))
+        }
+      }
+    }
+  })
+
+  it('keeps the formatter for instants outside the cached years', () => {
+    for (const ms of [Date.UTC(1850, 5, 1, 3), Date.UTC(2300, 0, 1), -1]) {
+      expect(dayOf(ms, 'Asia/Tokyo')).toBe(intlDay(ms, 'Asia/Tokyo'))
+    }
+  })
+})

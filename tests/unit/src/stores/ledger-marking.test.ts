@@ -1,0 +1,86 @@
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createCache, setAppCacheForTests, type Cache } from '../../../../src/db/cache'
+import type { ClosebookDb } from '../../../../src/db/database'
+import { historyRecordOf } from '../../../../src/db/history-record'
+import { useLedgerStore } from '../../../../src/stores/ledger-store'
+import { CONN, T0, checkpoint, historyItem, openDb } from '../db/fixtures'
+
+const N = 3000
+
+let db: ClosebookDb
+let cache: Cache
+
+beforeEach(async () => {
+  db = openDb()
+  cache = createCache(db)
+  setAppCacheForTests(cache)
+  setActivePinia(createPinia())
+  await cache.connections.put({
+    id: CONN,
+    label: 'Test',
+    baseUrl: 'http://127.0.0.1',
+    timeZone: 'UTC',
+    storeIds: [],
+    isDemo: false,
+    lastSyncedAt: null,
+    highWater: {},
+  })
+  // Every record in October 2026 (UTC): one minute apart from T0.
+  const records = Array.from({ length: N }, (_, i) =>
+    historyRecordOf(CONN, historyItem(i, { created_on: new Date(T0 + i * 60_000).toISOString() }), 0),
+  )
+  await cache.history.putPage(CONN, records, checkpoint())
+})
+afterEach(() => {
+  setAppCacheForTests(undefined)
+  db.close()
+})
+
+describe('ledger store: bulk marking', () => {
+  it('marks every matching record in one batch, audits each, updates the marks once, and undoes it all', async () => {
+    const ledger = useLedgerStore()
+    await ledger.init()
+    ledger.filters.period = '2026-10'
+    await ledger.refresh()
+    await ledger.applyMarks('mark', 'matching', 'month-end')
+
+    expect(ledger.notice).toEqual({ kind: 'marked', action: 'mark', changed: N, refused: 0 })
+    expect(ledger.marking).toBeNull()
+    expect(await cache.marks.countByState(CONN, 'reconciled')).toBe(N)
+    expect(await cache.audit.count(CONN)).toBe(N)
+    expect(ledger.lastBatch).toHaveLength(N)
+    expect([...ledger.marks.values()].filter((m) => m.state === 'reconciled')).toHaveLength(N)
+
+    await ledger.undo()
+    expect(ledger.notice).toEqual({ kind: 'undone', changed: N, refused: 0 })
+    expect(await cache.marks.countByState(CONN, 'reconciled')).toBe(0)
+    expect(ledger.marks.size).toBe(0)
+    expect(await cache.audit.count(CONN)).toBe(2 * N)
+  })
+
+  it('refuses records of a month closed elsewhere, though the store had not seen the lock', async () => {
+    const ledger = useLedgerStore()
+    await ledger.init()
+    // Closed after the store loaded its locks (another window): the transaction still sees it.
+    await db.locks.put({ connectionId: CONN, period: '2026-10', lockedAt: T0, lockedBy: 'bob' })
+    await ledger.applyMarks('mark', 'matching')
+    expect(ledger.notice).toEqual({ kind: 'locked', period: '2026-10' })
+    expect(await db.marks.count()).toBe(0)
+    expect(await cache.audit.count(CONN)).toBe(0)
+  })
+
+  it('cancelled, writes no mark and no audit row', async () => {
+    const ledger = useLedgerStore()
+    await ledger.init()
+    const running = ledger.applyMarks('mark', 'matching')
+    expect(ledger.marking).not.toBeNull()
+    ledger.cancelMarking()
+    await running
+    expect(ledger.marking).toBeNull()
+    expect(ledger.notice).toEqual({ kind: 'cancelled' })
+    expect(await db.marks.count()).toBe(0)
+    expect(await cache.audit.count(CONN)).toBe(0)
+    expect(ledger.lastBatch).toBeNull()
+  })
+})
