@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { convergenceRun, tally, type ConvergenceResult } from './convergence'
 
 const RUNS = Number(process.env['CLOSEBOOK_CONVERGENCE_RUNS'] ?? 20)
-const RECORDS = Number(process.env['CLOSEBOOK_CONVERGENCE_RECORDS'] ?? 150)
+const RECORDS = Number(process.env['CLOSEBOOK_CONVERGENCE_RECORDS'] ?? 400)
 
 describe('convergence under faults, crashes and growth', () => {
   it(`${RUNS} seeded runs: the cache equals the sandbox and every mark survives`, async () => {
@@ -25,5 +25,8 @@ describe('convergence under faults, crashes and growth', () => {
       0,
     )
     expect(answers).toBeGreaterThan(0)
+    // The crash really cut the first sync short, and both kinds were exercised.
+    for (const r of results) expect(r.crashedSync, `seed ${r.seed} (${r.crash})`).not.toBe('done')
+    expect(new Set(results.map((r) => r.crash))).toEqual(new Set(['renderer', 'host']))
   }, 600_000)
 })

@@ -1,17 +1,22 @@
 /**
- * One seeded convergence run: a sandbox with a random mix of faults, a sync that crashes part way (the
- * renderer dies: a page never commits), marks made on what was cached, the merchant's data growing, a
- * reload, and syncs until done. Used by the convergence test (quick sizes) and `npm run test:soak`.
+ * One seeded convergence run: a sandbox with a random mix of faults, a sync that crashes part way (either
+ * the renderer dies — a page never commits — or the web host dies — every call in flight loses its answer
+ * and a new host starts), marks made on what was cached, the merchant's data growing, a reload, and syncs
+ * until done. Used by the convergence test (quick sizes) and `npm run test:soak`.
  */
 import type { MarkRecord } from '../../../src/db/records'
 import { fingerprintOf } from '../../../src/reconcile/fingerprint'
-import { SyncEngine, type SyncStorePort } from '../../../src/sync/sync-engine'
+import { SyncEngine, type SyncApiPort, type SyncStorePort } from '../../../src/sync/sync-engine'
 import { Prng } from '../../../electron/sandbox/prng'
 import { diffCacheWithSandbox, type CacheDiff } from '../support/compare'
 import { startHarness } from '../support/harness'
 
 export interface ConvergenceResult extends CacheDiff {
   seed: number
+  /** What died in the middle of the first sync. */
+  crash: 'renderer' | 'host'
+  /** How the crashed sync ended: its state, or 'threw' when the renderer died under it. */
+  crashedSync: string
   converged: boolean
   syncs: number
   marksBefore: number
@@ -54,26 +59,48 @@ export async function convergenceRun(seed: number, records: number): Promise<Con
         coveredUntil: conn?.highWater ?? {},
       }
     }
-    // 1. A sync that dies part way: page k never commits.
-    const crashAt = rng.int(2, 6)
+    // 1. A sync that dies part way: page k never commits (renderer), or call k kills the host.
+    const crash = rng.chance(0.5) ? 'renderer' : 'host'
+    // At least 4 pages and 4 calls at 400 records (2 resources, pages of 100): k falls inside the sync.
+    const crashAt = rng.int(2, 4)
     let pages = 0
+    let calls = 0
     const store = h.store
     const crashing: SyncStorePort = {
       loadPlan: (id) => store.loadPlan(id),
       savePlan: (id, plan) => store.savePlan(id, plan),
       staleRefundedCharges: (id, from, to) => store.staleRefundedCharges(id, from, to),
       finishRun: (id, covered, at) => store.finishRun(id, covered, at),
+      splitPartition: (parts) => store.splitPartition(parts),
       putPage: async (page, cp, at) => {
-        if (++pages === crashAt) throw new Error('renderer killed')
+        if (crash === 'renderer' && ++pages === crashAt) throw new Error('renderer killed')
         return store.putPage(page, cp, at)
+      },
+    }
+    const dyingApi: SyncApiPort = {
+      ...h.syncApi,
+      listPage: async (args) => {
+        // The host dies while this call is in flight: its answer, and every other in flight, is lost.
+        if (crash === 'host' && ++calls === crashAt) {
+          const answer = h.syncApi.listPage(args)
+          await h.killHost()
+          return answer
+        }
+        return h.syncApi.listPage(args)
       },
     }
     let syncs = 1
     const r = await request()
-    await new SyncEngine({ api: h.syncApi, store: crashing }).run({
-      ...r,
-      scope: { ...r.scope, resources: [...r.scope.resources] },
-    })
+    const crashedSync = await new SyncEngine({ api: dyingApi, store: crashing })
+      .run({
+        ...r,
+        scope: { ...r.scope, resources: [...r.scope.resources] },
+      })
+      .then(
+        (result) => result.state as string,
+        () => 'threw',
+      )
+    if (crash === 'host') await h.startHost()
 
     // 2. The accountant marks some of what is cached.
     const cached = await h.db.history.toArray()
@@ -120,6 +147,8 @@ export async function convergenceRun(seed: number, records: number): Promise<Con
     ).length
     return {
       seed,
+      crash,
+      crashedSync,
       converged: state === 'done',
       syncs,
       marksBefore: marks.length,
@@ -141,6 +170,7 @@ export function tally(results: ConvergenceResult[]): string {
     `convergence: ${results.filter((r) => r.converged).length}/${results.length} runs converged`,
     `records compared ${sum((r) => r.total)}, missing ${sum((r) => r.missing)}, extra ${sum((r) => r.extra)}, different ${sum((r) => r.different)}`,
     `marks kept ${sum((r) => r.marksKept)}/${sum((r) => r.marksBefore)}, syncs ${sum((r) => r.syncs)}`,
+    `crashes mid-sync: renderer ${results.filter((r) => r.crash === 'renderer').length}, web host ${results.filter((r) => r.crash === 'host').length}`,
     `answers: ${JSON.stringify(
       results.reduce<Record<string, number>>((acc, r) => {
         for (const [k, v] of Object.entries(r.http)) acc[k] = (acc[k] ?? 0) + v

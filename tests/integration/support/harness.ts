@@ -31,6 +31,13 @@ export interface Harness {
   db: ClosebookDb
   store: CacheSyncStore
   connectionId: string
+  /**
+   * The web host dies: every call in flight or made later answers as the HTTP transport does when the host
+   * is unreachable (`network`), and main's services are disposed (scheduler, demo, files).
+   */
+  killHost(): Promise<void>
+  /** A new host process on the same data directory and keychain; the demo is opened again, as a user would. */
+  startHost(): Promise<void>
   /** A fresh Dexie on the same IndexedDB, as after a reload. */
   reopenDb(): Promise<{ db: ClosebookDb; store: CacheSyncStore }>
   close(): Promise<void>
@@ -39,7 +46,7 @@ export interface Harness {
 export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'closebook-int-'))
   const sandbox = await startSandbox(sandboxOptions)
-  const services = createAppServices({
+  const adapters: Parameters<typeof createAppServices>[0] = {
     host: 'web',
     version: '0.0.0-test',
     platform: 'linux',
@@ -55,15 +62,29 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
     },
     // The harness closes the sandbox itself (tests also close it early to go offline).
     startDemoSandbox: () => Promise.resolve({ ...sandbox, close: () => Promise.resolve() }),
-  })
-  const handlers = createHandlers(services)
+  }
+  let services = createAppServices(adapters)
+  let handlers = createHandlers(services)
+  // Which host process is answering; a call that began under an earlier one never gets its answer.
+  let hostGeneration = 0
+  let hostUp = true
+  const unreachable = {
+    ok: false as const,
+    error: {
+      code: 'network' as const,
+      message: 'The Closebook web host is not reachable. Is it still running?',
+    },
+  }
   const wire: string[] = []
   const api = createDesktopApi(async (channel, args) => {
     const argsText = JSON.stringify(args)
+    if (!hostUp) return unreachable
+    const generation = hostGeneration
     const outcome = await dispatch(handlers, channel, JSON.parse(argsText) as unknown, {
       host: 'web',
       signal: new AbortController().signal,
     })
+    if (!hostUp || generation !== hostGeneration) return unreachable
     const outcomeText = JSON.stringify(outcome)
     wire.push(`${channel} ${argsText}`, outcomeText)
     if (wire.length > 20_000) wire.splice(0, 10_000)
@@ -98,6 +119,18 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
     db,
     store,
     connectionId: summary.id,
+    killHost: async () => {
+      hostUp = false
+      hostGeneration++
+      await services.dispose()
+    },
+    startHost: async () => {
+      services = createAppServices(adapters)
+      handlers = createHandlers(services)
+      harness.services = services
+      hostUp = true
+      await api.sandbox.startDemo({})
+    },
     reopenDb: async () => {
       db.close()
       db = open()
