@@ -22,6 +22,10 @@ export const SORT_COLUMNS = [
 ] as const
 export type SortColumn = (typeof SORT_COLUMNS)[number]
 
+export function isSortColumn(column: string): column is SortColumn {
+  return (SORT_COLUMNS as readonly string[]).includes(column)
+}
+
 /** A month of a busy merchant fits; all of a 500k history does not (it is sorted by date through the index). */
 export const IN_MEMORY_SORT_LIMIT = 50_000
 

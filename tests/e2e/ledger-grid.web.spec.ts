@@ -1,4 +1,5 @@
-import type { Locator, Page } from '@playwright/test'
+import type { Locator } from '@playwright/test'
+import { FINAL_COUNT, openDemoAndSync } from './support/demo'
 import { expect, test } from './support/web-host'
 
 /** Parses a ledger amount cell ("￥1,234", "-$12.50", "−¥300") into a signed number. */
@@ -14,37 +15,26 @@ async function columnTexts(grid: Locator, cls: string, n: number): Promise<strin
   return (await cells.allTextContents()).slice(0, n)
 }
 
-async function syncDemo(page: Page, launchUrl: string): Promise<void> {
-  await page.goto(launchUrl)
-  await page.getByRole('button', { name: 'Try with demo data' }).click()
-  const row = page
-    .getByRole('table', { name: 'Your connections' })
-    .getByRole('row', { name: /Demo merchant/ })
-  await row.getByRole('button', { name: 'Sync Demo merchant' }).click()
-  await expect(page.getByTestId('sync-state')).toHaveText('Up to date.', { timeout: 90_000 })
-  await page
-    .getByRole('navigation', { name: 'Main navigation' })
-    .getByRole('link', { name: 'Ledger' })
-    .click()
-}
-
 test.describe('ledger grid on the web host', () => {
   test('sorts by a column, resizes a column (remembered), filters by day, range and brand, shows fee and net', async ({
     page,
     webHost,
   }) => {
     test.setTimeout(180_000)
-    await syncDemo(page, webHost.launchUrl)
+    await openDemoAndSync(page, webHost.launchUrl)
+    await page
+      .getByRole('navigation', { name: 'Main navigation' })
+      .getByRole('link', { name: 'Ledger' })
+      .click()
     const count = page.getByTestId('ledger-count')
-    const finalCount = /^[1-9][\d,]* records\s*$/
-    await expect(count).toHaveText(finalCount)
+    await expect(count).toHaveText(FINAL_COUNT)
     const allMonths = (await count.textContent()) ?? ''
     const grid = page.getByRole('grid', { name: 'Ledger records' })
 
     await page.getByLabel('Month', { exact: true }).fill('2026-09')
     await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
     await expect(count).not.toHaveText(allMonths)
-    await expect(count).toHaveText(finalCount)
+    await expect(count).toHaveText(FINAL_COUNT)
     const september = (await count.textContent()) ?? ''
 
     // Sort by amount: ascending, then descending; the header says which.
@@ -85,7 +75,7 @@ test.describe('ledger grid on the web host', () => {
     const storeCell = grid.locator('.grid-viewport [role="gridcell"].c-store').first()
     expect((await storeCell.boundingBox())?.width).toBeCloseTo(before + 32, 0)
     await page.reload()
-    await expect(count).toHaveText(finalCount)
+    await expect(count).toHaveText(FINAL_COUNT)
     await expect(grid.getByRole('separator', { name: 'Resize column Store (arrow keys)' })).toHaveAttribute(
       'aria-valuenow',
       String(before + 32),
@@ -103,7 +93,7 @@ test.describe('ledger grid on the web host', () => {
         return dates.length > 0 && dates.every((d) => /^09\/15\/2026, /.test(d))
       })
       .toBe(true)
-    await expect(count).toHaveText(finalCount)
+    await expect(count).toHaveText(FINAL_COUNT)
     const dayCount = Number(((await count.textContent()) ?? '').replace(/\D/g, ''))
     expect(dayCount).toBeLessThan(Number(september.replace(/\D/g, '')))
 
@@ -119,7 +109,7 @@ test.describe('ledger grid on the web host', () => {
         const n = Number(text.replace(/\D/g, ''))
         const dates = await dateCells.allTextContents()
         return (
-          finalCount.test(text) &&
+          FINAL_COUNT.test(text) &&
           n > dayCount &&
           n < Number(september.replace(/\D/g, '')) &&
           dates.every((d) => /^09\/1[56]\/2026, /.test(d))
@@ -137,7 +127,7 @@ test.describe('ledger grid on the web host', () => {
         return brands.length > 0 && brands.every((b) => b === 'visa')
       })
       .toBe(true)
-    await expect(count).toHaveText(finalCount)
+    await expect(count).toHaveText(FINAL_COUNT)
     await expect(count).not.toHaveText(rangeCount)
   })
 })

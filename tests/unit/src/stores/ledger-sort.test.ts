@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { HistoryRecord, RecordKey } from '../../../../src/db/records'
-import { sortRows, type SortContext } from '../../../../src/stores/ledger-sort'
+import { isSortColumn, sortRows, type SortContext } from '../../../../src/stores/ledger-sort'
 
 function row(over: Omit<Partial<HistoryRecord>, 'key'> & { key: string }): HistoryRecord {
   return {
@@ -93,5 +93,12 @@ describe('sortRows', () => {
     ]
     expect(keys(sortRows(same, 'status', 'asc', ctx()))).toEqual(['z', 'x', 'y'])
     expect(keys(same)).toEqual(['y', 'x', 'z'])
+  })
+})
+
+describe('isSortColumn', () => {
+  it('names the sortable columns and no other', () => {
+    expect(['date', 'amount', 'holder', 'net'].every(isSortColumn)).toBe(true)
+    expect(['rec', 'note', 'select', ''].some(isSortColumn)).toBe(false)
   })
 })
