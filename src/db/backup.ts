@@ -116,7 +116,7 @@ const historySchema = z
     raw: historyItemSchema,
     syncedAt: ms,
   })
-  .transform((r) => ({ ...r, searchTokens: searchTokensOf(r.connectionId, r.raw) }))
+  .transform((r) => ({ ...r, searchTokens: searchTokensOf(r.connectionId, r.createdAt, r.raw) }))
 
 const chargeSchema = z.object({
   connectionId: z.string().min(1),

@@ -80,11 +80,17 @@ export const SCHEMA_V4: Record<TableName, string> = {
   history: `${SCHEMA_V3.history}, *searchTokens`,
 }
 
-export const CURRENT_VERSION = 4
+/**
+ * Version 5 (current): the same indexes; search tokens are filed by UTC day as well as connection
+ * (`${connectionId}\u0001${day}\u0001${token}`), so a search reads the days of its period only.
+ */
+export const SCHEMA_V5: Record<TableName, string> = SCHEMA_V4
+
+export const CURRENT_VERSION = 5
 
 /** Shapes as version 1 stored them; only the migration and its test need these. */
 export type HistoryRecordV1 = Omit<HistoryRecord, 'searchText' | 'orderRef' | 'searchTokens'>
-/** Shape as versions 2 and 3 stored it. */
+/** Shape as versions 2 and 3 stored it (version 4 stored searchTokens without the day). */
 export type HistoryRecordV3 = Omit<HistoryRecord, 'searchTokens'>
 export type MarkRecordV1 = Omit<MarkRecord, 'state' | 'changedSinceReconciled'> & {
   state: 'reconciled' | null
@@ -116,13 +122,14 @@ export async function upgradeV1ToV2(tx: Transaction): Promise<void> {
     })
 }
 
-export async function upgradeV3ToV4(tx: Transaction): Promise<void> {
+/** Fills (v3 → v4) or re-files by day (v4 → v5) every record's search tokens. */
+export async function recomputeSearchTokens(tx: Transaction): Promise<void> {
   await tx
     .table<HistoryRecord | HistoryRecordV3>('history')
     .toCollection()
     .modify((row: HistoryRecord | HistoryRecordV3) => {
       const r = row as HistoryRecord
-      r.searchTokens = searchTokensOf(r.connectionId, r.raw)
+      r.searchTokens = searchTokensOf(r.connectionId, r.createdAt, r.raw)
     })
 }
 
@@ -145,7 +152,9 @@ export class ClosebookDb extends Dexie {
     this.version(1).stores(SCHEMA_V1)
     this.version(2).stores(SCHEMA_V2).upgrade(upgradeV1ToV2)
     this.version(3).stores(SCHEMA_V3) // new tables only: nothing to convert
-    this.version(4).stores(SCHEMA_V4).upgrade(upgradeV3ToV4)
+    // Version 4's tokens are replaced at version 5: opening a v3 cache computes them once, in v5's form.
+    this.version(4).stores(SCHEMA_V4)
+    this.version(5).stores(SCHEMA_V5).upgrade(recomputeSearchTokens)
   }
 
   /** All tables, in TABLE_NAMES order, for whole-cache transactions (backup, restore). */

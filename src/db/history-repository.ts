@@ -1,13 +1,13 @@
 /**
  * Transaction-history records: sync writes pages, the ledger reads filtered, ordered pages. Queries
  * walk one compound index bounded by connection (and one equality filter) and the time range, so
- * they never scan the whole table; a search starts from the `searchTokens` index instead (searchPlan).
+ * they never scan the whole table; a search reads the `searchTokens` index day by day instead (searchDays).
  * Time ranges are half-open: `from` inclusive, `to` exclusive.
  */
 import type { Collection } from 'dexie'
 import type { HistoryType, Mode } from '../../electron/shared/payment-api'
 import type { ClosebookDb } from './database'
-import { matchesSearch, searchTermsOf, tokenScope } from './history-record'
+import { matchesSearch, searchDayBounds, searchDayOf, searchTermsOf, tokenPrefix } from './history-record'
 import type { HistoryRecord, RecordKey, SyncCheckpoint } from './records'
 import { assertSameConnection } from './repository-helpers'
 
@@ -54,32 +54,43 @@ const INDEX_PRIORITY: readonly EqualityField[] = ['storeId', 'status', 'currency
 type HistoryCollection = Collection<HistoryRecord, [string, RecordKey]>
 type HistoryKey = [string, RecordKey]
 
-/** Thresholds of the search plan; tests set them to drive every path on a small set. */
+/** Thresholds of the search; tests set them to drive every path on a small set. */
 export interface SearchLimits {
   /**
-   * Index entries read for one term before it counts as too common to be worth its keys (it is then
-   * tested in memory on the other terms' candidates). A term with tens of thousands of entries (a
-   * cardholder name on 1 record in 20 of 500k) costs more through the index than the scan, which stops
-   * as soon as it has the page; an order number, an e-mail or an id has a handful.
+   * Days whose token entries the page walk reads at once (then twice as many each round): a page of a
+   * common name is found in the newest few days, a rare term needs every day of the period, and reading
+   * days together lets IndexedDB answer their requests back to back.
    */
-  termEntries: number
-  /** Up to this many candidates are fetched by key and sorted in memory without looking at the range. */
+  firstDays: number
+  /** A period spanning more days than this is searched by the range scan: one request a day would cost more. */
+  maxDays: number
+  /**
+   * A day with more candidates than this many times the rows still wanted is walked in order through the
+   * date index (stopping at the page) instead of fetching all its candidates: a broad term such as "com".
+   */
+  dayWalkFactor: number
+  /** Up to this many candidates are fetched by key for a count with record filters, without the range's keys. */
   directCandidates: number
   /**
    * What fetching one record costs in keys read (measured in Chromium: a record by key ≈ 4–6 index keys).
-   * Many candidates are ordered by the range's keys when the range has fewer than candidates × this.
+   * A count with record filters reads the range's keys when it has fewer than candidates × this.
    */
   recordCostInKeys: number
 }
 
 export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
-  termEntries: 5_000,
+  firstDays: 4,
+  maxDays: 4000,
+  dayWalkFactor: 2,
   directCandidates: 200,
   recordCostInKeys: 4,
 }
 
-/** How a search query is answered: the keys of the matching records in index order, or a scan. */
-type SearchPlan = { kind: 'scan' } | { kind: 'keys'; keys: RecordKey[]; rows?: HistoryRecord[] }
+/** The search's candidates of one UTC day: the records whose tokens match every term. */
+interface DayCandidates {
+  day: number
+  keys: RecordKey[]
+}
 
 const byTimeThenKey = (a: HistoryRecord, b: HistoryRecord): number =>
   a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
@@ -140,16 +151,9 @@ export class HistoryRepository {
         const rows = await this.changedRows(query)
         return rows.slice(query.offset, query.offset + query.limit)
       }
-      const plan = await this.searchPlan(query)
-      if (plan.kind === 'keys') {
-        const keys = query.order === 'desc' ? [...plan.keys].reverse() : plan.keys
-        const page = keys.slice(query.offset, query.offset + query.limit)
-        if (plan.rows) {
-          const byKey = new Map(plan.rows.map((r) => [r.key, r]))
-          return page.map((k) => byKey.get(k) as HistoryRecord)
-        }
-        return this.fetch(query.connectionId, page)
-      }
+      const terms = searchTermsOf(query.search ?? '')
+      const days = terms.length > 0 ? await this.searchDays(query) : 'scan'
+      if (days !== 'scan') return this.searchPage(query, terms, days)
       let coll = await this.collection(query)
       if (query.order === 'desc') coll = coll.reverse()
       return coll.offset(query.offset).limit(query.limit).toArray()
@@ -161,8 +165,9 @@ export class HistoryRepository {
     const { db } = this
     return db.transaction('r', db.history, db.marks, async () => {
       if (filter.reconciled === 'changed') return (await this.changedRows(filter)).length
-      const plan = await this.searchPlan(filter)
-      if (plan.kind === 'keys') return plan.keys.length
+      const terms = searchTermsOf(filter.search ?? '')
+      const days = terms.length > 0 ? await this.searchDays(filter) : 'scan'
+      if (days !== 'scan') return this.searchCount(filter, terms, days)
       return (await this.collection(filter)).count()
     })
   }
@@ -257,72 +262,192 @@ export class HistoryRepository {
   }
 
   /**
-   * A search through the `searchTokens` index. Each term's candidates are the primary keys of the
-   * tokens it is a prefix of; the terms' sets are intersected. Then either the candidates are fetched,
-   * filtered and sorted in memory, or — when the filtered range has fewer keys than fetching them would
-   * cost — the range walk's keys (no records) give the order and the candidates pick from them, so only
-   * a page of records is fetched and a count fetches none.
-   *
-   * A term with more than `termEntries` index entries is not worth its keys: it is tested in memory on
-   * the other terms' candidates. When every term is that common, reading the candidates would cost more
-   * than walking the filtered range, which stops as soon as it has a page, so the plan falls back to the
-   * range scan (collection()); it gives the same answer by the same matchesSearch rule.
+   * The UTC days a search reads (tokenPrefix), oldest first: those from the first to the last record of
+   * the filter's range, so "all periods" costs the days the cache holds, not the days since 1970. 'scan'
+   * when they are more than `maxDays`; the range scan (collection()) then answers by the same rule.
    */
-  private async searchPlan(filter: HistoryFilter): Promise<SearchPlan> {
-    const terms = searchTermsOf(filter.search ?? '')
-    if (terms.length === 0) return { kind: 'scan' }
-    const { connectionId } = filter
-    const limits = this.searchLimits
-    const scope = tokenScope(connectionId)
+  private async searchDays(filter: HistoryFilter): Promise<number[] | 'scan'> {
+    const { connectionId, from, to } = filter
+    const range = () =>
+      this.db.history
+        .where('[connectionId+createdAt]')
+        .between([connectionId, from], [connectionId, to], true, false)
+    const [first, last] = await Promise.all([range().first(), range().last()])
+    if (!first || !last) return []
+    const d0 = searchDayOf(first.createdAt)
+    const d1 = searchDayOf(last.createdAt)
+    if (d1 - d0 + 1 > this.searchLimits.maxDays) return 'scan'
+    return Array.from({ length: d1 - d0 + 1 }, (_, i) => d0 + i)
+  }
 
-    // Longer terms first: they tend to be rarer, and an empty intersection ends the search early.
-    const byLength = [...terms].sort((a, b) => b.length - a.length)
-    let candidates: Set<RecordKey> | null = null
-    const common: string[] = []
-    for (const term of byLength) {
+  /**
+   * The keys of one day's records that match every term: each term's keys are the primary keys of the
+   * day's tokens it is a prefix of, and the terms' sets are intersected (longest term first: it tends to
+   * be the rarest, and an empty intersection ends the day early).
+   */
+  private async dayCandidates(
+    connectionId: string,
+    day: number,
+    terms: readonly string[],
+  ): Promise<DayCandidates> {
+    const prefix = tokenPrefix(connectionId, day)
+    let keys: Set<RecordKey> | null = null
+    for (const term of terms) {
       const pks = (await this.db.history
         .where('searchTokens')
-        .startsWith(scope + term)
-        .limit(limits.termEntries + 1)
+        .startsWith(prefix + term)
         .primaryKeys()) as HistoryKey[]
-      if (pks.length > limits.termEntries) {
-        common.push(term)
-        continue
-      }
       // One record can have several tokens with the prefix: the set dedupes them.
-      const keys = new Set<RecordKey>()
-      for (const [, key] of pks) if (candidates === null || candidates.has(key)) keys.add(key)
-      candidates = keys
-      if (candidates.size === 0) return { kind: 'keys', keys: [], rows: [] }
+      const next = new Set<RecordKey>()
+      for (const [, key] of pks) if (keys === null || keys.has(key)) next.add(key)
+      keys = next
+      if (keys.size === 0) break
     }
-    if (candidates === null) return { kind: 'scan' }
+    return { day, keys: [...(keys ?? [])] }
+  }
 
+  /** Candidates of many days, requested together so IndexedDB answers them back to back. */
+  private async daysCandidates(
+    connectionId: string,
+    days: readonly number[],
+    terms: readonly string[],
+  ): Promise<DayCandidates[]> {
+    const byLength = [...terms].sort((a, b) => b.length - a.length)
+    return Promise.all(days.map((d) => this.dayCandidates(connectionId, d, byLength)))
+  }
+
+  /** Every test a search candidate must pass besides its terms: range, equality fields, brand, reconciled. */
+  private async candidateTest(filter: HistoryFilter): Promise<(r: HistoryRecord) => boolean> {
+    const tests = this.recordTests(filter, undefined, [])
     const keyTest = await this.reconciledTest(filter)
-    // Many candidates: the range's keys (no records) give the order when there are fewer of them than
-    // the candidates' records would cost; read with that cap, so a wide range costs no more than that.
+    return (r) =>
+      r.createdAt >= filter.from &&
+      r.createdAt < filter.to &&
+      (!keyTest || keyTest(r.key)) &&
+      tests.every((t) => t(r))
+  }
+
+  /**
+   * One page of a search: the days are walked in the page's order, a batch of days' candidates at a time,
+   * until the rows before and on the page are in hand. A day's candidates are fetched whole (their order
+   * within the day is not in the index), unless they are many more than the rows still wanted: then the
+   * day is walked in order through the date index, testing membership, and the walk stops at the page.
+   * Whole days in order, then sorted, give exactly the first `offset + limit` rows.
+   */
+  private async searchPage(
+    query: HistoryQuery,
+    terms: readonly string[],
+    days: readonly number[],
+  ): Promise<HistoryRecord[]> {
+    const { connectionId } = query
+    const limits = this.searchLimits
+    const need = query.offset + query.limit
+    const desc = query.order === 'desc'
+    const ordered = desc ? [...days].reverse() : days
+    const test = await this.candidateTest(query)
+    const rows: HistoryRecord[] = []
+    let batch = Math.max(1, limits.firstDays)
+    for (let i = 0; i < ordered.length && rows.length < need; batch *= 2) {
+      const slice = ordered.slice(i, i + batch)
+      i += slice.length
+      let pending = await this.daysCandidates(connectionId, slice, terms)
+      while (pending.length > 0 && rows.length < need) {
+        const wanted = need - rows.length
+        const head = pending[0] as DayCandidates
+        if (head.keys.length > wanted * limits.dayWalkFactor) {
+          rows.push(...(await this.walkDay(query, head, wanted, test)))
+          pending = pending.slice(1)
+          continue
+        }
+        // Whole days, in order, while they are likely to be needed: one request fetches them all.
+        let n = 0
+        let fetched = 0
+        while (n < pending.length && fetched < wanted) {
+          const size = (pending[n] as DayCandidates).keys.length
+          if (fetched + size > wanted * limits.dayWalkFactor) break
+          fetched += size
+          n++
+        }
+        const keys = pending.slice(0, n).flatMap((d) => d.keys)
+        if (keys.length > 0) for (const r of await this.fetch(connectionId, keys)) if (test(r)) rows.push(r)
+        pending = pending.slice(n)
+      }
+    }
+    rows.sort(byTimeThenKey)
+    if (desc) rows.reverse()
+    return rows.slice(query.offset, need)
+  }
+
+  /** Up to `wanted` of a day's candidates in the query's order, walking the date index over the day. */
+  private async walkDay(
+    query: HistoryQuery,
+    { day, keys }: DayCandidates,
+    wanted: number,
+    test: (r: HistoryRecord) => boolean,
+  ): Promise<HistoryRecord[]> {
+    const { connectionId } = query
+    const picked = new Set(keys)
+    const [dayStart, dayEnd] = searchDayBounds(day)
+    let walk = this.db.history
+      .where('[connectionId+createdAt]')
+      .between(
+        [connectionId, Math.max(dayStart, query.from)],
+        [connectionId, Math.min(dayEnd, query.to)],
+        true,
+        false,
+      )
+    if (query.order === 'desc') walk = walk.reverse()
+    return walk
+      .filter((r) => picked.has(r.key) && test(r))
+      .limit(wanted)
+      .toArray()
+  }
+
+  /**
+   * How many records a search matches. With no record filter, a day's candidates are all in range except
+   * on the first and last day, which the period may cut: those are checked against the date index's keys
+   * of their part in range, so no record is fetched. With record filters (store, type, brand…), the
+   * filter's range keys pick from the candidates when they are fewer than fetching the candidates would
+   * cost, else the candidates are fetched and tested.
+   */
+  private async searchCount(
+    filter: HistoryFilter,
+    terms: readonly string[],
+    days: readonly number[],
+  ): Promise<number> {
+    const { connectionId, from, to } = filter
+    const limits = this.searchLimits
+    const perDay = await this.daysCandidates(connectionId, days, terms)
+    const keyTest = (await this.reconciledTest(filter)) ?? (() => true)
+    if (this.recordTests(filter, undefined, []).length === 0) {
+      let n = 0
+      for (const { day, keys } of perDay) {
+        if (keys.length === 0) continue
+        const [dayStart, dayEnd] = searchDayBounds(day)
+        if (dayStart >= from && dayEnd <= to) {
+          for (const k of keys) if (keyTest(k)) n++
+          continue
+        }
+        const part = { connectionId, from: Math.max(from, dayStart), to: Math.min(to, dayEnd) }
+        const inRange = new Set(await this.rangeKeys(part, 2 ** 31))
+        for (const k of keys) if (inRange.has(k) && keyTest(k)) n++
+      }
+      return n
+    }
+    const candidates = new Set(perDay.flatMap((d) => d.keys))
     if (candidates.size > limits.directCandidates) {
       const cap = Math.min(Math.floor(candidates.size * limits.recordCostInKeys), 2 ** 31)
       const inRange = await this.rangeKeys(filter, cap + 1)
       if (inRange.length <= cap) {
-        const picked = candidates
-        const keys = inRange.filter((k) => picked.has(k) && (!keyTest || keyTest(k)))
-        const tests = this.recordTests(filter, this.rangeIndex(filter), common)
-        if (tests.length === 0) return { kind: 'keys', keys }
-        // Fields no index answered need the records; fetched in index order, so the order holds.
-        const rows = (await this.fetch(connectionId, keys)).filter((r) => tests.every((t) => t(r)))
-        return { kind: 'keys', keys: rows.map((r) => r.key), rows }
+        const keys = inRange.filter((k) => candidates.has(k) && keyTest(k))
+        const tests = this.recordTests(filter, this.rangeIndex(filter), [])
+        if (tests.length === 0) return keys.length
+        // Fields no index answered need the records.
+        return (await this.fetch(connectionId, keys)).filter((r) => tests.every((t) => t(r))).length
       }
     }
-    const tests = this.recordTests(filter, undefined, common)
-    const rows = (await this.fetch(connectionId, [...candidates])).filter(
-      (r) =>
-        r.createdAt >= filter.from &&
-        r.createdAt < filter.to &&
-        (!keyTest || keyTest(r.key)) &&
-        tests.every((t) => t(r)),
-    )
-    rows.sort(byTimeThenKey)
-    return { kind: 'keys', keys: rows.map((r) => r.key), rows }
+    const test = await this.candidateTest(filter)
+    return (await this.fetch(connectionId, [...candidates])).filter(test).length
   }
 
   private async reconciledKeys(connectionId: string): Promise<Set<RecordKey>> {

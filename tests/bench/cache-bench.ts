@@ -39,7 +39,15 @@ interface CacheBenchResult {
   filterStore: Timing
   searchMonth: Timing
   searchAll: Timing
-  mark: { ms: number; records: number; readMs: number; planMs: number; applyMs: number; puts: number }
+  mark: {
+    ms: number
+    records: number
+    readMs: number
+    planMs: number
+    applyMs: number
+    puts: number
+    floorMs: number
+  }
   userAgent: string
 }
 
@@ -75,12 +83,21 @@ export async function benchCache({ quick }: { quick: boolean }): Promise<MetricM
     timeZone: TIME_ZONE,
     repeats: 3,
   }
+  // The page's last stage, so a page that dies mid-run is named in the failure (and progress is visible).
+  let stage = 'starting Chromium'
+  const started = Date.now()
   const result = await runInChromium<CacheBenchResult>(resolve(__dirname, 'browser/cache-entry.ts'), args, {
-    timeoutMs: 900_000,
+    timeoutMs: 1_800_000,
     expose: {
+      __stage: (s: string) => {
+        stage = s
+        process.stderr.write(`bench: cache: ${s} (${Math.round((Date.now() - started) / 1000)} s)\n`)
+      },
       __items: (offset: number, count: number) =>
         JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
     },
+  }).catch((error: unknown) => {
+    throw new Error(`at "${stage}": ${error instanceof Error ? error.message : String(error)}`)
   })
   const on = `${result.cached} records cached in Chromium IndexedDB (${result.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'})`
   const timing = (t: Timing, what: string) =>
@@ -117,7 +134,7 @@ export async function benchCache({ quick }: { quick: boolean }): Promise<MetricM
     'ledger.mark_10k_ms': measured(
       'ledger.mark_10k_ms',
       result.mark.ms,
-      `${result.mark.records} records (${result.mark.puts} marks written): read records ${result.mark.readMs} ms, then one transaction: plan ${result.mark.planMs} ms, read marks and locks + write marks and audit ${result.mark.applyMs} ms; ${on}`,
+      `${result.mark.records} records (${result.mark.puts} marks written): read records ${result.mark.readMs} ms, then one transaction: plan ${result.mark.planMs} ms, read marks and locks + write marks and audit ${result.mark.applyMs} ms; IndexedDB floor: the same ${result.mark.puts} rows put into a store with no index, raw, one transaction: ${result.mark.floorMs} ms; ${on}`,
     ),
   }
 }

@@ -5,12 +5,13 @@ import {
   ClosebookDb,
   SCHEMA_V1,
   SCHEMA_V3,
+  SCHEMA_V4,
   TABLE_NAMES,
   type HistoryRecordV1,
   type HistoryRecordV3,
   type MarkRecordV1,
 } from '../../../../src/db/database'
-import { historyRecordOf } from '../../../../src/db/history-record'
+import { historyRecordOf, searchDayOf, tokenPrefix } from '../../../../src/db/history-record'
 import { HistoryRepository } from '../../../../src/db/history-repository'
 import { MarksRepository } from '../../../../src/db/marks-repository'
 import { CONN, T0, auditEntry, freshDeps, historyItem, mark } from './fixtures'
@@ -87,7 +88,7 @@ describe('ClosebookDb', () => {
     db.close()
   })
 
-  it('migrates a version-3 cache to version 4: search tokens filled, nothing else touched', async () => {
+  it('migrates a version-3 cache to version 5: search tokens filled, nothing else touched', async () => {
     const deps = freshDeps()
     const v3 = new Dexie('closebook', deps)
     v3.version(3).stores(SCHEMA_V3)
@@ -98,7 +99,7 @@ describe('ClosebookDb', () => {
 
     const db = new ClosebookDb('closebook', deps)
     await db.open()
-    expect(db.verno).toBe(4)
+    expect(db.verno).toBe(CURRENT_VERSION)
     const history = await db.history.toArray()
     expect(history).toHaveLength(3)
     // Every old field as it was, plus tokens scoped to the row's own connection.
@@ -113,7 +114,38 @@ describe('ClosebookDb', () => {
     expect(await repo.count({ ...q, search: 'holder2' })).toBe(1)
     expect(await repo.count({ ...q, search: 'holder3' })).toBe(0)
     expect(await repo.count({ ...q, connectionId: 'conn-b', search: 'holder3' })).toBe(1)
-    expect(await db.history.where('searchTokens').startsWith(`${CONN}\u0001ord-`).count()).toBe(2)
+    const day = tokenPrefix(CONN, searchDayOf(rows[0]!.createdAt))
+    expect(await db.history.where('searchTokens').startsWith(`${day}ord-`).count()).toBe(2)
+    db.close()
+  })
+
+  it('migrates a version-4 cache to version 5: tokens re-filed by day, the old ones gone', async () => {
+    const deps = freshDeps()
+    const v4 = new Dexie('closebook', deps)
+    v4.version(4).stores(SCHEMA_V4)
+    // Version 4 filed tokens by connection only.
+    const rows = [1, 2].map((n) => {
+      const r = historyRecordOf(CONN, historyItem(n), T0)
+      const old = r.searchTokens.map(
+        (t) => `${CONN}\u0001${t.slice(tokenPrefix(CONN, searchDayOf(r.createdAt)).length)}`,
+      )
+      return { ...r, searchTokens: old }
+    })
+    await v4.table('history').bulkAdd(rows)
+    expect(await v4.table('history').where('searchTokens').startsWith(`${CONN}\u0001holder`).count()).toBeGreaterThanOrEqual(2)
+    v4.close()
+
+    const db = new ClosebookDb('closebook', deps)
+    await db.open()
+    expect(db.verno).toBe(CURRENT_VERSION)
+    for (const row of rows) {
+      expect(await db.history.get([CONN, row.key])).toEqual(historyRecordOf(CONN, row.raw, T0))
+    }
+    expect(await db.history.where('searchTokens').startsWith(`${CONN}\u0001holder`).count()).toBe(0)
+    const repo = new HistoryRepository(db, () => '')
+    const q = { connectionId: CONN, from: 0, to: T0 * 2 }
+    expect(await repo.count({ ...q, search: 'holder2' })).toBe(1)
+    expect(await repo.count({ ...q, search: 'holder' })).toBe(2)
     db.close()
   })
 })

@@ -5,9 +5,11 @@ import {
   historyRecordOf,
   matchesSearch,
   orderRefOf,
+  searchDayOf,
   searchTermsOf,
   searchTextOf,
   searchTokensOf,
+  tokenPrefix,
 } from '../../../../src/db/history-record'
 import { CONN, T0, historyItem, uuid } from './fixtures'
 
@@ -31,15 +33,19 @@ describe('history record fields', () => {
     }
   })
 
-  it('tokenizes ids, metadata, name, e-mail and last four by word, scoped by connection', () => {
+  it('tokenizes ids, metadata, name, e-mail and last four by word, scoped by connection and UTC day', () => {
     const item = historyItem(1, {
       type: 'refund',
       charge_id: uuid(7),
       metadata: { order_number: 'ORD-2026-0001', nested: { a: 'Deep' }, n: 42 },
     })
     item.user_data = { ...item.user_data, cardholder_name: 'Hiroshi Tanaka', last_four: 4242 }
-    const tokens = searchTokensOf(CONN, item)
-    const scope = `${CONN}\u0001`
+    const createdAt = Date.parse(item.created_on)
+    const tokens = searchTokensOf(CONN, createdAt, item)
+    // Filed under the record's UTC day, zero-padded so the index sorts days in time order.
+    const day = Math.floor(createdAt / 86_400_000)
+    const scope = `${CONN}\u0001${String(day).padStart(6, '0')}\u0001`
+    expect(tokenPrefix(CONN, searchDayOf(createdAt))).toBe(scope)
     expect(tokens.every((t) => t.startsWith(scope))).toBe(true)
     const bare = tokens.map((t) => t.slice(scope.length))
     expect(bare).toEqual(
@@ -67,17 +73,20 @@ describe('history record fields', () => {
     // Japanese script counts as letters: "山田 太郎" gives both words.
     const jp = historyItem(2)
     jp.user_data = { ...jp.user_data, cardholder_name: '山田 太郎' }
-    expect(searchTokensOf(CONN, jp)).toEqual(expect.arrayContaining([`${scope}山田`, `${scope}太郎`]))
+    expect(searchTokensOf(CONN, createdAt, jp)).toEqual(
+      expect.arrayContaining([`${scope}山田`, `${scope}太郎`]),
+    )
   })
 
   it('keeps the token list bounded in count and length, ids before metadata', () => {
     const metadata = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`k${i}`, `value${i}`]))
     const item = historyItem(1, { metadata: { ...metadata, long: 'x'.repeat(200) } })
-    const tokens = searchTokensOf(CONN, item)
+    const prefix = tokenPrefix(CONN, 20_000)
+    const tokens = searchTokensOf(CONN, 20_000 * 86_400_000 + 5, item)
     expect(tokens).toHaveLength(MAX_TOKENS)
-    expect(tokens[0]).toBe(`${CONN}\u0001${uuid(1)}`)
-    expect(Math.max(...tokens.map((t) => t.length))).toBeLessThanOrEqual(CONN.length + 1 + MAX_TOKEN_LENGTH)
-    expect(tokens).not.toContain(`${CONN}\u0001value79`)
+    expect(tokens[0]).toBe(`${prefix}${uuid(1)}`)
+    expect(Math.max(...tokens.map((t) => t.length))).toBeLessThanOrEqual(prefix.length + MAX_TOKEN_LENGTH)
+    expect(tokens).not.toContain(`${prefix}value79`)
   })
 
   it('matches when every term is a prefix of some token', () => {
@@ -100,8 +109,16 @@ describe('history record fields', () => {
     for (const miss of ['naka', 'tanaka smith', '242', 'rd-2026', 'tanaka4242']) {
       expect(matchesSearch(r, miss), miss).toBe(false)
     }
-    // Tokens of another connection never match.
+    // Tokens of another connection, or filed under another day, never match.
     expect(matchesSearch({ ...r, connectionId: 'other' }, 'tanaka')).toBe(false)
+    expect(matchesSearch({ ...r, createdAt: r.createdAt + 86_400_000 }, 'tanaka')).toBe(false)
+  })
+
+  it('files times before 1970 or invalid under day 0', () => {
+    expect(searchDayOf(-1)).toBe(0)
+    expect(searchDayOf(Number.NaN)).toBe(0)
+    expect(searchDayOf(86_400_000 - 1)).toBe(0)
+    expect(searchDayOf(86_400_000)).toBe(1)
   })
 
   it('normalizes search terms: lower case, no duplicates, no term implied by a longer one', () => {

@@ -202,7 +202,8 @@ describe('queries', () => {
 describe('search through the token index', () => {
   const NAMES = ['Ava Dubois', 'Hiroshi Tanaka', 'Mia Schmidt', '山田 太郎', 'Avalon Tan']
   const STATUSES = ['successful', 'failed', 'pending']
-  // 160 records over 40 hours, four per hour (ties on createdAt are ordered by key), every field varied.
+  // 160 records over 5 days, four every 3 hours (ties on createdAt are ordered by key), every field
+  // varied: the search files tokens by UTC day, so the set spans several days and the period cuts two.
   const generated = Array.from({ length: 160 }, (_, i) => {
     const n = i + 1
     const refund = n % 5 === 0
@@ -214,7 +215,7 @@ describe('search through the token index', () => {
       mode: n % 7 === 0 ? 'test' : 'live',
       status: STATUSES[n % 3] as string,
       metadata: { order_number: `ORD-2026-${String(n % 50).padStart(4, '0')}` },
-      created_on: new Date(T0 + Math.floor(i / 4) * HOUR).toISOString(),
+      created_on: new Date(T0 + Math.floor(i / 4) * 3 * HOUR).toISOString(),
     })
     item.user_data = {
       ...item.user_data,
@@ -224,8 +225,8 @@ describe('search through the token index', () => {
     }
     return historyRecordOf(CONN, item, T0)
   })
-  const FROM = T0 + 5 * HOUR
-  const TO = T0 + 30 * HOUR
+  const FROM = T0 + 17 * HOUR
+  const TO = T0 + 90 * HOUR
   const SEARCHES = ['ava', 'ava dubois', 'tan', 'tanaka hiro', '0007', 'ord-2026-001', '太郎', 'nobody']
   const FILTERS: Partial<HistoryQuery>[] = [
     {},
@@ -240,7 +241,7 @@ describe('search through the token index', () => {
   const base: HistoryQuery = {
     connectionId: CONN,
     from: T0,
-    to: T0 + 100 * HOUR,
+    to: T0 + 200 * HOUR,
     order: 'asc',
     offset: 0,
     limit: 1000,
@@ -293,15 +294,15 @@ describe('search through the token index', () => {
   it.each(FILTERS.map((f) => [JSON.stringify(f), f] as const))(
     'gives the same rows, order, pages and counts through every plan as the scan: %s',
     async (_, filter) => {
-      // Limits that force each plan: every term too common (scan), few candidates fetched and sorted
-      // in memory, many candidates ordered by the range's keys, and a mix (common terms tested in memory).
+      // Limits that force each path: the range scan (too many days), every day read at once with each
+      // day's candidates fetched whole, one day at a time with each day walked in order through the date
+      // index, and the count's paths (candidates fetched; the range's keys pick; the range over its cap).
       const plans = {
-        scan: limits({ termEntries: 0 }),
-        direct: limits({ directCandidates: 1e9 }),
-        range: limits({ directCandidates: 0, recordCostInKeys: 1e9 }),
-        // The range has more keys than the cap: its read stops there and the candidates are fetched.
-        capped: limits({ directCandidates: 0, recordCostInKeys: 0.01 }),
-        mixed: limits({ termEntries: 40, directCandidates: 10, recordCostInKeys: 2 }),
+        scan: limits({ maxDays: 0 }),
+        wholeDays: limits({ firstDays: 1e9, dayWalkFactor: 1e9, directCandidates: 1e9 }),
+        walkedDays: limits({ firstDays: 1, dayWalkFactor: 0, directCandidates: 0, recordCostInKeys: 1e9 }),
+        capped: limits({ firstDays: 2, dayWalkFactor: 1, directCandidates: 0, recordCostInKeys: 0.01 }),
+        defaults: limits({}),
       }
       const marks = await db.marks.toArray()
       const reconciled = new Set<string>(marks.filter((m) => m.state === 'reconciled').map((m) => m.key))
