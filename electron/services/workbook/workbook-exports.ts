@@ -67,8 +67,17 @@ type WithZip = { zip?: { abort(): unknown; on(event: 'error', listener: (e: unkn
 type WithStyles = { styles: StyleRegistry }
 interface SheetStream {
   write(xml: string): unknown
-  pipes?: { writableNeedDrain?: boolean; once(event: 'drain', listener: () => void): unknown }[]
+  pipes?: SheetPipe[]
 }
+/** What the sheet's XML is piped into: archiver's PassThrough, from readable-stream 2, which predates
+ * `writableNeedDrain` and has only its internal state to say that it is full. */
+interface SheetPipe {
+  writableNeedDrain?: boolean
+  _writableState?: { needDrain?: boolean }
+  once(event: 'drain', listener: () => void): unknown
+}
+const needsDrain = (pipe: SheetPipe): boolean =>
+  pipe.writableNeedDrain ?? pipe._writableState?.needDrain ?? false
 const sheetStream = (ws: Worksheet): SheetStream => (ws as unknown as { stream: SheetStream }).stream
 
 export class WorkbookExports {
@@ -325,11 +334,13 @@ function commitSheet(sheet: SheetState | undefined): void {
 
 /**
  * Lets the zip and the file catch up before the next chunk is accepted: without this, a fast renderer
- * would pile XML and compressed output up in memory faster than deflate and the disk take it.
+ * would pile XML and compressed output up in memory faster than deflate and the disk take it. (Reading
+ * only `writableNeedDrain`, undefined on readable-stream 2, it never waited: a whole sheet's XML piled
+ * up, and deflate ran mostly after the last chunk, in `finish`, instead of alongside the rows.)
  */
 async function drained(out: WriteStream, stream: SheetStream): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve))
   for (const pipe of stream.pipes ?? [])
-    if (pipe.writableNeedDrain) await new Promise<void>((resolve) => pipe.once('drain', () => resolve()))
+    if (needsDrain(pipe)) await new Promise<void>((resolve) => pipe.once('drain', () => resolve()))
   if (out.writableNeedDrain) await new Promise<void>((resolve) => out.once('drain', () => resolve()))
 }

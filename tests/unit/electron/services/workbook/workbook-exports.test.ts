@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import ExcelJS from 'exceljs'
@@ -216,6 +216,23 @@ describe('WorkbookExports: packed chunks', () => {
     expect(plain.rowCount).toBe(sample.length + 1)
     expect(plain.cells).toContainEqual([2, 3, ExcelJS.ValueType.String, "'=1+1", null])
     expect(plain.cells).toContainEqual([5, 4, ExcelJS.ValueType.Number, -12.34, '#,##0.00'])
+  })
+
+  it('lets the zip keep up with the rows instead of holding the sheet until finish', async () => {
+    const target = join(dir, 'steady.xlsx')
+    const exports = new WorkbookExports({ dataDir: dir, deliverFile: saveTo(target) })
+    const id = await exports.begin({
+      suggestedName: 'steady.xlsx',
+      sheets: [{ name: 'S', columns: [{ header: 'Id', kind: 'text', width: 10 }] }],
+    })
+    for (let chunk = 0; chunk < 10; chunk++) {
+      const rows = Array.from({ length: 2000 }, (_, i) => [`${chunk}-${i}-${(i * 7919) % 104729}`])
+      await exports.appendRows(id, 'S', packRows(rows, 1) ?? [])
+    }
+    const [partial] = await tmpFiles()
+    // ~1 MB of sheet XML went in; most of it must be deflated and on disk by now, not buffered.
+    expect((await stat(join(dir, 'tmp', partial ?? ''))).size).toBeGreaterThan(50_000)
+    await exports.finish(id)
   })
 
   it('refuses a packed chunk that does not add up, is wider than the sheet or holds a date Excel cannot hold', async () => {
