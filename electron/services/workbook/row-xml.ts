@@ -105,9 +105,32 @@ function numberText(n: number): string {
 const excelDate = (wallMs: number): string => numberText(EXCEL_EPOCH_OFFSET + wallMs / MS_PER_DAY)
 
 // The markup of each kind of cell, shared by the plain and the packed path so both write the same file.
+// Style 0 is the default a cell without `s` has, so it is left out (as exceljs and Excel do): of a text
+// cell's markup, `s="0"` and an `xml:space` that has nothing to preserve were a third of the sheet XML, and
+// every byte of it was encoded, checksummed and deflated again.
+const styleAttr = (s: number): string => (s === 0 ? '' : ` s="${s}"`)
+
+// Text that is not plain needs escaping, or `xml:space="preserve"` so that applications keep its
+// whitespace as it is (leading or trailing, line breaks, tabs, runs of spaces); plain text needs neither.
+// eslint-disable-next-line no-control-regex
+const NOT_PLAIN = /^\s|\s$|\s\s|[&<>"\u0000-\u001F\uFFFE\uFFFF]/
+const KEEP_SPACE = /^\s|\s$|\s\s|[\t\n\r]/
+
+/** `<t>` and the cell text, escaped, guarded against formulas, whitespace kept. */
+export function textElement(text: string): string {
+  const guarded = neutralizeFormulaText(text)
+  if (!NOT_PLAIN.test(guarded)) return `<t>${guarded}</t>`
+  return KEEP_SPACE.test(guarded)
+    ? `<t xml:space="preserve">${xmlText(guarded)}</t>`
+    : `<t>${xmlText(guarded)}</t>`
+}
+
 const textCell = (ref: string, s: number, text: string): string =>
-  `<c r="${ref}" s="${s}" t="inlineStr"><is><t xml:space="preserve">${xmlText(neutralizeFormulaText(text))}</t></is></c>`
-const valueCell = (ref: string, s: number, v: string): string => `<c r="${ref}" s="${s}"><v>${v}</v></c>`
+  `<c r="${ref}"${styleAttr(s)} t="inlineStr"><is>${textElement(text)}</is></c>`
+const sharedCell = (ref: string, s: number, index: number): string =>
+  `<c r="${ref}"${styleAttr(s)} t="s"><v>${index}</v></c>`
+const valueCell = (ref: string, s: number, v: string): string =>
+  `<c r="${ref}"${styleAttr(s)}><v>${v}</v></c>`
 
 function cellXml(ref: string, value: ExportCell, kind: ColumnKind, styles: RowStyles): string {
   if (value === null) return ''
@@ -123,10 +146,10 @@ function cellXml(ref: string, value: ExportCell, kind: ColumnKind, styles: RowSt
         ? styles.integer()
         : styles.plainStyle()
   const f = `<f>${xmlText(value.formula)}</f>`
-  if (value.result === undefined) return `<c r="${ref}" s="${s}">${f}</c>`
+  if (value.result === undefined) return `<c r="${ref}"${styleAttr(s)}>${f}</c>`
   if (typeof value.result === 'string')
-    return `<c r="${ref}" s="${s}" t="str">${f}<v>${xmlText(neutralizeFormulaText(value.result))}</v></c>`
-  return `<c r="${ref}" s="${s}">${f}<v>${numberText(value.result)}</v></c>`
+    return `<c r="${ref}"${styleAttr(s)} t="str">${f}<v>${xmlText(neutralizeFormulaText(value.result))}</v></c>`
+  return `<c r="${ref}"${styleAttr(s)}>${f}<v>${numberText(value.result)}</v></c>`
 }
 
 /** One `<row>` element; empty cells are left out, as spreadsheets write them. */
@@ -146,9 +169,75 @@ export function rowXml(
   return `${xml}</row>`
 }
 
+/** The workbook's shared-string table as exceljs keeps it: a text in, its index out. */
+export interface StringTable {
+  add(value: string): number
+}
+
+/** Texts longer than this stay inline: a table entry is kept in memory until the workbook is done. */
+const MAX_SHARED_TEXT = 255
+/** The table holds at most this many texts, so its memory stays bounded whatever the data. */
+const MAX_SHARED_COUNT = 20_000
+// exceljs writes the table's texts itself, escaping as `xmlText` does except for CR and DEL (and it keeps
+// whitespace by its own rule): texts with those, or with any control character, stay inline.
+// eslint-disable-next-line no-control-regex
+const UNSHAREABLE = /[\u0000-\u001F\u007F\uFFFE\uFFFF]|^\s|\s$|\s\s/
+
+/**
+ * Repeated texts (types, statuses, stores, currencies, Yes/No…) written once in the shared-string table
+ * and referenced by index: `<c t="s"><v>3</v></c>` instead of the whole text in every row. Only columns
+ * that repeat (`repeatingColumns`) use it, and only up to a bounded number of texts; the rest stay inline.
+ */
+export class SharedTexts {
+  private readonly index = new Map<string, number>()
+
+  constructor(
+    private readonly table: StringTable,
+    private readonly maxCount = MAX_SHARED_COUNT,
+  ) {}
+
+  /** The table index of `text` (added on first use), or -1 when it is written inline. */
+  indexOf(text: string): number {
+    const known = this.index.get(text)
+    if (known !== undefined) return known
+    // An empty text stays inline too: readers take an empty inline string for an empty cell.
+    if (
+      this.index.size >= this.maxCount ||
+      text.length === 0 ||
+      text.length > MAX_SHARED_TEXT ||
+      UNSHAREABLE.test(text)
+    )
+      return -1
+    const added = this.table.add(neutralizeFormulaText(text))
+    this.index.set(text, added)
+    return added
+  }
+}
+
+/**
+ * Which columns of a sheet repeat their texts, judged on its first chunk: at most one distinct text in
+ * eight. Ids, names and e-mails do not, and stay inline; nothing about the cells depends on the choice.
+ */
+export function repeatingColumns(packed: PackedRows): boolean[] {
+  const { width, cells, text } = packed
+  const seen = Array.from({ length: width }, () => new Set<string>())
+  const counts = new Array<number>(width).fill(0)
+  let at = 0
+  for (let i = 0; i < cells.length; i += 2) {
+    if (cells[i] !== TEXT) continue
+    const c = (i / 2) % width
+    const len = cells[i + 1] as number
+    seen[c]?.add(text.slice(at, at + len))
+    counts[c] = (counts[c] ?? 0) + 1
+    at += len
+  }
+  return seen.map((distinct, c) => (counts[c] ?? 0) > 0 && distinct.size * 8 <= (counts[c] ?? 0))
+}
+
 /**
  * The `<row>` elements of a packed chunk (already checked by the contract and `checkPacked`), numbered
- * from `firstRow`: the same markup `rowXml` writes for the same cells, without building the cells.
+ * from `firstRow`: the same cells `rowXml` writes, without building them. Texts of `shared` columns go
+ * through the shared-string table when `texts` takes them.
  */
 export function packedRowsXml(
   packed: PackedRows,
@@ -156,9 +245,11 @@ export function packedRowsXml(
   kinds: readonly ColumnKind[],
   columnNames: readonly string[],
   styles: RowStyles,
+  shared?: { columns: readonly boolean[]; texts: SharedTexts },
 ): string {
   const { width, cells, text } = packed
   const rows: string[] = []
+  const sharedColumns = shared?.columns ?? []
   let at = 0
   let i = 0
   for (let r = firstRow; i < cells.length; r++) {
@@ -169,8 +260,13 @@ export function packedRowsXml(
       const value = cells[i + 1] as number
       const ref = `${columnNames[c] ?? columnName(c + 1)}${r}`
       if (tag === TEXT) {
-        xml += textCell(ref, styles.plainStyle(), text.slice(at, at + value))
+        const cellText = text.slice(at, at + value)
         at += value
+        const index = shared && sharedColumns[c] === true ? shared.texts.indexOf(cellText) : -1
+        xml +=
+          index < 0
+            ? textCell(ref, styles.plainStyle(), cellText)
+            : sharedCell(ref, styles.plainStyle(), index)
       } else if (tag === NUMBER)
         xml += valueCell(
           ref,

@@ -24,7 +24,16 @@ import { DesktopApiError } from '../../shared/errors'
 import type { DeliverFile } from '../files/file-writer'
 import { diskError } from '../files/move-into-place'
 import { HEADER_STYLE, isWritableCell, isWritableDate, writeCell } from './cells'
-import { columnName, packedRowsXml, RowStyles, rowXml, type StyleRegistry } from './row-xml'
+import {
+  columnName,
+  packedRowsXml,
+  repeatingColumns,
+  RowStyles,
+  rowXml,
+  SharedTexts,
+  type StringTable,
+  type StyleRegistry,
+} from './row-xml'
 
 interface SheetState {
   spec: ExportSheet
@@ -32,6 +41,8 @@ interface SheetState {
   columnNames: string[]
   headerRow: number
   lastRow: number
+  /** Columns whose texts go through the shared-string table, decided on the sheet's first packed chunk. */
+  sharedColumns: boolean[] | null
   committed: boolean
 }
 
@@ -41,6 +52,7 @@ interface OpenExport {
   book: ExcelJS.stream.xlsx.WorkbookWriter
   sheets: SheetState[]
   styles: RowStyles
+  texts: SharedTexts
   current: number
   suggestedName: string
   rowsWritten: number
@@ -65,6 +77,9 @@ type WithZip = { zip?: { abort(): unknown; on(event: 'error', listener: (e: unkn
 /** What exceljs's streaming workbook and worksheet have but do not type: their style registry and the
  * sheet's XML stream (which pipes into the zip). */
 type WithStyles = { styles: StyleRegistry }
+/** The streaming workbook's shared-string table: written as sharedStrings.xml at commit when not empty,
+ * whether or not exceljs's own cells use it (ours do not: `useSharedStrings: false` keeps them inline). */
+type WithStrings = { sharedStrings: StringTable }
 interface SheetStream {
   write(xml: string): unknown
   pipes?: SheetPipe[]
@@ -105,7 +120,8 @@ export class WorkbookExports {
       out.once('error', reject)
     }).catch((e: unknown) => Promise.reject(diskError(e, args.suggestedName)))
 
-    // Inline strings, not shared ones: the shared-string table would hold every text of the workbook.
+    // exceljs's cells inline, not shared: its table would hold every text of the workbook. Data rows share
+    // only repeated texts, a bounded number of them (`SharedTexts`).
     const book = new ExcelJS.stream.xlsx.WorkbookWriter({
       stream: out,
       useStyles: true,
@@ -120,6 +136,7 @@ export class WorkbookExports {
       book,
       sheets: [],
       styles: new RowStyles((book as unknown as WithStyles).styles),
+      texts: new SharedTexts((book as unknown as WithStrings).sharedStrings),
       current: 0,
       suggestedName: args.suggestedName,
       rowsWritten: 0,
@@ -163,7 +180,7 @@ export class WorkbookExports {
     })
     header.commit()
     const columnNames = spec.columns.map((_, c) => columnName(c + 1))
-    return { spec, ws, columnNames, headerRow, lastRow: headerRow, committed: false }
+    return { spec, ws, columnNames, headerRow, lastRow: headerRow, sharedColumns: null, committed: false }
   }
 
   private get(exportId: string): OpenExport {
@@ -223,7 +240,13 @@ export class WorkbookExports {
       let count: number
       if (packed) {
         count = packedRowCount(packed)
-        stream.write(packedRowsXml(packed, sheet.lastRow + 1, kinds, sheet.columnNames, open.styles))
+        sheet.sharedColumns ??= repeatingColumns(packed)
+        stream.write(
+          packedRowsXml(packed, sheet.lastRow + 1, kinds, sheet.columnNames, open.styles, {
+            columns: sheet.sharedColumns,
+            texts: open.texts,
+          }),
+        )
         sheet.lastRow += count
       } else {
         const list = rows as readonly ExportRow[]

@@ -5,7 +5,14 @@ import ExcelJS from 'exceljs'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { DeliverFile } from '../../../../../electron/services/files/file-writer'
 import { moveIntoPlace } from '../../../../../electron/services/files/move-into-place'
-import { xmlText } from '../../../../../electron/services/workbook/row-xml'
+import {
+  packedRowsXml,
+  repeatingColumns,
+  RowStyles,
+  SharedTexts,
+  textElement,
+  xmlText,
+} from '../../../../../electron/services/workbook/row-xml'
 import { WorkbookExports } from '../../../../../electron/services/workbook/workbook-exports'
 import { desktopApiContract } from '../../../../../electron/shared/contract'
 import {
@@ -218,6 +225,38 @@ describe('WorkbookExports: packed chunks', () => {
     expect(plain.cells).toContainEqual([5, 4, ExcelJS.ValueType.Number, -12.34, '#,##0.00'])
   })
 
+  it('shares repeated texts through the string table and still reads back the cells of plain rows', async () => {
+    // A repeating column (with texts that must stay inline: CR, edge spaces) beside a unique one.
+    const kinds = ['ok', '=cmd', ' lead', 'a\rb', '山田', 'x  y', '']
+    const rows: ExportRow[] = Array.from({ length: 700 }, (_, i) => [
+      kinds[i % kinds.length] ?? null,
+      `id-${i}`,
+    ])
+    const cols: ExportBeginArgs['sheets'][number]['columns'] = [
+      { header: 'Kind', kind: 'text', width: 10 },
+      { header: 'Id', kind: 'text', width: 10 },
+    ]
+    const read = async (name: string, pack: boolean) => {
+      const target = join(dir, name)
+      const exports = new WorkbookExports({ dataDir: dir, deliverFile: saveTo(target) })
+      const id = await exports.begin({ suggestedName: name, sheets: [{ name: 'S', columns: cols }] })
+      for (let i = 0; i < rows.length; i += 300) {
+        const chunk = rows.slice(i, i + 300)
+        await exports.appendRows(id, 'S', pack ? (packRows(chunk, 2) ?? []) : chunk)
+      }
+      await exports.finish(id)
+      const book = new ExcelJS.Workbook()
+      await book.xlsx.readFile(target)
+      const values: unknown[] = []
+      book.getWorksheet('S')?.eachRow((row) => values.push([row.getCell(1).value, row.getCell(2).value]))
+      return values
+    }
+    const plain = await read('plain.xlsx', false)
+    expect(await read('shared.xlsx', true)).toEqual(plain)
+    expect(plain).toContainEqual(["'=cmd", 'id-1'])
+    expect(plain).toContainEqual(['a\rb', 'id-3'])
+  })
+
   it('lets the zip keep up with the rows instead of holding the sheet until finish', async () => {
     const target = join(dir, 'steady.xlsx')
     const exports = new WorkbookExports({ dataDir: dir, deliverFile: saveTo(target) })
@@ -412,5 +451,42 @@ describe('row XML', () => {
     expect(xmlText('a<b>&"c"')).toBe('a&lt;b&gt;&amp;&quot;c&quot;')
     expect(xmlText('a\r\n\tb')).toBe('a&#13;\n\tb')
     expect(xmlText('a\u0000b\u001Fc\uFFFEd')).toBe('abcd')
+  })
+
+  it('keeps whitespace only where there is whitespace to keep, and guards formula-like text', () => {
+    expect(textElement('plain text')).toBe('<t>plain text</t>')
+    expect(textElement('a<b')).toBe('<t>a&lt;b</t>')
+    expect(textElement('=1+1')).toBe("<t>'=1+1</t>")
+    for (const t of [' lead', 'trail ', 'two  spaces', 'line\nbreak', 'tab\there', '\u3000全角'])
+      expect(textElement(t), t).toBe(`<t xml:space="preserve">${t}</t>`)
+    expect(textElement('cr\rlf')).toBe('<t xml:space="preserve">cr&#13;lf</t>')
+  })
+
+  it('shares the texts of repeating columns, a bounded number of them, and leaves the rest inline', () => {
+    const table: string[] = []
+    const texts = new SharedTexts({ add: (v) => table.push(v) - 1 }, 3)
+    expect([texts.indexOf('a'), texts.indexOf('=b'), texts.indexOf('a')]).toEqual([0, 1, 0])
+    expect(table).toEqual(['a', "'=b"]) // the table holds the text as written: guarded
+    expect(texts.indexOf('c\rd')).toBe(-1) // exceljs would write CR raw: kept inline
+    expect([texts.indexOf(' e'), texts.indexOf('')]).toEqual([-1, -1])
+    expect([texts.indexOf('f'), texts.indexOf('g')]).toEqual([2, -1]) // full: new texts go inline
+    expect(texts.indexOf('x'.repeat(256))).toBe(-1)
+
+    const packed = packRows(
+      Array.from({ length: 16 }, (_, i) => [i % 2 ? 'yes' : 'no', `id-${i}`, i]),
+      3,
+    )
+    if (!packed) throw new Error('not packable')
+    expect(repeatingColumns(packed)).toEqual([true, false, false])
+    const styles = new RowStyles({ addStyleModel: (m) => (Object.keys(m).length === 0 ? 0 : 1) })
+    const xml = packedRowsXml(packed, 2, ['text', 'text', 'integer'], ['A', 'B', 'C'], styles, {
+      columns: repeatingColumns(packed),
+      texts: new SharedTexts({ add: (v) => (v === 'no' ? 0 : 1) }),
+    })
+    expect(
+      xml.startsWith(
+        '<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="inlineStr"><is><t>id-0</t></is></c><c r="C2" s="1"><v>0</v></c></row>',
+      ),
+    ).toBe(true)
   })
 })
