@@ -29,11 +29,31 @@ export const DEFAULT_EXPONENT = 2
 
 /** Upper-case currency code: the API's codes are case-insensitive, sums must not split on case. */
 export function normalizeCurrency(currency: string): string {
-  return currency.trim().toUpperCase()
+  let code = codeBySpelling.get(currency)
+  if (code === undefined) {
+    code = currency.trim().toUpperCase()
+    if (codeBySpelling.size >= 1_000) codeBySpelling.clear()
+    codeBySpelling.set(currency, code)
+  }
+  return code
 }
 
+// Codes by the data's spelling: asked per record and amount cell by the workbook and the summaries, and a
+// trim + upper-case made new strings each time. Few distinct spellings; bounded anyway.
+const codeBySpelling = new Map<string, string>()
+
+// Exponents by code as the data spells it: a workbook asks once per amount cell (~600k times for a
+// 200k-row month). Few distinct spellings; bounded anyway.
+const exponentByCode = new Map<string, number>()
+
 export function currencyExponent(currency: string): number {
-  return CURRENCY_EXPONENTS[normalizeCurrency(currency)] ?? DEFAULT_EXPONENT
+  let exponent = exponentByCode.get(currency)
+  if (exponent === undefined) {
+    exponent = CURRENCY_EXPONENTS[normalizeCurrency(currency)] ?? DEFAULT_EXPONENT
+    if (exponentByCode.size >= 1_000) exponentByCode.clear()
+    exponentByCode.set(currency, exponent)
+  }
+  return exponent
 }
 
 /** Throws unless `amount` is a safe integer: a fraction here means the data is not in minor units. */
@@ -47,9 +67,15 @@ export function assertMinorUnits(amount: number, context = 'amount'): void {
 export function toMajorUnits(minor: number, currency: string): number {
   assertMinorUnits(minor)
   const exponent = currencyExponent(currency)
+  // Up to 2^50 (11 trillion dollars in cents), minor and 10^exponent are exact and the division's error is
+  // under 1/8 of the last decimal place: the quotient is already the double nearest the decimal, which is
+  // what the toFixed round trip below gives (`+ 0` turns -0 into 0, as it does), without its two strings.
+  if (Math.abs(minor) <= EXACT_QUOTIENT_LIMIT) return minor / 10 ** exponent + 0
   // toFixed removes binary noise (e.g. 0.1 + 0.2) so the result prints as the decimal it stands for.
   return Number((minor / 10 ** exponent).toFixed(exponent))
 }
+
+const EXACT_QUOTIENT_LIMIT = 2 ** 50
 
 const formatters = new Map<string, Intl.NumberFormat>()
 
