@@ -169,6 +169,13 @@ export function rowXml(
   return `${xml}</row>`
 }
 
+/**
+ * Rows per piece handed to `emit`. Joined per chunk, the 2,000 rows' strings (cons trees until joined)
+ * lived through several young-generation collections, were promoted and had to be found by a full mark of
+ * the ~400 MB heap; a piece of 100 rows goes to the stream, and is bytes, before that.
+ */
+const PIECE_ROWS = 100
+
 /** The workbook's shared-string table as exceljs keeps it: a text in, its index out. */
 export interface StringTable {
   add(value: string): number
@@ -237,7 +244,8 @@ export function repeatingColumns(packed: PackedRows): boolean[] {
 /**
  * The `<row>` elements of a packed chunk (already checked by the contract and `checkPacked`), numbered
  * from `firstRow`: the same cells `rowXml` writes, without building them. Texts of `shared` columns go
- * through the shared-string table when `texts` takes them.
+ * through the shared-string table when `texts` takes them. With `emit`, the XML goes to it a piece at a
+ * time (in order; their concatenation is the whole) and the result is empty.
  */
 export function packedRowsXml(
   packed: PackedRows,
@@ -246,6 +254,7 @@ export function packedRowsXml(
   columnNames: readonly string[],
   styles: RowStyles,
   shared?: { columns: readonly boolean[]; texts: SharedTexts },
+  emit?: (xml: string) => void,
 ): string {
   const { width, cells, text } = packed
   const rows: string[] = []
@@ -277,6 +286,14 @@ export function packedRowsXml(
       else xml += valueCell(ref, styles.amount(tag - AMOUNT), numberText(value))
     }
     rows.push(`${xml}</row>`)
+    if (rows.length === PIECE_ROWS && emit) {
+      emit(rows.join(''))
+      rows.length = 0
+    }
+  }
+  if (emit) {
+    if (rows.length > 0) emit(rows.join(''))
+    return ''
   }
   return rows.join('')
 }

@@ -241,11 +241,14 @@ export class WorkbookExports {
       if (packed) {
         count = packedRowCount(packed)
         sheet.sharedColumns ??= repeatingColumns(packed)
-        stream.write(
-          packedRowsXml(packed, sheet.lastRow + 1, kinds, sheet.columnNames, open.styles, {
-            columns: sheet.sharedColumns,
-            texts: open.texts,
-          }),
+        packedRowsXml(
+          packed,
+          sheet.lastRow + 1,
+          kinds,
+          sheet.columnNames,
+          open.styles,
+          { columns: sheet.sharedColumns, texts: open.texts },
+          (xml) => stream.write(xml),
         )
         sheet.lastRow += count
       } else {

@@ -483,6 +483,20 @@ describe('row XML', () => {
       columns: repeatingColumns(packed),
       texts: new SharedTexts({ add: (v) => (v === 'no' ? 0 : 1) }),
     })
+    const pieces: string[] = []
+    const many = packRows(
+      Array.from({ length: 250 }, (_, i) => [`t${i % 3}`, `id-${i}`, i]),
+      3,
+    )
+    if (!many) throw new Error('not packable')
+    const whole = packedRowsXml(many, 2, ['text', 'text', 'integer'], ['A', 'B', 'C'], styles)
+    expect(
+      packedRowsXml(many, 2, ['text', 'text', 'integer'], ['A', 'B', 'C'], styles, undefined, (x) =>
+        pieces.push(x),
+      ),
+    ).toBe('')
+    expect(pieces.length).toBeGreaterThan(1) // in pieces, not one string per chunk
+    expect(pieces.join('')).toBe(whole)
     expect(
       xml.startsWith(
         '<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="inlineStr"><is><t>id-0</t></is></c><c r="C2" s="1"><v>0</v></c></row>',
