@@ -667,8 +667,17 @@ export class SyncEngine {
     const every = this.options.queuePollMs ?? 500
     while (!signal.aborted) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, every)
-        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+        // The listener goes with its timer: one added per poll and never removed piled up on the signal
+        // over a long sync (Node warned of a leak past 10).
+        const stop = (): void => {
+          clearTimeout(timer)
+          resolve()
+        }
+        const timer = setTimeout(() => {
+          signal.removeEventListener('abort', stop)
+          resolve()
+        }, every)
+        signal.addEventListener('abort', stop, { once: true })
       })
       if (signal.aborted) return
       try {

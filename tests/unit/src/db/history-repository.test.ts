@@ -294,13 +294,20 @@ describe('search through the token index', () => {
   it.each(FILTERS.map((f) => [JSON.stringify(f), f] as const))(
     'gives the same rows, order, pages and counts through every plan as the scan: %s',
     async (_, filter) => {
-      // Limits that force each path: the range scan (too many days), every day read at once with each
-      // day's candidates fetched whole, one day at a time with each day walked in order through the date
-      // index, and the count's paths (candidates fetched; the range's keys pick; the range over its cap).
+      // Limits that force each path: the range scan (too many days); every day read at once, each day's
+      // candidates fetched whole, the other terms always tested on the records; one day at a time, each
+      // day walked in order through the date index, the terms' entries intersected after the first day;
+      // and the count's paths (candidates fetched; the range's keys pick; the range over its cap).
       const plans = {
         scan: limits({ maxDays: 0 }),
-        wholeDays: limits({ firstDays: 1e9, dayWalkFactor: 1e9, directCandidates: 1e9 }),
-        walkedDays: limits({ firstDays: 1, dayWalkFactor: 0, directCandidates: 0, recordCostInKeys: 1e9 }),
+        wholeDays: limits({ firstDays: 1e9, dayWalkFactor: 1e9, directCandidates: 1e9, intersectBelow: 0 }),
+        walkedDays: limits({
+          firstDays: 1,
+          dayWalkFactor: 0,
+          intersectBelow: 1.01,
+          directCandidates: 0,
+          recordCostInKeys: 1e9,
+        }),
         capped: limits({ firstDays: 2, dayWalkFactor: 1, directCandidates: 0, recordCostInKeys: 0.01 }),
         defaults: limits({}),
       }
