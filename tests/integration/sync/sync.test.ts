@@ -2,7 +2,7 @@
  * Sync end to end in one process: the renderer's engine and Dexie cache, main's gateway and scheduler, a
  * real sandbox. After every scenario the cache must equal the sandbox's data exactly.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ChargeItem } from '../../../electron/shared/payment-api'
 import type { MarkRecord, SyncCheckpoint } from '../../../src/db/records'
 import { fingerprintOf } from '../../../src/reconcile/fingerprint'
@@ -390,5 +390,61 @@ describe('sync against the sandbox', () => {
         to: Date.now() + 1,
       }),
     ).toBeGreaterThan(0)
+  }, 60_000)
+
+  it('keeps the abort listeners on any one signal bounded while it polls the queue through a long sync', async () => {
+    const h = await harness({})
+    // Count live 'abort' listeners per signal: polling every millisecond through a slowed sync would pile
+    // up one per poll if a poll's listener outlived its timer.
+    const live = new Map<AbortSignal, number>()
+    const wrappers = new WeakMap<object, EventListenerOrEventListenerObject>()
+    let most = 0
+    const add = vi.spyOn(AbortSignal.prototype, 'addEventListener')
+    const remove = vi.spyOn(AbortSignal.prototype, 'removeEventListener')
+    add.mockImplementation(function (this: AbortSignal, type: string, listener, options) {
+      if (type === 'abort') {
+        const n = (live.get(this) ?? 0) + 1
+        live.set(this, n)
+        most = Math.max(most, n)
+        // A once-listener that fires is gone too: count it out when it runs.
+        const inner = listener as (e: Event) => void
+        const once = typeof options === 'object' && options?.once === true
+        const wrapped = once
+          ? (e: Event) => {
+              live.set(this, (live.get(this) ?? 1) - 1)
+              inner(e)
+            }
+          : inner
+        wrappers.set(listener, wrapped)
+        return EventTarget.prototype.addEventListener.call(this, type, wrapped, options)
+      }
+      return EventTarget.prototype.addEventListener.call(this, type, listener, options)
+    })
+    remove.mockImplementation(function (this: AbortSignal, type: string, listener, options) {
+      const wrapped = wrappers.get(listener) ?? listener
+      if (type === 'abort' && wrappers.has(listener)) live.set(this, (live.get(this) ?? 1) - 1)
+      return EventTarget.prototype.removeEventListener.call(this, type, wrapped, options)
+    })
+    try {
+      const slow = {
+        ...h.syncApi,
+        listPage: async (args: Parameters<typeof h.syncApi.listPage>[0]) => {
+          await new Promise((r) => setTimeout(r, 15))
+          return h.syncApi.listPage(args)
+        },
+      }
+      const started = Date.now()
+      const result = await new SyncEngine({ api: slow, store: h.store, concurrency: 2, queuePollMs: 1 }).run(
+        await request(h),
+      )
+      expect(result.state).toBe('done')
+      // Long enough for hundreds of polls.
+      expect(Date.now() - started).toBeGreaterThan(300)
+    } finally {
+      add.mockRestore()
+      remove.mockRestore()
+    }
+    expect(most).toBeGreaterThan(0)
+    expect(most).toBeLessThan(20)
   }, 60_000)
 })
