@@ -159,6 +159,8 @@ async function run(args: CacheBenchArgs, at: (stage: string) => void): Promise<C
    * What the ledger does on a filter change (ledger-store refresh): load the first two blocks in parallel,
    * each with its marks — the rows are shown then — and count the matches after, in the background.
    * Timed until the rows and their marks are in hand; the count's own time is reported beside it.
+   * Not included: loadFacts's lookup of the page's charges (fee and net columns), since this cache holds
+   * history only; with charges cached it adds one key lookup per charge row shown.
    */
   async function ledgerRefresh(
     filter: HistoryFilter,
