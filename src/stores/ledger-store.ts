@@ -181,9 +181,10 @@ export const useLedgerStore = defineStore('ledger', () => {
     counted.value = false
     total.value = BLOCK * 2
     try {
-      const first = [0, 1].map((b) => loadBlock(b, gen))
-      first.forEach((job, b) => blocks.set(b, job))
-      await Promise.all(first)
+      const first = loadBlocks(0, 2, gen)
+      blocks.set(0, first)
+      blocks.set(1, first)
+      await first
       if (gen !== generation) return
       total.value = rows.value.size === BLOCK * 2 ? BLOCK * 3 : rows.value.size
       void appCache()
@@ -287,20 +288,32 @@ export const useLedgerStore = defineStore('ledger', () => {
     return appCache().history.count(filter)
   }
 
+  /** Loads the blocks covering rows [start, end); adjacent blocks not loaded yet go in one query. */
   function ensureRows(start: number, end: number): Promise<void> {
     const jobs: Promise<void>[] = []
-    for (let b = Math.floor(start / BLOCK); b * BLOCK < Math.min(end, total.value); b++) {
-      let job = blocks.get(b)
-      if (!job) {
-        job = loadBlock(b, generation)
-        blocks.set(b, job)
+    const last = Math.ceil(Math.min(end, total.value) / BLOCK)
+    for (let b = Math.floor(start / BLOCK); b < last;) {
+      const loaded = blocks.get(b)
+      if (loaded) {
+        jobs.push(loaded)
+        b++
+        continue
       }
+      let count = 1
+      while (b + count < last && !blocks.has(b + count)) count++
+      const job = loadBlocks(b, count, generation)
+      for (let i = 0; i < count; i++) blocks.set(b + i, job)
       jobs.push(job)
+      b += count
     }
     return Promise.all(jobs).then(() => undefined)
   }
 
-  async function loadBlock(block: number, gen: number): Promise<void> {
+  /**
+   * `count` blocks from `block` on, in one query: a search walks its days from the newest for each query,
+   * so two blocks asked for apart read the first block's entries and records twice.
+   */
+  async function loadBlocks(block: number, count: number, gen: number): Promise<void> {
     const filter = currentFilter()
     if (!filter) return
     const cache = appCache()
@@ -308,7 +321,7 @@ export const useLedgerStore = defineStore('ledger', () => {
       ...filter,
       order: order.value,
       offset: block * BLOCK,
-      limit: BLOCK,
+      limit: count * BLOCK,
     })
     await loadFacts(filter.connectionId, page)
     if (gen !== generation) return

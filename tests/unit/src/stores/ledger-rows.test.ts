@@ -1,0 +1,71 @@
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createCache, setAppCacheForTests, type Cache } from '../../../../src/db/cache'
+import type { ClosebookDb } from '../../../../src/db/database'
+import { historyRecordOf } from '../../../../src/db/history-record'
+import { useLedgerStore } from '../../../../src/stores/ledger-store'
+import { CONN, T0, checkpoint, historyItem, openDb } from '../db/fixtures'
+
+const N = 1000
+
+let db: ClosebookDb
+let cache: Cache
+
+beforeEach(async () => {
+  db = openDb()
+  cache = createCache(db)
+  setAppCacheForTests(cache)
+  setActivePinia(createPinia())
+  await cache.connections.put({
+    id: CONN,
+    label: 'Test',
+    baseUrl: 'http://127.0.0.1',
+    timeZone: 'UTC',
+    storeIds: [],
+    isDemo: false,
+    lastSyncedAt: null,
+    highWater: {},
+  })
+  // One record a minute from T0 (October 2026, UTC); record i is the i-th oldest.
+  const records = Array.from({ length: N }, (_, i) =>
+    historyRecordOf(CONN, historyItem(i, { created_on: new Date(T0 + i * 60_000).toISOString() }), 0),
+  )
+  await cache.history.putPage(CONN, records, checkpoint())
+})
+afterEach(() => {
+  vi.restoreAllMocks()
+  setAppCacheForTests(undefined)
+  db.close()
+})
+
+/** Grid row `index` (newest first) is record N - 1 - index. */
+const keyAt = (ledger: ReturnType<typeof useLedgerStore>, index: number) => ledger.rows.get(index)?.key
+const expectedKey = (index: number) => historyRecordOf(CONN, historyItem(N - 1 - index), 0).key
+
+describe('ledger store: loading rows', () => {
+  it('loads the first two blocks in one query, and adjacent missing blocks together as the grid scrolls', async () => {
+    const ledger = useLedgerStore()
+    await ledger.init()
+    ledger.filters.period = '2026-10'
+    const queries = vi.spyOn(cache.history, 'queryPage')
+    await ledger.refresh()
+    expect(queries).toHaveBeenCalledTimes(1)
+    expect(queries.mock.calls[0]?.[0]).toMatchObject({ offset: 0, limit: 200, order: 'desc' })
+    await vi.waitFor(() => expect(ledger.total).toBe(N))
+
+    queries.mockClear()
+    // Rows 150–649: block 1 is loaded, blocks 2–6 are not: one query for the five of them.
+    await ledger.ensureRows(150, 650)
+    expect(queries).toHaveBeenCalledTimes(1)
+    expect(queries.mock.calls[0]?.[0]).toMatchObject({ offset: 200, limit: 500 })
+    for (const i of [0, 199, 200, 450, 649]) expect(keyAt(ledger, i), `row ${i}`).toBe(expectedKey(i))
+
+    queries.mockClear()
+    // Loaded blocks are not asked for again; the block past the end is not asked for at all.
+    await ledger.ensureRows(0, 5000)
+    expect(queries).toHaveBeenCalledTimes(1)
+    expect(queries.mock.calls[0]?.[0]).toMatchObject({ offset: 700, limit: 300 })
+    expect(ledger.rows.size).toBe(N)
+    expect(keyAt(ledger, N - 1)).toBe(expectedKey(N - 1))
+  })
+})
