@@ -189,23 +189,30 @@ export class HistoryRepository {
 
   /** Every record of a connection in [from, to), oldest first. */
   async inRange(connectionId: string, from: number, to: number): Promise<HistoryRecord[]> {
+    return this.dateRange(connectionId, from, to).toArray()
+  }
+
+  /** A connection's records in [from, to) through the date index: createdAt, then key. */
+  private dateRange(connectionId: string, from: number, to: number): HistoryCollection {
     return this.db.history
       .where('[connectionId+createdAt]')
       .between([connectionId, from], [connectionId, to], true, false)
-      .toArray()
   }
 
-  private async collection(filter: HistoryFilter): Promise<HistoryCollection> {
+  /** The filter's range on the index rangeIndex() picks (its first equality field, else the date). */
+  private indexRange(filter: HistoryFilter): HistoryCollection {
     const { connectionId, from, to } = filter
-    const indexed = INDEX_PRIORITY.find((f) => filter[f] !== undefined)
-    let coll: HistoryCollection = indexed
+    const indexed = this.rangeIndex(filter)
+    return indexed
       ? this.db.history
           .where(`[connectionId+${indexed}+createdAt]`)
           .between([connectionId, filter[indexed], from], [connectionId, filter[indexed], to], true, false)
-      : this.db.history
-          .where('[connectionId+createdAt]')
-          .between([connectionId, from], [connectionId, to], true, false)
+      : this.dateRange(connectionId, from, to)
+  }
 
+  private async collection(filter: HistoryFilter): Promise<HistoryCollection> {
+    const indexed = this.rangeIndex(filter)
+    let coll = this.indexRange(filter)
     const tests = this.recordTests(filter, indexed, searchTermsOf(filter.search ?? ''))
     const keyTest = await this.reconciledTest(filter)
     if (keyTest) tests.push((r) => keyTest(r.key))
@@ -220,16 +227,7 @@ export class HistoryRepository {
 
   /** Primary keys of the range walk collection() would do, in its order (createdAt, then key). */
   private async rangeKeys(filter: HistoryFilter, limit: number): Promise<RecordKey[]> {
-    const { connectionId, from, to } = filter
-    const indexed = this.rangeIndex(filter)
-    const coll = indexed
-      ? this.db.history
-          .where(`[connectionId+${indexed}+createdAt]`)
-          .between([connectionId, filter[indexed], from], [connectionId, filter[indexed], to], true, false)
-      : this.db.history
-          .where('[connectionId+createdAt]')
-          .between([connectionId, from], [connectionId, to], true, false)
-    const pks = (await coll.limit(limit).primaryKeys()) as HistoryKey[]
+    const pks = (await this.indexRange(filter).limit(limit).primaryKeys()) as HistoryKey[]
     return pks.map(([, key]) => key)
   }
 
@@ -275,10 +273,7 @@ export class HistoryRepository {
    */
   private async searchDays(filter: HistoryFilter): Promise<number[] | 'scan'> {
     const { connectionId, from, to } = filter
-    const range = () =>
-      this.db.history
-        .where('[connectionId+createdAt]')
-        .between([connectionId, from], [connectionId, to], true, false)
+    const range = () => this.dateRange(connectionId, from, to)
     const [first, last] = await Promise.all([range().first(), range().last()])
     if (!first || !last) return []
     const d0 = searchDayOf(first.createdAt)
@@ -357,8 +352,9 @@ export class HistoryRepository {
     const driver = byLength.slice(0, 1)
     const others = byLength.slice(1)
     const test = await this.candidateTest(query)
-    const fullTest =
-      others.length === 0 ? test : (r: HistoryRecord) => test(r) && matchesSearch(r, others.join(' '))
+    const otherSearch = others.join(' ')
+    const matchesOthers = (r: HistoryRecord): boolean => others.length === 0 || matchesSearch(r, otherSearch)
+    const fullTest = (r: HistoryRecord): boolean => test(r) && matchesOthers(r)
     let intersect = false
     const rows: HistoryRecord[] = []
     let batch = Math.max(1, limits.firstDays)
@@ -392,7 +388,7 @@ export class HistoryRepository {
           for (const r of await this.fetch(connectionId, keys)) {
             if (!test(r)) continue
             fetchedCount++
-            if (intersect || others.length === 0 || matchesSearch(r, others.join(' '))) {
+            if (intersect || matchesOthers(r)) {
               passed++
               rows.push(r)
             }
@@ -427,14 +423,7 @@ export class HistoryRepository {
     const { connectionId } = query
     const picked = new Set(keys)
     const [dayStart, dayEnd] = searchDayBounds(day)
-    let walk = this.db.history
-      .where('[connectionId+createdAt]')
-      .between(
-        [connectionId, Math.max(dayStart, query.from)],
-        [connectionId, Math.min(dayEnd, query.to)],
-        true,
-        false,
-      )
+    let walk = this.dateRange(connectionId, Math.max(dayStart, query.from), Math.min(dayEnd, query.to))
     if (query.order === 'desc') walk = walk.reverse()
     return walk
       .filter((r) => picked.has(r.key) && test(r))
