@@ -181,10 +181,8 @@ export const useLedgerStore = defineStore('ledger', () => {
     counted.value = false
     total.value = BLOCK * 2
     try {
-      const first = loadBlocks(0, 2, gen)
-      blocks.set(0, first)
-      blocks.set(1, first)
-      await first
+      // The first two blocks, in one query (ensureRows groups adjacent missing blocks).
+      await ensureRows(0, BLOCK * 2)
       if (gen !== generation) return
       total.value = rows.value.size === BLOCK * 2 ? BLOCK * 3 : rows.value.size
       void appCache()
