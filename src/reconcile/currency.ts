@@ -27,6 +27,10 @@ export const CURRENCY_EXPONENTS: Readonly<Record<string, number>> = Object.freez
 /** Exponent assumed for a currency missing from `CURRENCY_EXPONENTS`. */
 export const DEFAULT_EXPONENT = 2
 
+// Codes by the data's spelling: asked per record and amount cell by the workbook and the summaries, and a
+// trim + upper-case made new strings each time. Few distinct spellings; bounded anyway.
+const codeBySpelling = new Map<string, string>()
+
 /** Upper-case currency code: the API's codes are case-insensitive, sums must not split on case. */
 export function normalizeCurrency(currency: string): string {
   let code = codeBySpelling.get(currency)
@@ -38,22 +42,8 @@ export function normalizeCurrency(currency: string): string {
   return code
 }
 
-// Codes by the data's spelling: asked per record and amount cell by the workbook and the summaries, and a
-// trim + upper-case made new strings each time. Few distinct spellings; bounded anyway.
-const codeBySpelling = new Map<string, string>()
-
-// Exponents by code as the data spells it: a workbook asks once per amount cell (~600k times for a
-// 200k-row month). Few distinct spellings; bounded anyway.
-const exponentByCode = new Map<string, number>()
-
 export function currencyExponent(currency: string): number {
-  let exponent = exponentByCode.get(currency)
-  if (exponent === undefined) {
-    exponent = CURRENCY_EXPONENTS[normalizeCurrency(currency)] ?? DEFAULT_EXPONENT
-    if (exponentByCode.size >= 1_000) exponentByCode.clear()
-    exponentByCode.set(currency, exponent)
-  }
-  return exponent
+  return CURRENCY_EXPONENTS[normalizeCurrency(currency)] ?? DEFAULT_EXPONENT
 }
 
 /** Throws unless `amount` is a safe integer: a fraction here means the data is not in minor units. */
@@ -62,6 +52,8 @@ export function assertMinorUnits(amount: number, context = 'amount'): void {
     throw new TypeError(`${context} must be an integer in minor units, got ${String(amount)}`)
   }
 }
+
+const EXACT_QUOTIENT_LIMIT = 2 ** 50
 
 /** 1050 JPY → 1050; 1234 USD → 12.34; 1234 KWD → 1.234. */
 export function toMajorUnits(minor: number, currency: string): number {
@@ -74,8 +66,6 @@ export function toMajorUnits(minor: number, currency: string): number {
   // toFixed removes binary noise (e.g. 0.1 + 0.2) so the result prints as the decimal it stands for.
   return Number((minor / 10 ** exponent).toFixed(exponent))
 }
-
-const EXACT_QUOTIENT_LIMIT = 2 ** 50
 
 const formatters = new Map<string, Intl.NumberFormat>()
 
