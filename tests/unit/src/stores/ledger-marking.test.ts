@@ -1,10 +1,10 @@
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createCache, setAppCacheForTests, type Cache } from '../../../../src/db/cache'
+import type { Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { historyRecordOf } from '../../../../src/db/history-record'
 import { useLedgerStore } from '../../../../src/stores/ledger-store'
-import { CONN, T0, checkpoint, historyItem, openDb } from '../db/fixtures'
+import { CONN, T0 } from '../db/fixtures'
+import { closeLedgerCache, openLedgerCache } from './ledger-cache'
 
 const N = 3000
 
@@ -12,29 +12,11 @@ let db: ClosebookDb
 let cache: Cache
 
 beforeEach(async () => {
-  db = openDb()
-  cache = createCache(db)
-  setAppCacheForTests(cache)
+  ;({ db, cache } = await openLedgerCache(N))
   setActivePinia(createPinia())
-  await cache.connections.put({
-    id: CONN,
-    label: 'Test',
-    baseUrl: 'http://127.0.0.1',
-    timeZone: 'UTC',
-    storeIds: [],
-    isDemo: false,
-    lastSyncedAt: null,
-    highWater: {},
-  })
-  // Every record in October 2026 (UTC): one minute apart from T0.
-  const records = Array.from({ length: N }, (_, i) =>
-    historyRecordOf(CONN, historyItem(i, { created_on: new Date(T0 + i * 60_000).toISOString() }), 0),
-  )
-  await cache.history.putPage(CONN, records, checkpoint())
 })
 afterEach(() => {
-  setAppCacheForTests(undefined)
-  db.close()
+  closeLedgerCache(db)
 })
 
 describe('ledger store: bulk marking', () => {
