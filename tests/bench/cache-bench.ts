@@ -9,47 +9,8 @@ import { usFromIso } from '../../electron/sandbox/model'
 import { historyItem, type Names } from '../../electron/sandbox/serialize'
 import { periodRange } from '../../src/reconcile/periods'
 import { measured, type MetricMap } from './metrics'
+import type { CacheBenchArgs, CacheBenchResult, Timing } from './shared/cache-bench-types'
 import { runInChromium } from './support/chromium-runner'
-
-// Mirrors of browser/cache-entry.ts's types: the two sides are separate TS projects (node / web).
-interface CacheBenchArgs {
-  records: number
-  ingestRecords: number
-  storeId: string
-  searchTerm: string
-  month: string
-  timeZone: string
-  repeats: number
-}
-interface Timing {
-  ms: number
-  runs: number[]
-  rows: number
-  total: number
-  countMs: number
-}
-interface CacheBenchResult {
-  cached: number
-  ingestMs: number
-  ingested: number
-  fillMs: number
-  feedMs: number
-  firstRows: Timing
-  filterRefunds: Timing
-  filterStore: Timing
-  searchMonth: Timing
-  searchAll: Timing
-  mark: {
-    ms: number
-    records: number
-    readMs: number
-    planMs: number
-    applyMs: number
-    puts: number
-    floorMs: number
-  }
-  userAgent: string
-}
 
 const FROM = '2025-11-01T00:00:00Z'
 const TO = '2026-11-01T00:00:00Z'

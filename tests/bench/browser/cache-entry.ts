@@ -13,56 +13,7 @@ import type { HistoryRecord, SyncCheckpoint } from '../../../src/db/records'
 import { fingerprintOf } from '../../../src/reconcile/fingerprint'
 import { planMarks } from '../../../src/reconcile/marking'
 import { periodRange } from '../../../src/reconcile/periods'
-
-export interface CacheBenchArgs {
-  /** History records `__items` serves, oldest first. */
-  records: number
-  /** How many of them are written in pages of 100 and timed for the ingest rate. */
-  ingestRecords: number
-  storeId: string
-  /** A cardholder name that occurs in `month`. */
-  searchTerm: string
-  /** `YYYY-MM` used by the month-scoped ledger measurements. */
-  month: string
-  timeZone: string
-  repeats: number
-}
-
-export interface Timing {
-  /** Median of the repeats, ms. */
-  ms: number
-  runs: number[]
-  rows: number
-  total: number
-  /** The background count after the rows were shown, ms (last run). */
-  countMs: number
-}
-
-export interface CacheBenchResult {
-  cached: number
-  ingestMs: number
-  ingested: number
-  /** Time writing the rest in pages of CHUNK. */
-  fillMs: number
-  /** Time spent waiting for items from Node (not part of the ingest rate). */
-  feedMs: number
-  firstRows: Timing
-  filterRefunds: Timing
-  filterStore: Timing
-  searchMonth: Timing
-  searchAll: Timing
-  mark: {
-    ms: number
-    records: number
-    readMs: number
-    planMs: number
-    applyMs: number
-    puts: number
-    /** The same mark rows put into an object store with no index, raw IndexedDB, one transaction. */
-    floorMs: number
-  }
-  userAgent: string
-}
+import type { CacheBenchArgs, CacheBenchResult, Timing } from '../shared/cache-bench-types'
 
 /**
  * What IndexedDB itself costs for the bulk mark's rows: one put per row into a fresh store with no index,
