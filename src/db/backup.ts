@@ -10,10 +10,13 @@ import {
   historyTypeSchema,
   modeSchema,
 } from '../../electron/shared/payment-api'
-import { TABLE_NAMES, type ClosebookDb, type TableName } from './database'
+import { appendAuditEntries, auditEntriesOf, auditRowsOf } from './audit-repository'
+import type { ClosebookDb } from './database'
 import { searchTokensOf } from './history-record'
+import { markDayOf, markDayRowsOf, putMarkDays } from './marks-repository'
 import type {
   AuditEntry,
+  AuditRow,
   CachedConnection,
   ChargeRecord,
   HistoryRecord,
@@ -28,6 +31,26 @@ import type {
 
 export const BACKUP_FORMAT = 'closebook-backup'
 export const BACKUP_VERSION = 1
+
+/**
+ * A backup's tables: the cache's, with marks and the audit log as the app reads them (one row per mark,
+ * one per change) rather than as the cache groups them (by day, by action), so the format is the same
+ * whatever the storage. An audit entry's `seq` and `part` say which action it belongs to.
+ */
+export const BACKUP_TABLE_NAMES = [
+  'connections',
+  'stores',
+  'history',
+  'charges',
+  'marks',
+  'audit',
+  'checkpoints',
+  'locks',
+  'settings',
+  'imports',
+  'importedRows',
+] as const
+export type BackupTableName = (typeof BACKUP_TABLE_NAMES)[number]
 
 export interface BackupTables {
   connections: CachedConnection[]
@@ -51,12 +74,12 @@ export interface Backup {
   tables: BackupTables
 }
 
-export type TableCounts = Record<TableName, number>
+export type TableCounts = Record<BackupTableName, number>
 
 export interface RestoreSummary {
   exportedAt: string
   /** Per table: rows now in the cache (all replaced) and rows the backup brings. */
-  tables: Record<TableName, { current: number; incoming: number }>
+  tables: Record<BackupTableName, { current: number; incoming: number }>
 }
 
 export class BackupValidationError extends Error {
@@ -149,6 +172,7 @@ const markSchema = z.object({
 
 const auditSchema = z.object({
   seq: z.number().int().positive(),
+  part: z.number().int().nonnegative().optional(),
   connectionId: z.string().min(1),
   at: ms,
   actor: z.string(),
@@ -233,13 +257,13 @@ const backupSchema = z.object({
 })
 
 /** Primary key of each row, to reject a backup that would collide with itself on restore. */
-const PRIMARY_KEY: { [T in TableName]: (row: BackupTables[T][number]) => string } = {
+const PRIMARY_KEY: { [T in BackupTableName]: (row: BackupTables[T][number]) => string } = {
   connections: (r) => r.id,
   stores: (r) => JSON.stringify([r.connectionId, r.storeId]),
   history: (r) => JSON.stringify([r.connectionId, r.key]),
   charges: (r) => JSON.stringify([r.connectionId, r.id]),
   marks: (r) => JSON.stringify([r.connectionId, r.key]),
-  audit: (r) => String(r.seq),
+  audit: (r) => `${r.seq}.${r.part ?? 0}`,
   checkpoints: (r) => JSON.stringify([r.connectionId, r.partitionId]),
   locks: (r) => JSON.stringify([r.connectionId, r.period]),
   settings: (r) => r.key,
@@ -275,8 +299,8 @@ export async function exportBackup(db: ClosebookDb, now: Date = new Date()): Pro
       db.stores.toArray(),
       db.history.toArray(),
       db.charges.toArray(),
-      db.marks.toArray(),
-      db.audit.toArray(),
+      db.markDays.toArray().then((rows) => rows.flatMap((r) => r.marks)),
+      db.audit.toArray().then((rows) => rows.flatMap(auditEntriesOf)),
       db.checkpoints.toArray(),
       db.locks.toArray(),
       db.settings.toArray(),
@@ -312,7 +336,7 @@ export function validateBackup(value: unknown): Backup {
   }
   const backup = parsed.data as Backup
   const issues: string[] = []
-  for (const table of TABLE_NAMES) {
+  for (const table of BACKUP_TABLE_NAMES) {
     const keyOf = PRIMARY_KEY[table] as (row: unknown) => string
     const seen = new Set<string>()
     backup.tables[table].forEach((row: unknown, i: number) => {
@@ -321,21 +345,48 @@ export function validateBackup(value: unknown): Backup {
       seen.add(key)
     })
   }
+  issues.push(...splitActions(backup.tables.audit))
   if (issues.length > 0) throw new BackupValidationError(issues)
   return backup
 }
 
+/** Entries sharing a sequence number are one action: they must agree on who, when, what and why. */
+function splitActions(audit: readonly AuditEntry[]): string[] {
+  const heads = new Map<number, AuditEntry>()
+  const issues: string[] = []
+  audit.forEach((e, i) => {
+    const seq = e.seq ?? 0
+    const head = heads.get(seq)
+    if (!head) return void heads.set(seq, e)
+    if (auditRowsOf([head, e]).length > 1)
+      issues.push(
+        `${formatPath(['tables', 'audit', i])}: seq ${seq} is shared by entries of different actions`,
+      )
+  })
+  return issues
+}
+
+/** Rows per backup table (marks and audit entries counted one by one, as a backup holds them). */
 export async function countTables(db: ClosebookDb): Promise<TableCounts> {
   return db.transaction('r', db.allTables(), async () => {
-    const counts = await Promise.all(TABLE_NAMES.map((t) => db.table(t).count()))
-    return Object.fromEntries(TABLE_NAMES.map((t, i) => [t, counts[i] ?? 0])) as TableCounts
+    const counts = {} as TableCounts
+    for (const t of BACKUP_TABLE_NAMES) {
+      if (t === 'marks') {
+        counts.marks = 0
+        await db.markDays.each((r) => void (counts.marks += r.marks.length))
+      } else if (t === 'audit') {
+        counts.audit = 0
+        await db.audit.each((r) => void (counts.audit += r.changes.length))
+      } else counts[t] = await db.table(t).count()
+    }
+    return counts
   })
 }
 
 /** What a restore would do, for the confirmation dialog: every current row is replaced. */
 export function summarizeRestore(current: TableCounts, backup: Backup): RestoreSummary {
   const tables = Object.fromEntries(
-    TABLE_NAMES.map((t) => [t, { current: current[t], incoming: backup.tables[t].length }]),
+    BACKUP_TABLE_NAMES.map((t) => [t, { current: current[t], incoming: backup.tables[t].length }]),
   ) as RestoreSummary['tables']
   return { exportedAt: backup.exportedAt, tables }
 }
@@ -356,8 +407,13 @@ export async function restoreBackup(
     await db.stores.bulkAdd(t.stores)
     await db.history.bulkAdd(t.history)
     await db.charges.bulkAdd(t.charges)
-    await db.marks.bulkAdd(t.marks)
-    await db.audit.bulkAdd(t.audit)
+    // Marks go to their record's day row; the backup's history is what the cache will hold.
+    const days = new Map(t.history.map((h) => [`${h.connectionId}\u0001${h.key}`, markDayOf(h.createdAt)]))
+    await putMarkDays(
+      db.markDays,
+      markDayRowsOf(t.marks, (m) => days.get(`${m.connectionId}\u0001${m.key}`)),
+    )
+    await db.audit.bulkAdd(auditRowsBySeq(t.audit))
     await db.checkpoints.bulkAdd(t.checkpoints)
     await db.locks.bulkAdd(t.locks)
     await db.settings.bulkAdd(t.settings)
@@ -366,7 +422,8 @@ export async function restoreBackup(
     if (options.actor !== undefined) {
       const at = options.at ?? Date.now()
       const actor = options.actor
-      await db.audit.bulkAdd(
+      await appendAuditEntries(
+        db.audit,
         t.connections.map((c) => ({
           connectionId: c.id,
           at,
@@ -380,4 +437,22 @@ export async function restoreBackup(
       )
     }
   })
+}
+
+/** The stored rows of a backup's audit entries: one per sequence number, its changes in `part` order. */
+function auditRowsBySeq(entries: readonly AuditEntry[]): AuditRow[] {
+  const bySeq = new Map<number, AuditEntry[]>()
+  for (const e of entries) {
+    const seq = e.seq ?? 0
+    const group = bySeq.get(seq)
+    if (group) group.push(e)
+    else bySeq.set(seq, [e])
+  }
+  const rows: AuditRow[] = []
+  for (const [seq, group] of bySeq) {
+    group.sort((a, b) => (a.part ?? 0) - (b.part ?? 0))
+    // validateBackup checked that a sequence number's entries are one action: one row each.
+    for (const row of auditRowsOf(group)) rows.push({ ...row, seq })
+  }
+  return rows
 }

@@ -4,7 +4,7 @@
  */
 import type { ClosebookDb } from './database'
 import { MarksRepository } from './marks-repository'
-import type { AuditEntry, ImportedRowRecord, ImportRecord, MarkRecord, RecordKey } from './records'
+import type { AuditEntry, ImportedRowRecord, ImportRecord, MarkRecord, MarkRef, RecordKey } from './records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 
 export type AddImportResult = { added: true; import: ImportRecord } | { added: false; existing: ImportRecord }
@@ -64,15 +64,18 @@ export class ImportsRepository {
   /**
    * Accepting matches: the marks (with their audit entries) and the rows' links land together or not at
    * all. A closed month refuses the whole batch (MarksRepository checks the locks inside the transaction).
+   * `records` are the marked records (their time files their marks).
    */
   async accept(
     connectionId: string,
     plan: { puts: MarkRecord[]; deletes: RecordKey[]; audit: AuditEntry[] },
     matches: readonly AcceptedMatch[],
+    records: readonly MarkRef[],
   ): Promise<void> {
     const { db } = this
-    await db.transaction('rw', [db.marks, db.audit, db.locks, db.importedRows], async () => {
-      if (plan.puts.length + plan.deletes.length > 0) await this.marks.apply({ connectionId, ...plan })
+    await db.transaction('rw', [db.markDays, db.audit, db.locks, db.importedRows], async () => {
+      if (plan.puts.length + plan.deletes.length > 0)
+        await this.marks.apply({ connectionId, ...plan }, records)
       for (const m of matches) {
         await db.importedRows.update([connectionId, m.importId, m.line], { matchedKeys: [...m.keys] })
       }

@@ -1,13 +1,26 @@
 /**
- * The accountant's marks. Every change goes through `apply`, which writes the marks and their audit
- * rows in one transaction and refuses, inside that same transaction, to touch a locked period — so a
- * lock taken concurrently can never be slipped past.
+ * The accountant's marks. Every change goes through `planAndApply` (or `apply`), which writes the marks
+ * and their audit row in one transaction and refuses, inside that same transaction, to touch a locked
+ * period — so a lock taken concurrently can never be slipped past.
+ *
+ * Marks are stored by the record's UTC day (MarkDayRecord): IndexedDB's cost here is per request, about
+ * a quarter of a millisecond, so 10k marks written one row each took seconds; grouped by day, a 10k
+ * bulk mark over a month reads and writes ~30 rows. Callers name records by key and time (MarkRef).
  */
-import Dexie from 'dexie'
+import Dexie, { type Table } from 'dexie'
 import { appendAuditEntries } from './audit-repository'
 import type { ClosebookDb } from './database'
-import type { AuditEntry, MarkRecord, MarkState, PeriodLock, RecordKey } from './records'
+import { searchDayOf } from './history-record'
+import type { AuditEntry, MarkDayRecord, MarkRecord, MarkRef, PeriodLock, RecordKey } from './records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
+
+/** Where marks whose record is not in the cache are kept (a backup of marks alone, a migration). */
+export const ORPHAN_MARK_DAY = -1
+
+/** The day row a record's mark lives in. */
+export function markDayOf(createdAt: number): number {
+  return searchDayOf(createdAt)
+}
 
 export interface MarkPlan {
   connectionId: string
@@ -20,6 +33,7 @@ export interface MarkPlan {
 export interface ApplyResult {
   put: number
   deleted: number
+  /** Sequence numbers of the audit rows written (one per action). */
   auditSeqs: number[]
 }
 
@@ -33,12 +47,7 @@ export class PeriodLockedError extends Error {
   }
 }
 
-type MarkKey = [string, RecordKey]
-
-/** From this many keys on, planAndApply may read a connection's marks by range instead of key by key. */
-const BULK_READ_MIN = 1000
-
-/** What a planner sees inside the transaction: the current marks of the keys and the connection's locks. */
+/** What a planner sees inside the transaction: the current marks of the records and the connection's locks. */
 export interface MarkSnapshot {
   marks: ReadonlyMap<RecordKey, MarkRecord>
   locks: ReadonlyMap<string, PeriodLock>
@@ -51,53 +60,179 @@ export interface PlannedWrites {
   audit: readonly AuditEntry[]
 }
 
-export class MarksRepository {
-  constructor(private readonly db: ClosebookDb) {}
+type DayKey = [string, number]
 
-  async get(connectionId: string, key: RecordKey): Promise<MarkRecord | undefined> {
-    return this.db.marks.get([connectionId, key])
+/** True when the row holds a reconciled mark changed since reconciled (the row's indexed flag). */
+function hasChanged(marks: readonly MarkRecord[]): boolean {
+  return marks.some((m) => m.state === 'reconciled' && m.changedSinceReconciled === 1)
+}
+
+/** Day rows of `marks`, filed by `dayOf` (ORPHAN_MARK_DAY when it returns undefined). */
+export function markDayRowsOf(
+  marks: readonly MarkRecord[],
+  dayOf: (mark: MarkRecord) => number | undefined,
+): MarkDayRecord[] {
+  const rows = new Map<string, MarkDayRecord>()
+  for (const m of marks) {
+    const day = dayOf(m) ?? ORPHAN_MARK_DAY
+    const id = `${m.connectionId}\u0001${day}`
+    let row = rows.get(id)
+    if (!row) rows.set(id, (row = { connectionId: m.connectionId, day, marks: [], changed: 0 }))
+    row.marks.push(m)
+  }
+  for (const row of rows.values()) row.changed = hasChanged(row.marks) ? 1 : 0
+  return [...rows.values()]
+}
+
+/** Stores the rows (replacing each day's row), or deletes a row left with no mark. In a transaction. */
+export async function putMarkDays(
+  table: Table<MarkDayRecord, DayKey>,
+  rows: readonly MarkDayRecord[],
+): Promise<void> {
+  const empty = rows.filter((r) => r.marks.length === 0)
+  const full = rows.filter((r) => r.marks.length > 0)
+  for (const r of full) r.changed = hasChanged(r.marks) ? 1 : 0
+  if (empty.length > 0) await table.bulkDelete(empty.map((r): DayKey => [r.connectionId, r.day]))
+  if (full.length > 0) await table.bulkPut(full)
+}
+
+/** The day rows a set of records' marks live in, read once each; `rows` keeps them for rewriting. */
+class DayRows {
+  readonly rows = new Map<number, MarkDayRecord>()
+  readonly dayOfKey = new Map<RecordKey, number>()
+
+  constructor(
+    readonly connectionId: string,
+    refs: readonly MarkRef[],
+  ) {
+    for (const r of refs) this.dayOfKey.set(r.key, markDayOf(r.createdAt))
   }
 
-  async getMany(connectionId: string, keys: readonly RecordKey[]): Promise<(MarkRecord | undefined)[]> {
-    return this.db.marks.bulkGet(keys.map((k): MarkKey => [connectionId, k]))
-  }
-
-  /** Applies a plan atomically: all marks, deletes and audit rows land, or none does. */
-  async apply(plan: MarkPlan): Promise<ApplyResult> {
-    const { connectionId } = plan
-    assertSameConnection(connectionId, plan.puts, 'mark plan')
-    assertSameConnection(connectionId, plan.audit, 'mark plan audit')
-    const { db } = this
-    return db.transaction('rw', db.marks, db.audit, db.locks, async () => {
-      const touched = [...plan.puts.map((m) => m.key), ...plan.deletes]
-      const existing = await db.marks.bulkGet(touched.map((k): MarkKey => [connectionId, k]))
-      const locks = await this.#locks(connectionId)
-      return this.#write(plan, existing, locks)
+  /** Reads the records' day rows, and the orphan row: a mark filed there before its record came. */
+  async read(table: Table<MarkDayRecord, DayKey>): Promise<void> {
+    const days = [...new Set([...this.dayOfKey.values(), ORPHAN_MARK_DAY])].filter((d) => !this.rows.has(d))
+    const found = await table.bulkGet(days.map((d): DayKey => [this.connectionId, d]))
+    days.forEach((day, i) => {
+      this.rows.set(day, found[i] ?? { connectionId: this.connectionId, day, marks: [], changed: 0 })
     })
   }
 
+  /** The current mark of every named record that has one (from its day row, else the orphan row). */
+  marks(): Map<RecordKey, MarkRecord> {
+    const out = new Map<RecordKey, MarkRecord>()
+    for (const m of this.rows.get(ORPHAN_MARK_DAY)?.marks ?? [])
+      if (this.dayOfKey.has(m.key)) out.set(m.key, m)
+    for (const row of this.rows.values())
+      for (const m of row.marks) if (this.dayOfKey.get(m.key) === row.day) out.set(m.key, m)
+    return out
+  }
+
+  /** Named records whose mark is still in the orphan row. */
+  orphans(): MarkRecord[] {
+    return (this.rows.get(ORPHAN_MARK_DAY)?.marks ?? []).filter((m) => this.dayOfKey.has(m.key))
+  }
+
   /**
-   * Read, plan and write in one transaction: the current marks of `keys` and the connection's locks are
-   * read, `planner` (synchronous, pure) turns them into writes, and those land with their audit rows.
-   * Nothing can change the marks between the read and the write, and the marks are read once (a 10k bulk
-   * mark spends most of its time in IndexedDB requests, so a second read of the same rows is costly).
+   * Applies puts and deletes to the rows and returns the rows that changed. A touched record's mark
+   * leaves the orphan row: it lives in its record's day row from now on.
+   */
+  change(puts: readonly MarkRecord[], deletes: readonly RecordKey[]): MarkDayRecord[] {
+    const byDay = new Map<number, Map<RecordKey, MarkRecord | undefined>>()
+    const at = (key: RecordKey): Map<RecordKey, MarkRecord | undefined> => {
+      const day = this.dayOfKey.get(key)
+      if (day === undefined) throw new Error(`mark plan: ${key} was not among the records read`)
+      let changes = byDay.get(day)
+      if (!changes) byDay.set(day, (changes = new Map<RecordKey, MarkRecord | undefined>()))
+      return changes
+    }
+    for (const k of deletes) at(k).set(k, undefined)
+    for (const m of puts) at(m.key).set(m.key, m)
+    const touched = new Set([...deletes, ...puts.map((m) => m.key)])
+    const orphanRow = this.rows.get(ORPHAN_MARK_DAY)
+    if (orphanRow && orphanRow.marks.some((m) => touched.has(m.key)) && !byDay.has(ORPHAN_MARK_DAY))
+      byDay.set(ORPHAN_MARK_DAY, new Map())
+    const changed: MarkDayRecord[] = []
+    for (const [day, changes] of byDay) {
+      const row = this.rows.get(day) as MarkDayRecord
+      const leaving = day === ORPHAN_MARK_DAY ? touched : changes
+      const kept = row.marks.filter((m) => !leaving.has(m.key))
+      for (const m of changes.values()) if (m) kept.push(m)
+      changed.push({ ...row, marks: kept })
+    }
+    return changed
+  }
+}
+
+/**
+ * Sync's side (HistoryRepository.putPage): raises the changed-since-reconciled flag of the reconciled
+ * marks whose record's fingerprint no longer matches, and returns their keys. Only the flag changes: the
+ * note, state and fingerprint stay the accountant's. In a transaction that includes `table`.
+ */
+export async function flagChangedMarks<R extends MarkRef>(
+  table: Table<MarkDayRecord, DayKey>,
+  connectionId: string,
+  records: readonly R[],
+  fingerprintOf: (record: R) => string,
+): Promise<RecordKey[]> {
+  const rows = new DayRows(connectionId, records)
+  await rows.read(table)
+  const marks = rows.marks()
+  if (marks.size === 0) return []
+  const flagged: MarkRecord[] = []
+  for (const record of records) {
+    const mark = marks.get(record.key)
+    if (mark?.state !== 'reconciled' || mark.changedSinceReconciled === 1) continue
+    if (mark.fingerprint !== fingerprintOf(record)) flagged.push({ ...mark, changedSinceReconciled: 1 })
+  }
+  // Marks kept as orphans (restored or migrated before their record was cached) join their day row now.
+  const flaggedKeys = new Set(flagged.map((m) => m.key))
+  const adopted = rows.orphans().filter((m) => !flaggedKeys.has(m.key))
+  if (flagged.length + adopted.length > 0) await putMarkDays(table, rows.change([...flagged, ...adopted], []))
+  return flagged.map((m) => m.key)
+}
+
+export class MarksRepository {
+  constructor(private readonly db: ClosebookDb) {}
+
+  async get(connectionId: string, ref: MarkRef): Promise<MarkRecord | undefined> {
+    return (await this.getMany(connectionId, [ref]))[0]
+  }
+
+  /** The marks of the records, in their order (undefined: no mark). One read per distinct day. */
+  async getMany(connectionId: string, refs: readonly MarkRef[]): Promise<(MarkRecord | undefined)[]> {
+    const rows = new DayRows(connectionId, refs)
+    await rows.read(this.db.markDays)
+    const marks = rows.marks()
+    return refs.map((r) => marks.get(r.key))
+  }
+
+  /** Applies a plan atomically: all marks, deletes and audit rows land, or none does. */
+  async apply(plan: MarkPlan, refs: readonly MarkRef[]): Promise<ApplyResult> {
+    return (await this.planAndApply(plan.connectionId, refs, () => plan)).result
+  }
+
+  /**
+   * Read, plan and write in one transaction: the current marks of the records and the connection's locks
+   * are read, `planner` (synchronous, pure) turns them into writes, and those land with their audit row.
+   * Nothing can change the marks between the read and the write. The plan may only touch the records
+   * named in `refs` (their day rows are the ones read).
    */
   async planAndApply<P extends PlannedWrites>(
     connectionId: string,
-    keys: readonly RecordKey[],
+    refs: readonly MarkRef[],
     planner: (snapshot: MarkSnapshot) => P,
     options: { signal?: AbortSignal } = {},
   ): Promise<{ plan: P; result: ApplyResult }> {
     const { db } = this
     const { signal } = options
     signal?.throwIfAborted()
-    return db.transaction('rw', db.marks, db.audit, db.locks, async () => {
+    return db.transaction('rw', db.markDays, db.audit, db.locks, async () => {
       // Cancelling aborts the transaction: whatever was written so far is rolled back, nothing lands.
       const tx = Dexie.currentTransaction
       const abort = (): void => tx.abort()
       signal?.addEventListener('abort', abort, { once: true })
       try {
-        return await this.#planAndWrite(connectionId, keys, planner, signal)
+        return await this.#planAndWrite(connectionId, refs, planner, signal)
       } finally {
         signal?.removeEventListener('abort', abort)
       }
@@ -106,46 +241,30 @@ export class MarksRepository {
 
   async #planAndWrite<P extends PlannedWrites>(
     connectionId: string,
-    keys: readonly RecordKey[],
+    refs: readonly MarkRef[],
     planner: (snapshot: MarkSnapshot) => P,
     signal: AbortSignal | undefined,
   ): Promise<{ plan: P; result: ApplyResult }> {
     const { db } = this
-    const [marks, locks] = await Promise.all([this.#current(connectionId, keys), this.#locks(connectionId)])
+    const rows = new DayRows(connectionId, refs)
+    const [, locks] = await Promise.all([rows.read(db.markDays), this.#locks(connectionId)])
     signal?.throwIfAborted()
+    const marks = rows.marks()
     const plan = planner({ marks, locks })
     signal?.throwIfAborted()
     assertSameConnection(connectionId, plan.puts, 'mark plan')
     assertSameConnection(connectionId, plan.audit, 'mark plan audit')
-    // Only the touched marks' stored periods matter to the lock check; a planner may touch a key it
-    // was not given, so read what the snapshot lacks.
-    const touched = [...plan.puts.map((m) => m.key), ...plan.deletes]
-    const given = new Set(keys)
-    const unread = touched.filter((k) => !given.has(k))
-    const read =
-      unread.length > 0 ? await db.marks.bulkGet(unread.map((k): MarkKey => [connectionId, k])) : []
-    const existing = [...touched.map((k) => marks.get(k)), ...read]
-    const result = await this.#write({ connectionId, ...plan }, existing, locks)
-    return { plan, result }
-  }
-
-  /**
-   * The current marks of `keys`. A get per key costs an IndexedDB request each; when the connection has
-   * no more marks than there are keys (a first bulk mark, a sparsely marked cache) one range read of all
-   * its marks returns fewer rows for a fraction of the requests. Below BULK_READ_MIN keys the count
-   * would not pay for itself.
-   */
-  async #current(connectionId: string, keys: readonly RecordKey[]): Promise<Map<RecordKey, MarkRecord>> {
-    const marks = new Map<RecordKey, MarkRecord>()
-    const range = this.db.marks.where('[connectionId+key]').between(...connectionBounds(connectionId))
-    if (keys.length >= BULK_READ_MIN && (await range.count()) <= keys.length) {
-      const wanted = new Set(keys)
-      for (const m of await range.toArray()) if (wanted.has(m.key)) marks.set(m.key, m)
-      return marks
+    // A touched mark's new and stored periods must both be open.
+    const periods = new Set<string>(plan.puts.map((m) => m.period))
+    for (const k of [...plan.puts.map((m) => m.key), ...plan.deletes]) {
+      const stored = marks.get(k)
+      if (stored) periods.add(stored.period)
     }
-    const found = await this.db.marks.bulkGet(keys.map((k): MarkKey => [connectionId, k]))
-    for (const m of found) if (m) marks.set(m.key, m)
-    return marks
+    for (const p of periods) if (locks.has(p)) throw new PeriodLockedError(connectionId, p)
+    const changed = rows.change(plan.puts, plan.deletes)
+    if (changed.length > 0) await putMarkDays(db.markDays, changed)
+    const auditSeqs = plan.audit.length > 0 ? await appendAuditEntries(db.audit, plan.audit) : []
+    return { plan, result: { put: plan.puts.length, deleted: plan.deletes.length, auditSeqs } }
   }
 
   async #locks(connectionId: string): Promise<Map<string, PeriodLock>> {
@@ -157,38 +276,33 @@ export class MarksRepository {
     return new Map(rows.map((l) => [l.period, l]))
   }
 
-  /** Refuses a plan touching a locked period (its new or its stored period), else writes it. In a transaction. */
-  async #write(
-    plan: MarkPlan,
-    existing: readonly (MarkRecord | undefined)[],
-    locks: ReadonlyMap<string, PeriodLock>,
-  ): Promise<ApplyResult> {
-    const { db } = this
-    const { connectionId } = plan
-    const periods = new Set<string>(plan.puts.map((m) => m.period))
-    for (const m of existing) if (m) periods.add(m.period)
-    for (const p of periods) if (locks.has(p)) throw new PeriodLockedError(connectionId, p)
-    if (plan.deletes.length > 0)
-      await db.marks.bulkDelete(plan.deletes.map((k): MarkKey => [connectionId, k]))
-    if (plan.puts.length > 0) await db.marks.bulkPut(plan.puts)
-    const auditSeqs = plan.audit.length > 0 ? await appendAuditEntries(db.audit, plan.audit) : []
-    return { put: plan.puts.length, deleted: plan.deletes.length, auditSeqs }
-  }
-
-  /** Reconciled marks whose record changed at a later sync. */
+  /** Reconciled marks whose record changed at a later sync (read through the day rows' flag). */
   async listChangedSinceReconciled(connectionId: string): Promise<MarkRecord[]> {
-    const rows = await this.db.marks
-      .where('[connectionId+changedSinceReconciled]')
-      .equals([connectionId, 1])
+    const rows = await this.db.markDays.where('[connectionId+changed]').equals([connectionId, 1]).toArray()
+    return rows.flatMap((r) =>
+      r.marks.filter((m) => m.state === 'reconciled' && m.changedSinceReconciled === 1),
+    )
+  }
+
+  /**
+   * Every mark on records of the UTC days that [from, to) touches (so possibly a few records outside it:
+   * callers test their records' times). Orphans (no cached record) are not included.
+   */
+  async overlapping(connectionId: string, from: number, to: number): Promise<MarkRecord[]> {
+    if (!(to > from)) return []
+    const rows = await this.db.markDays
+      .where('[connectionId+day]')
+      .between([connectionId, markDayOf(from)], [connectionId, markDayOf(to - 1)], true, true)
       .toArray()
-    return rows.filter((m) => m.state === 'reconciled')
+    return rows.flatMap((r) => r.marks)
   }
 
-  async listByPeriod(connectionId: string, period: string): Promise<MarkRecord[]> {
-    return this.db.marks.where('[connectionId+period]').equals([connectionId, period]).toArray()
-  }
-
-  async countByState(connectionId: string, state: MarkState): Promise<number> {
-    return this.db.marks.where('[connectionId+state]').equals([connectionId, state]).count()
+  /** All of a connection's marks, orphans included. */
+  async all(connectionId: string): Promise<MarkRecord[]> {
+    const rows = await this.db.markDays
+      .where('[connectionId+day]')
+      .between(...connectionBounds(connectionId))
+      .toArray()
+    return rows.flatMap((r) => r.marks)
   }
 }

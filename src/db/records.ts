@@ -86,12 +86,40 @@ export interface MarkRecord {
   matchRef?: string
 }
 
+/**
+ * What locates a record's mark: its key and its time. Marks are stored by the record's UTC day, so a
+ * caller names the records it asks about (a HistoryRecord is one).
+ */
+export interface MarkRef {
+  key: RecordKey
+  createdAt: number
+}
+
+/**
+ * Storage row of the marks (schema v6): a connection's marks on the records of one UTC day. A bulk mark
+ * of 10k records in a month writes ~30 rows, not 10k: IndexedDB's cost is per request, not per byte.
+ * Day −1 (ORPHAN_MARK_DAY) holds marks whose record is not cached (kept, so a backup loses nothing).
+ */
+export interface MarkDayRecord {
+  connectionId: string
+  day: number
+  marks: MarkRecord[]
+  /** 1 when one of the day's reconciled marks has changed since reconciled (0/1: indexed). */
+  changed: IndexedFlag
+}
+
 export type AuditAction =
   'mark' | 'unmark' | 'note' | 'reconfirm' | 'close-period' | 'reopen-period' | 'restore'
 
-/** Append-only: rows are only ever added. */
+/**
+ * One change as the audit log reports it. Append-only: entries are only ever added. Stored grouped: the
+ * changes of one action (a bulk mark of 10k records) share one row (AuditRow), and `seq` is that row's,
+ * `part` the change's place in it.
+ */
 export interface AuditEntry {
   seq?: number
+  /** Position within its stored row (0 for an action of one change). */
+  part?: number
   connectionId: string
   at: number
   actor: string
@@ -102,6 +130,31 @@ export interface AuditEntry {
   before: unknown
   after: unknown
   reason?: string
+}
+
+/** One record's (or one period's) change within an audit row. */
+export interface AuditChange {
+  key: RecordKey | null
+  period: string | null
+  before: unknown
+  after: unknown
+}
+
+/**
+ * Storage row of the audit log (schema v6): one action — who, when, what, why — and every change it made.
+ * The tags (`${connectionId}\u0001${key or period}`) feed multi-entry indexes, so a record's or a
+ * period's trail is read through an index; a multi-entry index cannot be compound, hence the prefix.
+ */
+export interface AuditRow {
+  seq?: number
+  connectionId: string
+  at: number
+  actor: string
+  action: AuditAction
+  reason?: string
+  changes: AuditChange[]
+  keyTags: string[]
+  periodTags: string[]
 }
 
 export interface PeriodLock {

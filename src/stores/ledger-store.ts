@@ -13,6 +13,7 @@ import type {
   CachedConnection,
   HistoryRecord,
   MarkRecord,
+  MarkRef,
   PeriodLock,
   RecordKey,
 } from '../db/records'
@@ -96,6 +97,8 @@ export const useLedgerStore = defineStore('ledger', () => {
   const focused = ref(0)
   const notice = ref<LedgerNotice | null>(null)
   const lastBatch = shallowRef<AuditEntry[] | null>(null)
+  /** The records of lastBatch by key: their time locates their marks when the batch is undone. */
+  let lastBatchRefs: MarkRef[] = []
   /** A bulk mark or undo in progress (for the view's progress line and its Cancel), or null. */
   const marking = ref<{ phase: 'reading' | 'writing'; records: number } | null>(null)
   let markingAbort: AbortController | null = null
@@ -252,10 +255,7 @@ export const useLedgerStore = defineStore('ledger', () => {
     const cache = appCache()
     const chargeIds = [...new Set(page.filter((r) => r.type === 'charge').map((r) => r.chargeId))]
     const [pageMarks, charges] = await Promise.all([
-      cache.marks.getMany(
-        connection,
-        page.map((r) => r.key),
-      ),
+      cache.marks.getMany(connection, page),
       cache.charges.getMany(connection, chargeIds),
     ])
     const nextMarks = new Map(marks.value)
@@ -377,15 +377,17 @@ export const useLedgerStore = defineStore('ledger', () => {
     try {
       let records: HistoryRecord[]
       if (target === 'matching') {
-        records = await cache.history.queryPage({
-          ...filter,
-          order: order.value,
-          offset: 0,
-          limit: await exactTotal(),
-        })
+        records = await cache.history.queryAll(filter)
       } else {
-        const found = await cache.history.getMany(filter.connectionId, [...toRaw(selection.value)])
-        records = found.filter((r): r is HistoryRecord => r !== undefined)
+        // A selection is made of loaded rows: take them from the grid, and read only what is gone.
+        const wanted = toRaw(selection.value)
+        records = [...toRaw(rows.value).values()].filter((r) => wanted.has(r.key))
+        const have = new Set(records.map((r) => r.key))
+        const missing = [...wanted].filter((k) => !have.has(k))
+        if (missing.length > 0) {
+          const found = await cache.history.getMany(filter.connectionId, missing)
+          records.push(...found.filter((r): r is HistoryRecord => r !== undefined))
+        }
       }
       if (abort.signal.aborted) {
         notice.value = { kind: 'cancelled' }
@@ -396,7 +398,7 @@ export const useLedgerStore = defineStore('ledger', () => {
       const now = Date.now()
       const { plan } = await cache.marks.planAndApply(
         filter.connectionId,
-        records.map((r) => r.key),
+        records,
         (current) =>
           planMarks({
             action,
@@ -411,7 +413,13 @@ export const useLedgerStore = defineStore('ledger', () => {
         { signal: abort.signal },
       )
       const changed = plan.puts.length + plan.deletes.length
-      if (changed > 0) lastBatch.value = plan.audit
+      if (changed > 0) {
+        const touched = new Set(plan.audit.map((e) => e.key))
+        lastBatchRefs = records
+          .filter((r) => touched.has(r.key))
+          .map((r) => ({ key: r.key, createdAt: r.createdAt }))
+        lastBatch.value = plan.audit
+      }
       updateMarks(plan.puts, plan.deletes)
       notice.value =
         plan.refused.length > 0 && changed === 0
@@ -452,8 +460,7 @@ export const useLedgerStore = defineStore('ledger', () => {
     if (!batch || !connectionId.value) return
     const cache = appCache()
     try {
-      const keys = [...new Set(batch.map((e) => e.key).filter((k): k is RecordKey => k !== null))]
-      const { plan } = await cache.marks.planAndApply(connectionId.value, keys, (current) =>
+      const { plan } = await cache.marks.planAndApply(connectionId.value, lastBatchRefs, (current) =>
         planUndo({
           entries: batch,
           marks: current.marks,
@@ -538,10 +545,7 @@ export const useLedgerStore = defineStore('ledger', () => {
             })
           : // Sorted in memory: every row is loaded, export them in the order shown.
             [...rows.value.entries()].sort(([a], [b]) => a - b).map(([, r]) => r)
-      const found = await cache.marks.getMany(
-        filter.connectionId,
-        records.map((r) => r.key),
-      )
+      const found = await cache.marks.getMany(filter.connectionId, records)
       const markMap = new Map<RecordKey, MarkRecord>()
       found.forEach((m) => m && markMap.set(m.key, m))
       const name = `closebook-ledger-${periodLabel()}.csv`

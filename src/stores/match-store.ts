@@ -189,10 +189,7 @@ export const useMatchStore = defineStore('match', () => {
     const to = Math.max(...open.map((r) => r.at)) + (toleranceDays.value + 1) * DAY_MS
     const history = await cache.history.inRange(conn.id, from, to)
     const charges = await cache.charges.inRange(conn.id, from, to)
-    const marks = await cache.marks.getMany(
-      conn.id,
-      history.map((h) => h.key),
-    )
+    const marks = await cache.marks.getMany(conn.id, history)
     // Records already reconciled are not offered again.
     const taken = new Set(marks.filter((m): m is MarkRecord => m?.state === 'reconciled').map((m) => m.key))
     const candidates = history.filter((h) => !taken.has(h.key))
@@ -221,7 +218,7 @@ export const useMatchStore = defineStore('match', () => {
       const recs = (await cache.history.getMany(conn.id, keys)).filter(
         (r): r is HistoryRecord => r !== undefined,
       )
-      const current = await cache.marks.getMany(conn.id, keys)
+      const current = await cache.marks.getMany(conn.id, recs)
       const marks = new Map<RecordKey, MarkRecord>()
       current.forEach((m) => m && marks.set(m.key, m))
       const locks = new Set((await cache.locks.list(conn.id)).map((l) => l.period))
@@ -246,6 +243,7 @@ export const useMatchStore = defineStore('match', () => {
         conn.id,
         plan,
         chosen.map((c) => ({ importId: imp, line: c.rowLine, keys: c.keys })),
+        recs,
       )
       notice.value = `accepted:${chosen.length}`
       await match()

@@ -28,10 +28,7 @@ export async function loadMonth(connection: CachedConnection, period: string): P
   const range = periodRange(period, connection.timeZone)
   const history = await cache.history.inRange(connection.id, range.from, range.to)
   const charges = await cache.charges.inRange(connection.id, range.from, range.to)
-  const found = await cache.marks.getMany(
-    connection.id,
-    history.map((r) => r.key),
-  )
+  const found = await cache.marks.getMany(connection.id, history)
   const marks = new Map<RecordKey, MarkRecord>()
   found.forEach((m) => m && marks.set(m.key, m))
   const storeNames = new Map<string, string>()

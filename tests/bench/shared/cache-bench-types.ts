@@ -46,7 +46,9 @@ export interface CacheBenchResult {
     planMs: number
     applyMs: number
     puts: number
-    /** The same mark rows put into an object store with no index, raw IndexedDB, one transaction. */
+    /** Day rows of marks the bulk mark wrote. */
+    dayRows: number
+    /** The same marks put one row each into an object store with no index, raw IndexedDB, one transaction. */
     floorMs: number
   }
   userAgent: string

@@ -4,6 +4,7 @@
  * and a new host starts), marks made on what was cached, the merchant's data growing, a reload, and syncs
  * until done. Used by the convergence test (quick sizes) and `npm run test:soak`.
  */
+import { MarksRepository } from '../../../src/db/marks-repository'
 import type { MarkRecord } from '../../../src/db/records'
 import { fingerprintOf } from '../../../src/reconcile/fingerprint'
 import { SyncEngine, type SyncApiPort, type SyncStorePort } from '../../../src/sync/sync-engine'
@@ -116,7 +117,11 @@ export async function convergenceRun(seed: number, records: number): Promise<Con
       updatedAt: 1,
       updatedBy: 'soak',
     }))
-    await h.db.marks.bulkPut(marks)
+    // Written as the app writes them: into their records' day rows (no audit needed here).
+    await new MarksRepository(h.db).apply(
+      { connectionId: h.connectionId, puts: marks, deletes: [], audit: [] },
+      chosen,
+    )
 
     // 3. The merchant's data grows and changes.
     for (let i = rng.int(1, 30); i > 0; i--) h.sandbox.data.addCharge(Date.now() * 1000)
@@ -139,9 +144,8 @@ export async function convergenceRun(seed: number, records: number): Promise<Con
       state = result.state
     }
     const diff = await diffCacheWithSandbox(h)
-    const after = await h.db.marks.bulkGet(
-      marks.map((m) => [m.connectionId, m.key] as [string, typeof m.key]),
-    )
+    // Found again through the records' times, as the app finds them (the db was reopened: a new handle).
+    const after = await new MarksRepository(h.db).getMany(h.connectionId, chosen)
     const marksKept = after.filter(
       (m, i) => m && m.note === marks[i]?.note && m.state === 'reconciled',
     ).length

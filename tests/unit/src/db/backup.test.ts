@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { AuditRepository, appendAuditEntries, auditTag } from '../../../../src/db/audit-repository'
 import {
   BackupValidationError,
   countTables,
@@ -12,12 +13,31 @@ import { chargeRecordOf } from '../../../../src/db/charge-record'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import { HistoryRepository } from '../../../../src/db/history-repository'
-import { CONN, STORE_1, T0, auditEntry, chargeItem, checkpoint, historyItem, mark, openDb } from './fixtures'
+import { MarksRepository, ORPHAN_MARK_DAY } from '../../../../src/db/marks-repository'
+import type { AuditEntry, HistoryRecord } from '../../../../src/db/records'
+import {
+  CONN,
+  HOUR,
+  STORE_1,
+  T0,
+  auditEntry,
+  chargeItem,
+  checkpoint,
+  historyItem,
+  mark,
+  openDb,
+  putMarks,
+  storedAudit,
+} from './fixtures'
 
 let db: ClosebookDb
 
+function seedHistory(n: number): HistoryRecord[] {
+  return Array.from({ length: n }, (_, i) => historyRecordOf(CONN, historyItem(i + 1), T0))
+}
+
 async function seed(target: ClosebookDb, n = 3): Promise<void> {
-  const history = Array.from({ length: n }, (_, i) => historyRecordOf(CONN, historyItem(i + 1), T0))
+  const history = seedHistory(n)
   await target.connections.put({
     id: CONN,
     label: 'Shop',
@@ -31,8 +51,13 @@ async function seed(target: ClosebookDb, n = 3): Promise<void> {
   await target.stores.put({ connectionId: CONN, storeId: STORE_1, storeName: 'One', merchantName: 'M' })
   await target.history.bulkPut(history)
   await target.charges.put(chargeRecordOf(CONN, chargeItem(1), T0))
-  await target.marks.put(mark(history[0]!.key, { note: 'checked', matchRef: 'bank:7' }))
-  await target.audit.bulkAdd([
+  await putMarks(
+    target,
+    [mark(history[0]!.key, { note: 'checked', matchRef: 'bank:7' })],
+    () => history[0]!.createdAt,
+  )
+  // Two actions: two rows, seq 1 and 2.
+  await appendAuditEntries(target.audit, [
     auditEntry({ key: history[0]!.key }),
     auditEntry({ action: 'close-period', key: null }),
   ])
@@ -104,6 +129,30 @@ describe('backup', () => {
     other.close()
   })
 
+  it("restores marks into their records' day rows, keeping a mark whose record the backup lacks", async () => {
+    await seed(db)
+    const backup = JSON.parse(JSON.stringify(await exportBackup(db, new Date(T0)))) as Backup
+    // A record of the next UTC day with its mark, and a mark whose record is not in the backup.
+    const later = historyRecordOf(CONN, historyItem(30), T0)
+    const laterMark = mark(later.key, { note: 'next day', changedSinceReconciled: 1 })
+    const orphan = mark('charge:not-in-backup', { note: 'kept' })
+    backup.tables.history.push(later)
+    backup.tables.marks.push(laterMark, orphan)
+    const [first] = backup.tables.marks
+
+    await restoreBackup(db, validateBackup(backup))
+    const day = Math.floor(T0 / (24 * HOUR))
+    expect((await db.markDays.toArray()).map((r) => [r.day, r.marks, r.changed])).toEqual([
+      [ORPHAN_MARK_DAY, [orphan], 0],
+      [day, [first], 0],
+      [day + 1, [laterMark], 1],
+    ])
+    const marks = new MarksRepository(db)
+    expect(await marks.getMany(CONN, [seedHistory(1)[0]!, later])).toEqual([first, laterMark])
+    expect(await marks.listChangedSinceReconciled(CONN)).toEqual([laterMark])
+    expect((await exportBackup(db, new Date(T0))).tables.marks).toEqual([orphan, first, laterMark])
+  })
+
   it('accepts a backup made before imports existed (no imports tables)', async () => {
     await seed(db)
     const backup = await exportBackup(db)
@@ -137,7 +186,7 @@ describe('backup', () => {
     await seed(db)
     const backup = await exportBackup(db)
     await restoreBackup(db, backup, { actor: 'bob', at: T0 + 1 })
-    const audit = await db.audit.toArray()
+    const audit = await storedAudit(db)
     expect(audit).toHaveLength(3)
     expect(audit[2]).toMatchObject({ action: 'restore', actor: 'bob', connectionId: CONN, at: T0 + 1 })
     expect(audit[2]!.seq).toBeGreaterThan(audit[1]!.seq!)
@@ -194,5 +243,146 @@ describe('backup', () => {
     await expect(restoreBackup(db, incoming)).rejects.toThrow()
 
     expect(await exportBackup(db, new Date(T0))).toEqual(before)
+  })
+
+  it('round-trips an action of several changes: entries sharing its seq, restored as one row', async () => {
+    await seed(db)
+    const history = seedHistory(3)
+    // One bulk mark of the three records: one audit row (seq 3) of three changes.
+    const bulk = history.map((h) => mark(h.key, { note: 'bulk', updatedAt: T0 + 5 }))
+    const { auditSeqs } = await new MarksRepository(db).apply(
+      {
+        connectionId: CONN,
+        puts: bulk,
+        deletes: [],
+        audit: bulk.map((m) => auditEntry({ at: T0 + 5, key: m.key, after: m, reason: 'month-end' })),
+      },
+      history,
+    )
+    expect(auditSeqs).toEqual([3])
+    expect(await db.audit.count()).toBe(3)
+
+    const backup = await exportBackup(db, new Date(T0))
+    expect(backup.tables.audit.map((e) => [e.seq, e.part, e.action, e.key])).toEqual([
+      [1, 0, 'mark', history[0]!.key],
+      [2, 0, 'close-period', null],
+      [3, 0, 'mark', history[0]!.key],
+      [3, 1, 'mark', history[1]!.key],
+      [3, 2, 'mark', history[2]!.key],
+    ])
+    expect(backup.tables.audit.slice(2).every((e) => e.reason === 'month-end' && e.at === T0 + 5)).toBe(true)
+
+    // The entries of the action need not come in order: `part` puts them back.
+    const parsed = validateBackup(JSON.parse(JSON.stringify(backup)))
+    parsed.tables.audit.reverse()
+    const other = openDb('other')
+    await seed(other, 5)
+    await restoreBackup(other, parsed)
+
+    const rows = await other.audit.toArray()
+    expect(rows.map((r) => [r.seq, r.changes.length])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 3],
+    ])
+    const action = rows[2]!
+    expect(action).toMatchObject({
+      connectionId: CONN,
+      at: T0 + 5,
+      actor: 'alice',
+      action: 'mark',
+      reason: 'month-end',
+    })
+    expect(action.changes.map((c) => c.key)).toEqual(history.map((h) => h.key))
+    expect(action.changes[1]).toEqual({
+      key: history[1]!.key,
+      period: '2026-10',
+      before: null,
+      after: bulk[1],
+    })
+    expect(action.keyTags).toEqual(history.map((h) => auditTag(CONN, h.key)))
+    expect(action.periodTags).toEqual([auditTag(CONN, '2026-10')])
+    // The trail of a record finds its change through the restored tags.
+    expect(
+      (await new AuditRepository(other).listByKey(CONN, history[1]!.key)).map((e) => [e.seq, e.part]),
+    ).toEqual([[3, 1]])
+    expect((await countTables(other)).audit).toBe(5)
+    expect(await exportBackup(other, new Date(T0))).toEqual(backup)
+    other.close()
+  })
+
+  it('restores an old backup whose audit entries have no part, keeping their sequence numbers', async () => {
+    await seed(db)
+    const current = await exportBackup(db, new Date(T0))
+    // As a version-5 cache exported it: one entry per row, no `part`, sequence numbers with gaps.
+    const old = JSON.parse(JSON.stringify(current)) as Backup
+    old.tables.audit = old.tables.audit.map(({ part: _p, ...e }, i): AuditEntry => ({ ...e, seq: 5 + 4 * i }))
+    expect(old.tables.audit.map((e) => [e.seq, 'part' in e])).toEqual([
+      [5, false],
+      [9, false],
+    ])
+
+    const other = openDb('other')
+    await restoreBackup(other, validateBackup(old), { actor: 'bob', at: T0 + 1 })
+    const rows = await other.audit.toArray()
+    expect(rows.map((r) => [r.seq, r.action, r.changes.length])).toEqual([
+      [5, 'mark', 1],
+      [9, 'close-period', 1],
+      [10, 'restore', 1],
+    ])
+    const [first] = current.tables.audit
+    expect(rows[0]).toEqual({
+      seq: 5,
+      connectionId: CONN,
+      at: T0,
+      actor: 'alice',
+      action: 'mark',
+      changes: [{ key: first!.key, period: '2026-10', before: null, after: null }],
+      keyTags: [auditTag(CONN, first!.key!)],
+      periodTags: [auditTag(CONN, '2026-10')],
+    })
+    expect(
+      (await new AuditRepository(other).listByKey(CONN, first!.key!)).map((e) => [e.seq, e.part]),
+    ).toEqual([[5, 0]])
+    const again = await exportBackup(other, new Date(T0))
+    expect(again.tables.audit.slice(0, 2)).toEqual(old.tables.audit.map((e) => ({ ...e, part: 0 })))
+    other.close()
+  })
+
+  it('rejects entries sharing a seq that are not one action, naming the entry', async () => {
+    await seed(db)
+    const backup = JSON.parse(JSON.stringify(await exportBackup(db))) as Backup
+    const [first] = backup.tables.audit
+    const sameSeq = (over: Partial<AuditEntry>): AuditEntry => ({ ...first!, part: 1, key: null, ...over })
+    // One action of two changes is fine…
+    expect(
+      validateBackup({ ...backup, tables: { ...backup.tables, audit: [first!, sameSeq({})] } }).tables.audit,
+    ).toHaveLength(2)
+
+    // …but entries that differ in who, when, what or why are not.
+    const differing: Partial<AuditEntry>[] = [
+      { action: 'note' },
+      { actor: 'bob' },
+      { at: T0 + 1 },
+      { connectionId: 'conn-b' },
+      { reason: 'undo' },
+    ]
+    for (const over of differing) {
+      const audit = [backup.tables.audit[1]!, first!, sameSeq(over)]
+      try {
+        validateBackup({ ...backup, tables: { ...backup.tables, audit } })
+        expect.unreachable(JSON.stringify(over))
+      } catch (e) {
+        expect(e, JSON.stringify(over)).toBeInstanceOf(BackupValidationError)
+        expect((e as BackupValidationError).issues).toEqual([
+          `backup.tables.audit[2]: seq ${first!.seq} is shared by entries of different actions`,
+        ])
+        expect((e as Error).message).toContain('backup.tables.audit[2]')
+      }
+    }
+    // The same change twice (same seq and part) collides.
+    expect(() =>
+      validateBackup({ ...backup, tables: { ...backup.tables, audit: [first!, { ...first! }] } }),
+    ).toThrow(/backup\.tables\.audit\[1\]: duplicate key 1\.0/)
   })
 })

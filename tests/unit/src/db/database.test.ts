@@ -1,20 +1,24 @@
 import Dexie from 'dexie'
 import { describe, expect, it } from 'vitest'
+import { AuditRepository, auditTag } from '../../../../src/db/audit-repository'
 import {
   CURRENT_VERSION,
   ClosebookDb,
   SCHEMA_V1,
   SCHEMA_V3,
   SCHEMA_V4,
+  SCHEMA_V5,
   TABLE_NAMES,
+  type AuditEntryV5,
   type HistoryRecordV1,
   type HistoryRecordV3,
   type MarkRecordV1,
 } from '../../../../src/db/database'
 import { historyRecordOf, searchDayOf, tokenPrefix } from '../../../../src/db/history-record'
 import { HistoryRepository } from '../../../../src/db/history-repository'
-import { MarksRepository } from '../../../../src/db/marks-repository'
-import { CONN, T0, auditEntry, freshDeps, historyItem, mark } from './fixtures'
+import { MarksRepository, ORPHAN_MARK_DAY } from '../../../../src/db/marks-repository'
+import type { AuditRow, MarkDayRecord, MarkRecord } from '../../../../src/db/records'
+import { CONN, HOUR, T0, auditEntry, freshDeps, historyItem, mark, storedAudit } from './fixtures'
 
 function v1History(n: number): HistoryRecordV1 {
   const { searchText: _s, orderRef: _o, ...rest } = historyRecordOf(CONN, historyItem(n), T0)
@@ -62,21 +66,25 @@ describe('ClosebookDb', () => {
     expect(history[0]?.orderRef).toBe('ORD-1')
     expect(history[1]?.searchText).toContain('holder2@example.com')
 
-    expect(await db.marks.get([CONN, h1.key])).toMatchObject({
+    const marksRepo = new MarksRepository(db)
+    expect(await marksRepo.get(CONN, h1)).toMatchObject({
       state: 'reconciled',
       changedSinceReconciled: 1,
       note: 'ok',
     })
-    expect(await db.marks.get([CONN, h2.key])).toMatchObject({
+    expect(await marksRepo.get(CONN, h2)).toMatchObject({
       state: 'unreconciled',
       changedSinceReconciled: 0,
       note: 'only a note',
     })
-    expect(await db.audit.count()).toBe(1)
+    // Both records are of one UTC day: one day row, flagged by h1's changed mark.
+    expect((await db.markDays.toArray()).map((r) => [r.day, r.marks.length, r.changed])).toEqual([
+      [searchDayOf(h1.createdAt), 2, 1],
+    ])
+    expect(await storedAudit(db)).toEqual([{ ...auditEntry({ key: h1.key }), seq: 1, part: 0 }])
     expect(await db.settings.get('locale')).toEqual({ key: 'locale', value: 'ja' })
 
     // The new indexes answer queries over migrated rows.
-    const marksRepo = new MarksRepository(db)
     expect((await marksRepo.listChangedSinceReconciled(CONN)).map((m) => m.key)).toEqual([h1.key])
     const repo = new HistoryRepository(db, () => '')
     const base = { connectionId: CONN, from: T0, to: T0 + 1e9, order: 'asc' as const, offset: 0, limit: 10 }
@@ -107,7 +115,7 @@ describe('ClosebookDb', () => {
       const migrated = history.find((h) => h.connectionId === row.connectionId && h.key === row.key)
       expect(migrated).toEqual(historyRecordOf(row.connectionId, row.raw, T0))
     }
-    expect(await db.marks.get([CONN, rows[0]!.key])).toMatchObject({ note: 'kept' })
+    expect(await new MarksRepository(db).get(CONN, rows[0]!)).toMatchObject({ note: 'kept' })
     // The new index answers over migrated rows, per connection.
     const repo = new HistoryRepository(db, () => '')
     const q = { connectionId: CONN, from: 0, to: T0 * 2 }
@@ -132,7 +140,9 @@ describe('ClosebookDb', () => {
       return { ...r, searchTokens: old }
     })
     await v4.table('history').bulkAdd(rows)
-    expect(await v4.table('history').where('searchTokens').startsWith(`${CONN}\u0001holder`).count()).toBeGreaterThanOrEqual(2)
+    expect(
+      await v4.table('history').where('searchTokens').startsWith(`${CONN}\u0001holder`).count(),
+    ).toBeGreaterThanOrEqual(2)
     v4.close()
 
     const db = new ClosebookDb('closebook', deps)
@@ -146,6 +156,116 @@ describe('ClosebookDb', () => {
     const q = { connectionId: CONN, from: 0, to: T0 * 2 }
     expect(await repo.count({ ...q, search: 'holder2' })).toBe(1)
     expect(await repo.count({ ...q, search: 'holder' })).toBe(2)
+    db.close()
+  })
+
+  it('migrates a version-5 cache to version 6: marks by record day, one audit row per old entry', async () => {
+    const deps = freshDeps()
+    const v5 = new Dexie('closebook', deps)
+    v5.version(5).stores(SCHEMA_V5)
+    const DAY = 24 * HOUR
+    const dayOf = (t: number): number => Math.floor(t / DAY)
+    // Records on three UTC days (1 h, 2 h, 30 h and 50 h after T0), and one of another connection
+    // whose key is h1's.
+    const record = (n: number) => historyRecordOf(CONN, historyItem(n), T0)
+    const [h1, h2, h30, h50] = [record(1), record(2), record(30), record(50)]
+    const hb = historyRecordOf('conn-b', historyItem(1), T0)
+    expect([h1, h2, h30, h50].map((h) => dayOf(h.createdAt) - dayOf(T0))).toEqual([0, 0, 1, 2])
+    await v5.table('history').bulkAdd([h1, h2, h30, h50, hb])
+
+    const m1 = mark(h1.key, { note: 'ok' })
+    const m2 = mark(h2.key, { changedSinceReconciled: 1 })
+    // Only a reconciled mark's flag flags its day: this note-only mark's does not.
+    const m30 = mark(h30.key, { state: 'unreconciled', note: 'ask client', changedSinceReconciled: 1 })
+    const m50 = mark(h50.key, { period: '2026-10', matchRef: 'bank:3' })
+    const orphan = mark('charge:not-cached', { note: 'record gone' })
+    const mb = mark(hb.key, { connectionId: 'conn-b', note: 'other shop' })
+    await v5.table('marks').bulkAdd([m1, m2, m30, m50, orphan, mb])
+
+    // Audit rows as version 5 stored them: one per change, with gaps in their sequence numbers. 3 and 4
+    // are consecutive changes of one action: they stay two rows.
+    const old: AuditEntryV5[] = [
+      { ...auditEntry({ key: h1.key, after: m1 }), seq: 3 },
+      { ...auditEntry({ key: h2.key, after: m2 }), seq: 4 },
+      { ...auditEntry({ at: T0 + 1, action: 'note', key: h30.key, after: m30, reason: 'phoned' }), seq: 7 },
+      { ...auditEntry({ at: T0 + 2, action: 'close-period', key: null, period: '2026-09' }), seq: 8 },
+      { ...auditEntry({ connectionId: 'conn-b', key: hb.key, after: mb }), seq: 12 },
+    ]
+    await v5.table('audit').bulkAdd(old)
+    v5.close()
+
+    const db = new ClosebookDb('closebook', deps)
+    await db.open()
+    expect(db.verno).toBe(CURRENT_VERSION)
+    // The old table is gone from the database itself, not only from Dexie's view of it.
+    expect([...db.backendDB().objectStoreNames]).not.toContain('marks')
+    expect([...db.backendDB().objectStoreNames].sort()).toEqual([...TABLE_NAMES].sort())
+    expect(await db.history.count()).toBe(5)
+
+    const byKey = (a: MarkRecord, b: MarkRecord): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+    const days = (await db.markDays.toArray()).map((r) => ({ ...r, marks: [...r.marks].sort(byKey) }))
+    const expected: MarkDayRecord[] = [
+      { connectionId: CONN, day: ORPHAN_MARK_DAY, marks: [orphan], changed: 0 },
+      { connectionId: CONN, day: dayOf(T0), marks: [m1, m2].sort(byKey), changed: 1 },
+      { connectionId: CONN, day: dayOf(T0) + 1, marks: [m30], changed: 0 },
+      { connectionId: CONN, day: dayOf(T0) + 2, marks: [m50], changed: 0 },
+      { connectionId: 'conn-b', day: dayOf(T0), marks: [mb], changed: 0 },
+    ]
+    expect(days).toEqual(expected)
+
+    // The app finds every mark through its record, and the flag index answers.
+    const marks = new MarksRepository(db)
+    expect(await marks.getMany(CONN, [h1, h2, h30, h50])).toEqual([m1, m2, m30, m50])
+    expect(await marks.get('conn-b', hb)).toEqual(mb)
+    expect(await marks.listChangedSinceReconciled(CONN)).toEqual([m2])
+    expect((await marks.all(CONN)).sort(byKey)).toEqual([m1, m2, m30, m50, orphan].sort(byKey))
+    const repo = new HistoryRepository(db, () => '')
+    const q = { connectionId: CONN, from: T0, to: T0 + 3 * DAY }
+    expect(await repo.count({ ...q, reconciled: 'reconciled' })).toBe(3)
+    expect(await repo.count({ ...q, reconciled: 'changed' })).toBe(1)
+
+    // Each old row is now a row of one change, under its own sequence number, with its tags.
+    const row = (e: AuditEntryV5): AuditRow => {
+      const r: AuditRow = {
+        seq: e.seq,
+        connectionId: e.connectionId,
+        at: e.at,
+        actor: e.actor,
+        action: e.action,
+        changes: [{ key: e.key, period: e.period, before: e.before, after: e.after }],
+        keyTags: e.key === null ? [] : [auditTag(e.connectionId, e.key)],
+        periodTags: e.period === null ? [] : [auditTag(e.connectionId, e.period)],
+      }
+      if (e.reason !== undefined) r.reason = e.reason
+      return r
+    }
+    expect(await db.audit.toArray()).toEqual(old.map(row))
+    const [r7] = await db.audit.where('seq').equals(7).toArray()
+    expect(r7).toMatchObject({
+      seq: 7,
+      action: 'note',
+      reason: 'phoned',
+      keyTags: [`${CONN}\u0001${h30.key}`],
+      periodTags: [`${CONN}\u00012026-10`],
+    })
+    expect((await db.audit.get(8))?.keyTags).toEqual([])
+
+    // The log's readers find them through the new tag indexes, per connection.
+    const audit = new AuditRepository(db)
+    const trail = (entries: { seq?: number; part?: number }[]) => entries.map((e) => [e.seq, e.part])
+    expect(trail(await audit.listByKey(CONN, h1.key))).toEqual([[3, 0]])
+    expect(trail(await audit.listByKey(CONN, h2.key))).toEqual([[4, 0]])
+    expect(await audit.listByKey(CONN, h30.key)).toEqual([{ ...old[2], part: 0 }])
+    expect(trail(await audit.listByKey('conn-b', hb.key))).toEqual([[12, 0]])
+    expect(trail(await audit.listByPeriod(CONN, '2026-09'))).toEqual([[8, 0]])
+    expect(trail(await audit.listByPeriod(CONN, '2026-10'))).toEqual([
+      [3, 0],
+      [4, 0],
+      [7, 0],
+    ])
+    expect(await audit.count(CONN)).toBe(4)
+    // New rows continue after the highest migrated sequence number.
+    expect(await audit.add(auditEntry({ at: T0 + 3, key: h50.key }))).toBe(13)
     db.close()
   })
 })

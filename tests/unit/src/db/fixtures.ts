@@ -1,8 +1,10 @@
 /** Test data for the cache: valid API items (per the shared schemas) and fresh fake-indexeddb databases. */
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import type { ChargeItem, HistoryItem } from '../../../../electron/shared/payment-api'
+import { auditEntriesOf } from '../../../../src/db/audit-repository'
 import { ClosebookDb, type IndexedDbDeps } from '../../../../src/db/database'
-import type { AuditEntry, MarkRecord, RecordKey, SyncCheckpoint } from '../../../../src/db/records'
+import { markDayOf, markDayRowsOf } from '../../../../src/db/marks-repository'
+import type { AuditEntry, MarkRecord, MarkRef, RecordKey, SyncCheckpoint } from '../../../../src/db/records'
 
 export const CONN = 'conn-a'
 export const STORE_1 = '11111111-1111-4111-8111-111111111111'
@@ -131,4 +133,40 @@ export function auditEntry(over: Partial<AuditEntry> = {}): AuditEntry {
     after: null,
     ...over,
   }
+}
+
+/** A record reference (key and time): marks are filed by their record's day, T0's unless told. */
+export function ref(key: RecordKey, createdAt = T0): MarkRef {
+  return { key, createdAt }
+}
+
+/**
+ * Stores marks as the cache does (in their record's day row, merged with the marks already there), for
+ * tests that set up marks directly. `createdAtOf` gives each mark's record time (T0 by default).
+ */
+export async function putMarks(
+  db: ClosebookDb,
+  marks: readonly MarkRecord[],
+  createdAtOf: (mark: MarkRecord) => number = () => T0,
+): Promise<void> {
+  await db.transaction('rw', db.markDays, async () => {
+    const id = (m: MarkRecord) => `${m.connectionId}\u0001${m.key}`
+    const all = new Map<string, { mark: MarkRecord; day: number }>()
+    for (const row of await db.markDays.toArray())
+      for (const m of row.marks) all.set(id(m), { mark: m, day: row.day })
+    for (const m of marks) all.set(id(m), { mark: m, day: markDayOf(createdAtOf(m)) })
+    const days = new Map([...all.values()].map(({ mark, day }) => [mark, day]))
+    await db.markDays.clear()
+    await db.markDays.bulkPut(markDayRowsOf([...days.keys()], (m) => days.get(m)))
+  })
+}
+
+/** Every stored mark, as the app reads them (one per record). */
+export async function storedMarks(db: ClosebookDb): Promise<MarkRecord[]> {
+  return (await db.markDays.toArray()).flatMap((r) => r.marks)
+}
+
+/** Every stored audit entry, in sequence order (one per change). */
+export async function storedAudit(db: ClosebookDb): Promise<AuditEntry[]> {
+  return (await db.audit.toArray()).flatMap(auditEntriesOf)
 }

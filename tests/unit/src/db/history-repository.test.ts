@@ -7,8 +7,22 @@ import {
   type HistoryQuery,
   type SearchLimits,
 } from '../../../../src/db/history-repository'
-import type { HistoryRecord } from '../../../../src/db/records'
-import { CONN, HOUR, STORE_1, STORE_2, T0, checkpoint, historyItem, mark, openDb, uuid } from './fixtures'
+import { MarksRepository } from '../../../../src/db/marks-repository'
+import type { HistoryRecord, MarkRecord, MarkRef } from '../../../../src/db/records'
+import {
+  CONN,
+  HOUR,
+  STORE_1,
+  STORE_2,
+  T0,
+  checkpoint,
+  historyItem,
+  mark,
+  openDb,
+  putMarks,
+  storedMarks,
+  uuid,
+} from './fixtures'
 
 const fingerprint = (r: HistoryRecord): string => `${r.amount}|${r.currency}|${r.status}`
 
@@ -18,6 +32,21 @@ function record(n: number, over: Parameters<typeof historyItem>[1] = {}, conn = 
 
 let db: ClosebookDb
 let repo: HistoryRepository
+
+/** Stores marks as the cache does, each in the day row of its record (one of `records`). */
+async function putMarksOn(records: readonly HistoryRecord[], marks: readonly MarkRecord[]): Promise<void> {
+  const at = new Map(records.map((r) => [r.key, r.createdAt]))
+  await putMarks(db, marks, (m) => {
+    const createdAt = at.get(m.key)
+    if (createdAt === undefined) throw new Error(`no record for mark ${m.key}`)
+    return createdAt
+  })
+}
+
+/** The stored mark of a record, read as the app reads it. */
+async function markOf(record: MarkRef): Promise<MarkRecord | undefined> {
+  return new MarksRepository(db).get(CONN, record)
+}
 
 beforeEach(() => {
   db = openDb()
@@ -41,7 +70,7 @@ describe('putPage', () => {
       note: 'checked with bank',
       matchRef: 'x',
     })
-    await db.marks.put(m)
+    await putMarksOn([original], [m])
 
     const updated = record(1, { metadata: { order_id: 'ORD-NEW' } })
     await repo.putPage(CONN, [updated], checkpoint({ cursor: uuid(1) }))
@@ -49,17 +78,21 @@ describe('putPage', () => {
     expect(await db.history.count()).toBe(1)
     expect((await repo.get(CONN, original.key))?.orderRef).toBe('ORD-NEW')
     // Fingerprint unchanged: the mark is exactly as the accountant left it.
-    expect(await db.marks.get([CONN, original.key])).toEqual(m)
+    expect(await markOf(original)).toEqual(m)
+    expect(await storedMarks(db)).toEqual([m])
   })
 
   it('flags a reconciled mark whose fingerprint changed, and only its flag', async () => {
     const r1 = record(1)
     const r2 = record(2)
     await repo.putPage(CONN, [r1, r2], checkpoint())
-    await db.marks.bulkPut([
-      mark(r1.key, { fingerprint: fingerprint(r1), note: 'n1' }),
-      mark(r2.key, { fingerprint: fingerprint(r2), state: 'unreconciled', note: 'only a note' }),
-    ])
+    await putMarksOn(
+      [r1, r2],
+      [
+        mark(r1.key, { fingerprint: fingerprint(r1), note: 'n1' }),
+        mark(r2.key, { fingerprint: fingerprint(r2), state: 'unreconciled', note: 'only a note' }),
+      ],
+    )
 
     const res = await repo.putPage(
       CONN,
@@ -68,16 +101,18 @@ describe('putPage', () => {
     )
 
     expect(res.flagged).toEqual([r1.key])
-    const m1 = await db.marks.get([CONN, r1.key])
+    const m1 = await markOf(r1)
     expect(m1).toEqual(mark(r1.key, { fingerprint: fingerprint(r1), note: 'n1', changedSinceReconciled: 1 }))
-    expect((await db.marks.get([CONN, r2.key]))?.changedSinceReconciled).toBe(0)
+    expect((await markOf(r2))?.changedSinceReconciled).toBe(0)
+    // The day row's flag follows its marks, so the changed filter finds the row.
+    expect((await db.markDays.toArray()).map((d) => d.changed)).toEqual([1])
     expect((await repo.get(CONN, r1.key))?.status).toBe('refunded')
   })
 
   it('writes neither records nor checkpoint when the transaction fails midway', async () => {
     const r1 = record(1)
     await repo.putPage(CONN, [r1], checkpoint({ cursor: 'before' }))
-    await db.marks.put(mark(r1.key, { fingerprint: 'other' }))
+    await putMarksOn([r1], [mark(r1.key, { fingerprint: 'other' })])
 
     // The fingerprint rule throws after bulkPut and checkpoint.put have run inside the transaction.
     const failing = new HistoryRepository(db, () => {
@@ -90,7 +125,8 @@ describe('putPage', () => {
     expect(await db.history.count()).toBe(1)
     expect((await repo.get(CONN, r1.key))?.amount).toBe(r1.amount)
     expect((await db.checkpoints.get([CONN, checkpoint().partitionId]))?.cursor).toBe('before')
-    expect((await db.marks.get([CONN, r1.key]))?.changedSinceReconciled).toBe(0)
+    expect((await markOf(r1))?.changedSinceReconciled).toBe(0)
+    expect((await db.markDays.toArray()).map((d) => d.changed)).toEqual([0])
   })
 
   it('rolls back the records when the checkpoint cannot be stored', async () => {
@@ -173,7 +209,7 @@ describe('queries', () => {
 
   it('filters by reconciliation state, with offset applied after the filter', async () => {
     const byN = (n: number) => all[n - 1] as HistoryRecord
-    await db.marks.bulkPut([
+    await putMarksOn(all, [
       mark(byN(1).key),
       mark(byN(2).key, { changedSinceReconciled: 1 }),
       mark(byN(3).key, { state: 'unreconciled', note: 'ask client' }),
@@ -190,6 +226,18 @@ describe('queries', () => {
       2,
     ])
     expect(await repo.count({ ...base, reconciled: 'changed', type: 'refund' })).toBe(1)
+  })
+
+  it('reads every match oldest first with queryAll, whatever the filter', async () => {
+    const { order: _o, offset: _off, limit: _l, ...filter } = base
+    expect(ns(await repo.queryAll(filter))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+    expect(ns(await repo.queryAll({ ...filter, type: 'refund', from: T0 + 5 * HOUR }))).toEqual([
+      6, 8, 10, 12,
+    ])
+    expect(ns(await repo.queryAll({ ...filter, search: 'holder 1', type: 'charge' }))).toEqual([1, 11])
+    await putMarksOn(all, [mark((all[2] as HistoryRecord).key), mark((all[6] as HistoryRecord).key)])
+    expect(ns(await repo.queryAll({ ...filter, reconciled: 'reconciled' }))).toEqual([3, 7])
+    expect(ns(await repo.queryAll({ ...filter, connectionId: 'conn-b' }))).toEqual([1, 2])
   })
 
   it('finds a charge with its refunds and lists a range', async () => {
@@ -283,7 +331,8 @@ describe('search through the token index', () => {
       generated.slice(0, 40).map((r) => historyRecordOf('conn-b', r.raw, T0)),
       checkpoint({ connectionId: 'conn-b' }),
     )
-    await db.marks.bulkPut(
+    await putMarksOn(
+      generated,
       generated
         .filter((_, i) => i % 3 === 1)
         .map((r, i) => mark(r.key, { changedSinceReconciled: i % 4 === 0 ? 1 : 0 })),
@@ -311,7 +360,10 @@ describe('search through the token index', () => {
         capped: limits({ firstDays: 2, dayWalkFactor: 1, directCandidates: 0, recordCostInKeys: 0.01 }),
         defaults: limits({}),
       }
-      const marks = await db.marks.toArray()
+      const marks = await storedMarks(db)
+      // The marks are filed in the day rows of their records, which span five UTC days.
+      expect(marks).toHaveLength(53)
+      expect(await db.markDays.count()).toBe(5)
       const reconciled = new Set<string>(marks.filter((m) => m.state === 'reconciled').map((m) => m.key))
       const changed = new Set<string>(marks.filter((m) => m.changedSinceReconciled === 1).map((m) => m.key))
       let nonEmpty = 0

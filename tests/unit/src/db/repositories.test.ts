@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { AuditRepository } from '../../../../src/db/audit-repository'
 import { chargeRecordOf } from '../../../../src/db/charge-record'
 import { ChargesRepository } from '../../../../src/db/charges-repository'
 import { CheckpointsRepository } from '../../../../src/db/checkpoints-repository'
@@ -7,6 +8,7 @@ import { ConnectionsRepository } from '../../../../src/db/connections-repository
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import { LocksRepository } from '../../../../src/db/locks-repository'
+import { MarksRepository } from '../../../../src/db/marks-repository'
 import type { CachedConnection } from '../../../../src/db/records'
 import { SettingsRepository } from '../../../../src/db/settings-repository'
 import {
@@ -21,6 +23,9 @@ import {
   historyItem,
   mark,
   openDb,
+  putMarks,
+  storedAudit,
+  storedMarks,
 } from './fixtures'
 
 let db: ClosebookDb
@@ -86,7 +91,10 @@ describe('LocksRepository', () => {
     ).toBe(true)
     expect(await repo.unlock(CONN, '2026-10', auditEntry({ action: 'reopen-period' }))).toBe(false)
     expect(await repo.isLocked(CONN, '2026-10')).toBe(false)
-    expect((await db.audit.toArray()).map((a) => a.action)).toEqual(['close-period', 'reopen-period'])
+    expect((await storedAudit(db)).map((a) => [a.action, a.period, a.reason])).toEqual([
+      ['close-period', '2026-10', undefined],
+      ['reopen-period', '2026-10', 'late refund'],
+    ])
   })
 })
 
@@ -153,15 +161,19 @@ describe('ConnectionsRepository', () => {
     await db.history.bulkPut([rec, historyRecordOf('other', historyItem(1), T0)])
     await db.charges.put(chargeRecordOf(CONN, chargeItem(1), T0))
     await db.checkpoints.put(checkpoint())
-    await db.marks.put(mark(rec.key))
-    await db.audit.add(auditEntry())
+    await putMarks(db, [mark(rec.key)], () => rec.createdAt)
+    await new AuditRepository(db).add(auditEntry({ key: rec.key }))
 
     await repo.clearSyncedData(CONN)
     expect(await db.history.count()).toBe(1) // the other connection's
     expect(await db.charges.count()).toBe(0)
     expect(await db.checkpoints.count()).toBe(0)
-    expect(await db.marks.count()).toBe(1)
-    expect(await db.audit.count()).toBe(1)
+    expect(await storedMarks(db)).toEqual([mark(rec.key)])
+    // Still in its record's day row: the re-synced record finds it.
+    expect(await new MarksRepository(db).get(CONN, rec)).toEqual(mark(rec.key))
+    expect((await storedAudit(db)).map((a) => [a.connectionId, a.key, a.action])).toEqual([
+      [CONN, rec.key, 'mark'],
+    ])
     expect(await repo.get(CONN)).toMatchObject({ highWater: {}, lastSyncedAt: null })
   })
 })

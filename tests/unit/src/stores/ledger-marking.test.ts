@@ -3,13 +3,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { useLedgerStore } from '../../../../src/stores/ledger-store'
-import { CONN, T0 } from '../db/fixtures'
+import { CONN, T0, storedMarks } from '../db/fixtures'
 import { closeLedgerCache, openLedgerCache } from './ledger-cache'
 
 const N = 3000
 
 let db: ClosebookDb
 let cache: Cache
+
+async function reconciledCount(): Promise<number> {
+  return (await cache.marks.all(CONN)).filter((m) => m.state === 'reconciled').length
+}
 
 beforeEach(async () => {
   ;({ db, cache } = await openLedgerCache(N))
@@ -29,16 +33,25 @@ describe('ledger store: bulk marking', () => {
 
     expect(ledger.notice).toEqual({ kind: 'marked', action: 'mark', changed: N, refused: 0 })
     expect(ledger.marking).toBeNull()
-    expect(await cache.marks.countByState(CONN, 'reconciled')).toBe(N)
+    expect(await reconciledCount()).toBe(N)
+    // Stored by the records' UTC days (N minutes from T0 span three) and one audit row for the action.
+    expect((await db.markDays.toArray()).map((r) => [r.day, r.marks.length])).toEqual([
+      [T0 / 86_400_000, 1440],
+      [T0 / 86_400_000 + 1, 1440],
+      [T0 / 86_400_000 + 2, N - 2880],
+    ])
     expect(await cache.audit.count(CONN)).toBe(N)
+    expect(await db.audit.count()).toBe(1)
     expect(ledger.lastBatch).toHaveLength(N)
     expect([...ledger.marks.values()].filter((m) => m.state === 'reconciled')).toHaveLength(N)
 
     await ledger.undo()
     expect(ledger.notice).toEqual({ kind: 'undone', changed: N, refused: 0 })
-    expect(await cache.marks.countByState(CONN, 'reconciled')).toBe(0)
+    expect(await reconciledCount()).toBe(0)
+    expect(await storedMarks(db)).toEqual([])
     expect(ledger.marks.size).toBe(0)
     expect(await cache.audit.count(CONN)).toBe(2 * N)
+    expect(await db.audit.count()).toBe(2)
   })
 
   it('refuses records of a month closed elsewhere, though the store had not seen the lock', async () => {
@@ -48,7 +61,7 @@ describe('ledger store: bulk marking', () => {
     await db.locks.put({ connectionId: CONN, period: '2026-10', lockedAt: T0, lockedBy: 'bob' })
     await ledger.applyMarks('mark', 'matching')
     expect(ledger.notice).toEqual({ kind: 'locked', period: '2026-10' })
-    expect(await db.marks.count()).toBe(0)
+    expect(await storedMarks(db)).toEqual([])
     expect(await cache.audit.count(CONN)).toBe(0)
   })
 
@@ -61,7 +74,7 @@ describe('ledger store: bulk marking', () => {
     await running
     expect(ledger.marking).toBeNull()
     expect(ledger.notice).toEqual({ kind: 'cancelled' })
-    expect(await db.marks.count()).toBe(0)
+    expect(await storedMarks(db)).toEqual([])
     expect(await cache.audit.count(CONN)).toBe(0)
     expect(ledger.lastBatch).toBeNull()
   })
