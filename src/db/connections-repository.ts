@@ -70,9 +70,11 @@ export class ConnectionsRepository {
    */
   async clearSyncedData(id: string): Promise<void> {
     const { db } = this
-    await db.transaction('rw', [db.connections, db.history, db.charges, db.checkpoints], async () => {
+    const tables = [db.connections, db.history, db.dayDigests, db.charges, db.checkpoints]
+    await db.transaction('rw', tables, async () => {
       const [lo, hi] = connectionBounds(id)
       await db.history.where('[connectionId+createdAt]').between(lo, hi).delete()
+      await db.dayDigests.where('[connectionId+day]').between(lo, hi).delete()
       await db.charges.where('[connectionId+createdAt]').between(lo, hi).delete()
       await db.checkpoints.where('[connectionId+partitionId]').between(lo, hi).delete()
       const conn = await db.connections.get(id)

@@ -4,6 +4,7 @@
  */
 import Dexie, { type Table, type Transaction } from 'dexie'
 import { auditRowsOf } from './audit-repository'
+import { DayDigestCollector } from './day-digests'
 import { orderRefOf, searchTextOf, searchTokensOf } from './history-record'
 import { markDayOf, markDayRowsOf } from './marks-repository'
 import type {
@@ -11,6 +12,7 @@ import type {
   AuditRow,
   CachedConnection,
   ChargeRecord,
+  DayDigestRecord,
   HistoryRecord,
   ImportedRowRecord,
   ImportRecord,
@@ -31,6 +33,7 @@ export const TABLE_NAMES = [
   'history',
   'charges',
   'markDays',
+  'dayDigests',
   'audit',
   'checkpoints',
   'locks',
@@ -41,7 +44,7 @@ export const TABLE_NAMES = [
 export type TableName = (typeof TABLE_NAMES)[number]
 
 /** Tables as versions 1–5 named them (v6 replaced `marks` by `markDays`). */
-type V5TableName = Exclude<TableName, 'markDays'> | 'marks'
+type V5TableName = Exclude<TableName, 'markDays' | 'dayDigests'> | 'marks'
 type V2TableName = Exclude<V5TableName, 'imports' | 'importedRows'>
 
 /** Version 1: history without searchText/orderRef; marks with a nullable state and a boolean flag. */
@@ -95,7 +98,8 @@ export const SCHEMA_V5: Record<V5TableName, string> = SCHEMA_V4
 /**
  * Version 6 (current): marks grouped by the record's UTC day (`markDays`, replacing `marks`) and the audit
  * log grouped by action, with multi-entry tag indexes for a record's and a period's trail. IndexedDB
- * charges per request: a 10k bulk mark now writes ~30 mark rows and one audit row, not 20k rows.
+ * charges per request: a 10k bulk mark now writes ~30 mark rows and one audit row, not 20k rows. And
+ * `dayDigests`: per day, what whole-filter work needs of each record (day-digests.ts).
  */
 export const SCHEMA_V6: Record<TableName, string> = {
   connections: SCHEMA_V5.connections,
@@ -103,6 +107,7 @@ export const SCHEMA_V6: Record<TableName, string> = {
   history: SCHEMA_V5.history,
   charges: SCHEMA_V5.charges,
   markDays: '[connectionId+day], [connectionId+changed]',
+  dayDigests: '[connectionId+day]',
   audit: '++seq, [connectionId+at], *keyTags, *periodTags',
   checkpoints: SCHEMA_V5.checkpoints,
   locks: SCHEMA_V5.locks,
@@ -162,7 +167,9 @@ export async function recomputeSearchTokens(tx: Transaction): Promise<void> {
 
 /**
  * v5 → v6: the marks move into day rows (by their record's UTC day; a mark whose record is not cached is
- * kept under ORPHAN_MARK_DAY), and each audit row becomes a row of one change, keeping its sequence number.
+ * kept under ORPHAN_MARK_DAY), each audit row becomes a row of one change, keeping its sequence number,
+ * and every record's digest is filed by day (one pass over history, a cursor: the records never all sit
+ * in memory, only their digests).
  */
 export async function groupMarksAndAudit(tx: Transaction): Promise<void> {
   const marks = await tx.table<MarkRecord>('marks').toArray()
@@ -183,6 +190,9 @@ export async function groupMarksAndAudit(tx: Transaction): Promise<void> {
       const [row] = auditRowsOf([old])
       if (row) ref.value = old.seq === undefined ? row : { ...row, seq: old.seq }
     })
+  const digests = new DayDigestCollector()
+  await history.each((r) => digests.add(r))
+  await tx.table<DayDigestRecord>('dayDigests').bulkAdd(digests.rows())
 }
 
 export class ClosebookDb extends Dexie {
@@ -192,6 +202,7 @@ export class ClosebookDb extends Dexie {
   declare history: Table<HistoryRecord, [string, RecordKey]>
   declare charges: Table<ChargeRecord, [string, string]>
   declare markDays: Table<MarkDayRecord, [string, number]>
+  declare dayDigests: Table<DayDigestRecord, [string, number]>
   declare audit: Table<AuditRow, number>
   declare checkpoints: Table<SyncCheckpoint, [string, string]>
   declare locks: Table<PeriodLock, [string, string]>

@@ -8,8 +8,9 @@ import type { Collection } from 'dexie'
 import type { HistoryType, Mode } from '../../electron/shared/payment-api'
 import type { ClosebookDb } from './database'
 import { matchesSearch, searchDayBounds, searchDayOf, searchTermsOf, tokenPrefix } from './history-record'
+import { markTargetOf, putDigests } from './day-digests'
 import { flagChangedMarks, MarksRepository } from './marks-repository'
-import type { HistoryRecord, RecordKey, SyncCheckpoint } from './records'
+import type { HistoryRecord, MarkTarget, RecordKey, SyncCheckpoint } from './records'
 import { assertSameConnection } from './repository-helpers'
 
 /** The fingerprint rule lives with the reconciliation logic; the cache only compares. */
@@ -100,8 +101,25 @@ interface DayCandidates {
   keys: RecordKey[]
 }
 
-const byTimeThenKey = (a: HistoryRecord, b: HistoryRecord): number =>
-  a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+/** The equality fields other than `indexed`, and the brand, as tests on a record or its digest. */
+function fieldTests(
+  filter: HistoryFilter,
+  indexed: EqualityField | undefined,
+): ((r: Pick<HistoryRecord, EqualityField | 'brand'>) => boolean)[] {
+  const tests: ((r: Pick<HistoryRecord, EqualityField | 'brand'>) => boolean)[] = []
+  for (const field of INDEX_PRIORITY) {
+    const wanted = filter[field]
+    if (field !== indexed && wanted !== undefined) tests.push((r) => r[field] === wanted)
+  }
+  const { brand } = filter
+  if (brand !== undefined) tests.push((r) => r.brand === brand)
+  return tests
+}
+
+const byTimeThenKey = (
+  a: Pick<HistoryRecord, 'createdAt' | 'key'>,
+  b: Pick<HistoryRecord, 'createdAt' | 'key'>,
+): number => a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
 
 export class HistoryRepository {
   constructor(
@@ -123,8 +141,9 @@ export class HistoryRepository {
     assertSameConnection(connectionId, records, 'history page')
     assertSameConnection(connectionId, [checkpoint], 'checkpoint')
     const { db } = this
-    return db.transaction('rw', db.history, db.checkpoints, db.markDays, async () => {
+    return db.transaction('rw', [db.history, db.dayDigests, db.checkpoints, db.markDays], async () => {
       await db.history.bulkPut(records)
+      await putDigests(db.dayDigests, connectionId, records)
       await db.checkpoints.put(checkpoint)
       const flagged = await flagChangedMarks(db.markDays, connectionId, records, this.fingerprintOf)
       return { written: records.length, flagged }
@@ -163,6 +182,37 @@ export class HistoryRepository {
    */
   async queryAll(filter: HistoryFilter): Promise<HistoryRecord[]> {
     return this.queryPage({ ...filter, order: 'asc', offset: 0, limit: Infinity })
+  }
+
+  /**
+   * What "mark all matching" needs of every record the filter matches (MarkTarget), oldest first. Read
+   * from the day digests of the filter's days — a few rows, not thousands of records — unless the filter
+   * searches text (tokens are not in the digests) or asks for changed-since-reconciled records (few,
+   * read through the marks): those read the records.
+   */
+  async markTargets(filter: HistoryFilter): Promise<MarkTarget[]> {
+    const { connectionId, from, to } = filter
+    if (searchTermsOf(filter.search ?? '').length > 0 || filter.reconciled === 'changed') {
+      return (await this.queryAll(filter)).map(markTargetOf)
+    }
+    if (!(to > from)) return []
+    const { db } = this
+    return db.transaction('r', db.dayDigests, db.markDays, async () => {
+      const rows = await db.dayDigests
+        .where('[connectionId+day]')
+        .between([connectionId, searchDayOf(from)], [connectionId, searchDayOf(to - 1)], true, true)
+        .toArray()
+      const tests = fieldTests(filter, undefined)
+      const keyTest = await this.reconciledTest(filter)
+      const targets: MarkTarget[] = []
+      for (const row of rows)
+        for (const d of row.records) {
+          if (d.createdAt < from || d.createdAt >= to || !tests.every((t) => t(d))) continue
+          if (keyTest && !keyTest(d.key)) continue
+          targets.push({ connectionId, key: d.key, createdAt: d.createdAt, fingerprint: d.fingerprint })
+        }
+      return targets
+    })
   }
 
   /** How many records the same filter matches (for the ledger's pager and totals). */
@@ -238,13 +288,7 @@ export class HistoryRepository {
     indexed: EqualityField | undefined,
     terms: readonly string[],
   ): ((r: HistoryRecord) => boolean)[] {
-    const tests: ((r: HistoryRecord) => boolean)[] = []
-    for (const field of INDEX_PRIORITY) {
-      const wanted = filter[field]
-      if (field !== indexed && wanted !== undefined) tests.push((r) => r[field] === wanted)
-    }
-    const { brand } = filter
-    if (brand !== undefined) tests.push((r) => r.brand === brand)
+    const tests: ((r: HistoryRecord) => boolean)[] = fieldTests(filter, indexed)
     if (terms.length > 0) {
       const search = terms.join(' ')
       tests.push((r) => matchesSearch(r, search))

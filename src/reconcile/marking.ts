@@ -3,7 +3,15 @@
  * a period. Pure: each planner returns what to write (puts, deletes, audit entries) and what it refused,
  * and the caller applies it in one transaction. Records in a locked period are refused, never changed.
  */
-import type { AuditAction, AuditEntry, HistoryRecord, MarkRecord, PeriodLock, RecordKey } from '../db/records'
+import type {
+  AuditAction,
+  AuditEntry,
+  HistoryRecord,
+  MarkRecord,
+  MarkTarget,
+  PeriodLock,
+  RecordKey,
+} from '../db/records'
 import { fingerprintOf } from './fingerprint'
 import { isValidPeriod, periodOf } from './periods'
 
@@ -30,9 +38,15 @@ export interface MarkPlan {
 /** Closed periods: a set of `YYYY-MM`, or the lock rows by period. */
 export type LockedPeriods = ReadonlySet<string> | ReadonlyMap<string, PeriodLock>
 
+/** A record to mark: the record itself, or its MarkTarget (identity, time and fingerprint, from a digest). */
+export type MarkSubject = HistoryRecord | MarkTarget
+
+const fingerprintOfSubject = (s: MarkSubject): string =>
+  'fingerprint' in s ? s.fingerprint : fingerprintOf(s)
+
 export interface PlanMarksInput {
   action: MarkAction
-  records: readonly HistoryRecord[]
+  records: readonly MarkSubject[]
   marks: ReadonlyMap<RecordKey, MarkRecord>
   locks: LockedPeriods
   /** Required for `note`; an empty (or blank) note clears it. */
@@ -91,7 +105,7 @@ function sameContent(a: MarkRecord | undefined, b: MarkRecord | undefined): bool
 /** The mark after `action`, or undefined for "no row" (unreconciled without a note). */
 function nextMark(
   input: PlanMarksInput,
-  record: HistoryRecord,
+  record: MarkSubject,
   existing: MarkRecord | undefined,
   period: string,
 ): MarkRecord | undefined {
@@ -110,14 +124,19 @@ function nextMark(
         state: 'reconciled',
         // A mark may carry a note ("matched to deposit 0915"); without one the existing note stays.
         note: input.note?.trim() ? input.note.trim() : note,
-        fingerprint: fingerprintOf(record),
+        fingerprint: fingerprintOfSubject(record),
         changedSinceReconciled: 0,
         matchRef: input.matchRefs?.get(record.key) ?? existing?.matchRef,
       })
     case 'reconfirm':
       // Only a reconciled mark can be reconfirmed: it takes the record's current data as checked.
       if (existing?.state !== 'reconciled') return existing
-      return markOf({ ...existing, ...base, fingerprint: fingerprintOf(record), changedSinceReconciled: 0 })
+      return markOf({
+        ...existing,
+        ...base,
+        fingerprint: fingerprintOfSubject(record),
+        changedSinceReconciled: 0,
+      })
     case 'unmark':
       // The note survives an unmark; the match link belonged to the mark and goes with it.
       if (!existing || existing.state !== 'reconciled') return existing

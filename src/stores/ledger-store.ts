@@ -17,7 +17,14 @@ import type {
   PeriodLock,
   RecordKey,
 } from '../db/records'
-import { planClosePeriod, planMarks, planReopenPeriod, planUndo, type MarkAction } from '../reconcile/marking'
+import {
+  planClosePeriod,
+  planMarks,
+  planReopenPeriod,
+  planUndo,
+  type MarkAction,
+  type MarkSubject,
+} from '../reconcile/marking'
 import { dayRange, periodOf, periodRange } from '../reconcile/periods'
 import type { ChargeFee } from '../reconcile/row-figures'
 import { IN_MEMORY_SORT_LIMIT, sortRows, type SortColumn } from './ledger-sort'
@@ -359,10 +366,10 @@ export const useLedgerStore = defineStore('ledger', () => {
   // ---- marking ----
 
   /**
-   * Marks the selection or every record matching the filter. Records are read in one query (not block by
-   * block); then the current marks and locks are read, the plan made and written with its audit rows in
-   * one transaction (MarksRepository.planAndApply), so a lock or mark changed meanwhile is seen. The grid's
-   * marks map is replaced once.
+   * Marks the selection (the grid's loaded rows) or every record matching the filter (their digests, one
+   * read per day: HistoryRepository.markTargets); then the current marks and locks are read, the plan made
+   * and written with its audit row in one transaction (MarksRepository.planAndApply), so a lock or mark
+   * changed meanwhile is seen. The grid's marks map is replaced once.
    */
   async function applyMarks(
     action: MarkAction,
@@ -375,19 +382,17 @@ export const useLedgerStore = defineStore('ledger', () => {
     const abort = (markingAbort = new AbortController())
     marking.value = { phase: 'reading', records: 0 }
     try {
-      let records: HistoryRecord[]
+      let records: MarkSubject[]
       if (target === 'matching') {
-        records = await cache.history.queryAll(filter)
+        records = await cache.history.markTargets(filter)
       } else {
         // A selection is made of loaded rows: take them from the grid, and read only what is gone.
         const wanted = toRaw(selection.value)
-        records = [...toRaw(rows.value).values()].filter((r) => wanted.has(r.key))
-        const have = new Set(records.map((r) => r.key))
+        const loaded = [...toRaw(rows.value).values()].filter((r) => wanted.has(r.key))
+        const have = new Set(loaded.map((r) => r.key))
         const missing = [...wanted].filter((k) => !have.has(k))
-        if (missing.length > 0) {
-          const found = await cache.history.getMany(filter.connectionId, missing)
-          records.push(...found.filter((r): r is HistoryRecord => r !== undefined))
-        }
+        const found = missing.length > 0 ? await cache.history.getMany(filter.connectionId, missing) : []
+        records = [...loaded, ...found.filter((r): r is HistoryRecord => r !== undefined)]
       }
       if (abort.signal.aborted) {
         notice.value = { kind: 'cancelled' }
@@ -443,7 +448,7 @@ export const useLedgerStore = defineStore('ledger', () => {
     markingAbort?.abort()
   }
 
-  function refusedPeriod(records: HistoryRecord[], key: RecordKey | undefined): string {
+  function refusedPeriod(records: readonly MarkSubject[], key: RecordKey | undefined): string {
     const r = records.find((x) => x.key === key)
     return r ? periodOf(r.createdAt, timeZone.value) : (filters.period ?? '')
   }

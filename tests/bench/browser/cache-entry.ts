@@ -9,7 +9,7 @@ import { ClosebookDb } from '../../../src/db/database'
 import { historyRecordOf } from '../../../src/db/history-record'
 import { HistoryRepository, type HistoryFilter } from '../../../src/db/history-repository'
 import { markDayOf, MarksRepository } from '../../../src/db/marks-repository'
-import type { HistoryRecord, SyncCheckpoint } from '../../../src/db/records'
+import type { MarkTarget, SyncCheckpoint } from '../../../src/db/records'
 import { fingerprintOf } from '../../../src/reconcile/fingerprint'
 import { planMarks } from '../../../src/reconcile/marking'
 import { periodRange } from '../../../src/reconcile/periods'
@@ -153,8 +153,9 @@ async function run(args: CacheBenchArgs, at: (stage: string) => void): Promise<C
   at('bulk mark')
   /**
    * "Mark all matching" on a filter that matches the newest 10k records (all periods from the 10,000th
-   * newest record's time), as ledger-store applyMarks does it: HistoryRepository.queryAll reads them (no
-   * count first), then MarksRepository.planAndApply — one transaction that reads their day rows of marks
+   * newest record's time), as ledger-store applyMarks does it: HistoryRepository.markTargets reads what
+   * the mark needs of them from the day digests (no count first, no record read), then
+   * MarksRepository.planAndApply — one transaction that reads their day rows of marks
    * and the locks, runs planMarks (plan, timed inside the callback) and writes the changed day rows and
    * the action's one audit row (apply = that transaction minus the plan). Timed from the read to the
    * transaction's commit; finding the filter's start is not timed (the user chose the filter).
@@ -162,7 +163,7 @@ async function run(args: CacheBenchArgs, at: (stage: string) => void): Promise<C
   const [tenThousandth] = await history.queryPage({ ...all, order: 'desc', offset: 9_999, limit: 1 })
   const newest: HistoryFilter = { ...all, from: tenThousandth?.createdAt ?? 0 }
   t = performance.now()
-  const records: HistoryRecord[] = await history.queryAll(newest)
+  const records: MarkTarget[] = await history.markTargets(newest)
   const readMs = performance.now() - t
   let planMs = 0
   const t2 = performance.now()

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ChargeItem } from '../../../electron/shared/payment-api'
+import { dayDigestRowsOf } from '../../../src/db/day-digests'
 import { MarksRepository } from '../../../src/db/marks-repository'
 import type { MarkRecord, SyncCheckpoint } from '../../../src/db/records'
 import { fingerprintOf } from '../../../src/reconcile/fingerprint'
@@ -79,6 +80,12 @@ async function expectCacheEqualsSandbox(h: Harness): Promise<void> {
   for (const item of truth.history)
     expect(cachedHistory.get(`${String(item['type'])}:${String(item['resource_id'])}`)).toEqual(item)
   for (const item of truth.charges) expect(cachedCharges.get(String(item['id']))).toEqual(item)
+  // The day digests say the same as the records, whatever pages, retries and updates led here.
+  const digests = await h.db.dayDigests
+    .where('[connectionId+day]')
+    .between([h.connectionId, -Infinity], [h.connectionId, Infinity])
+    .toArray()
+  expect(digests).toEqual(dayDigestRowsOf(history).sort((a, b) => a.day - b.day))
 }
 
 async function control(h: Harness, path: string, body: unknown): Promise<Record<string, unknown>> {

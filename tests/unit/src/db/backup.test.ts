@@ -12,6 +12,7 @@ import {
 import { chargeRecordOf } from '../../../../src/db/charge-record'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf } from '../../../../src/db/history-record'
+import { dayDigestRowsOf } from '../../../../src/db/day-digests'
 import { HistoryRepository } from '../../../../src/db/history-repository'
 import { MarksRepository, ORPHAN_MARK_DAY } from '../../../../src/db/marks-repository'
 import type { AuditEntry, HistoryRecord } from '../../../../src/db/records'
@@ -113,6 +114,9 @@ describe('backup', () => {
     await restoreBackup(other, parsed)
 
     expect(await exportBackup(other, new Date(T0))).toEqual(backup)
+    // Digests are derived, not backed up: rebuilt from the restored records, the old cache's gone.
+    expect(await other.dayDigests.toArray()).toEqual(dayDigestRowsOf(await db.history.toArray()))
+    expect((await other.dayDigests.toArray()).flatMap((r) => r.records)).toHaveLength(3)
     expect(await countTables(other)).toEqual({
       connections: 1,
       stores: 1,

@@ -14,6 +14,7 @@ import {
   type HistoryRecordV3,
   type MarkRecordV1,
 } from '../../../../src/db/database'
+import { dayDigestRowsOf } from '../../../../src/db/day-digests'
 import { historyRecordOf, searchDayOf, tokenPrefix } from '../../../../src/db/history-record'
 import { HistoryRepository } from '../../../../src/db/history-repository'
 import { MarksRepository, ORPHAN_MARK_DAY } from '../../../../src/db/marks-repository'
@@ -201,6 +202,16 @@ describe('ClosebookDb', () => {
     expect([...db.backendDB().objectStoreNames]).not.toContain('marks')
     expect([...db.backendDB().objectStoreNames].sort()).toEqual([...TABLE_NAMES].sort())
     expect(await db.history.count()).toBe(5)
+    // Every record's digest, filed by day: the same rows a restore of these records would build.
+    expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf([h1, h2, h30, h50, hb]))
+    expect(
+      (await db.dayDigests.toArray()).map((r) => [r.connectionId, r.day - dayOf(T0), r.records.length]),
+    ).toEqual([
+      [CONN, 0, 2],
+      [CONN, 1, 1],
+      [CONN, 2, 1],
+      ['conn-b', 0, 1],
+    ])
 
     const byKey = (a: MarkRecord, b: MarkRecord): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
     const days = (await db.markDays.toArray()).map((r) => ({ ...r, marks: [...r.marks].sort(byKey) }))

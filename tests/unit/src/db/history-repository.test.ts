@@ -1,14 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf, matchesSearch } from '../../../../src/db/history-record'
+import { dayDigestRowsOf, markTargetOf } from '../../../../src/db/day-digests'
 import {
   DEFAULT_SEARCH_LIMITS,
   HistoryRepository,
+  type HistoryFilter,
   type HistoryQuery,
   type SearchLimits,
 } from '../../../../src/db/history-repository'
 import { MarksRepository } from '../../../../src/db/marks-repository'
 import type { HistoryRecord, MarkRecord, MarkRef } from '../../../../src/db/records'
+import { fingerprintOf } from '../../../../src/reconcile/fingerprint'
 import {
   CONN,
   HOUR,
@@ -238,6 +241,66 @@ describe('queries', () => {
     await putMarksOn(all, [mark((all[2] as HistoryRecord).key), mark((all[6] as HistoryRecord).key)])
     expect(ns(await repo.queryAll({ ...filter, reconciled: 'reconciled' }))).toEqual([3, 7])
     expect(ns(await repo.queryAll({ ...filter, connectionId: 'conn-b' }))).toEqual([1, 2])
+  })
+
+  it('gives "mark all matching" the same records from the day digests as the records, for every filter', async () => {
+    const { order: _o, offset: _off, limit: _l, ...filter } = base
+    const byN = (n: number) => all[n - 1] as HistoryRecord
+    await putMarksOn(all, [
+      mark(byN(1).key),
+      mark(byN(4).key, { changedSinceReconciled: 1 }),
+      mark(byN(9).key, { state: 'unreconciled', note: 'n' }),
+    ])
+    const filters: HistoryFilter[] = [
+      filter,
+      { ...filter, from: T0 + 3 * HOUR, to: T0 + 9 * HOUR },
+      { ...filter, from: T0 + 100 * HOUR },
+      { ...filter, to: filter.from },
+      { ...filter, type: 'refund' },
+      { ...filter, storeId: STORE_2, currency: 'USD' },
+      { ...filter, status: 'failed' },
+      { ...filter, mode: 'live', brand: 'visa' },
+      { ...filter, brand: 'nobrand' },
+      { ...filter, reconciled: 'reconciled' },
+      { ...filter, reconciled: 'unreconciled', type: 'charge' },
+      { ...filter, reconciled: 'changed' },
+      { ...filter, search: 'holder 1' },
+      { ...filter, connectionId: 'conn-b' },
+    ]
+    for (const f of filters) {
+      const expected = (await repo.queryAll(f)).map(markTargetOf)
+      const targets = await repo.markTargets(f)
+      expect(targets, JSON.stringify(f)).toEqual(expected)
+    }
+    // Not vacuous: the filters above select different, non-empty sets.
+    expect((await repo.markTargets({ ...filter, type: 'refund' })).length).toBe(6)
+    expect((await repo.markTargets({ ...filter, reconciled: 'reconciled' })).map((t) => t.key)).toEqual([
+      byN(1).key,
+      byN(4).key,
+    ])
+    expect((await repo.markTargets(filter))[0]).toEqual({
+      connectionId: CONN,
+      key: byN(1).key,
+      createdAt: byN(1).createdAt,
+      fingerprint: fingerprintOf(byN(1)),
+    })
+  })
+
+  it('keeps the day digests in step with the records a page replaces', async () => {
+    const changed = record(3, { status: 'failed', amount: 999 })
+    await repo.putPage(CONN, [changed], checkpoint())
+    const [target] = await repo.markTargets({
+      ...base,
+      status: 'failed',
+      from: T0 + 3 * HOUR,
+      to: T0 + 4 * HOUR,
+    })
+    expect(target).toEqual(markTargetOf(changed))
+    expect(await db.dayDigests.toArray()).toEqual(
+      dayDigestRowsOf([...(await db.history.toArray())]).sort(
+        (a, b) => a.connectionId.localeCompare(b.connectionId) || a.day - b.day,
+      ),
+    )
   })
 
   it('finds a charge with its refunds and lists a range', async () => {

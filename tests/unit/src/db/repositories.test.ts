@@ -6,6 +6,7 @@ import { ChargesRepository } from '../../../../src/db/charges-repository'
 import { CheckpointsRepository } from '../../../../src/db/checkpoints-repository'
 import { ConnectionsRepository } from '../../../../src/db/connections-repository'
 import type { ClosebookDb } from '../../../../src/db/database'
+import { dayDigestRowsOf } from '../../../../src/db/day-digests'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import { LocksRepository } from '../../../../src/db/locks-repository'
 import { MarksRepository } from '../../../../src/db/marks-repository'
@@ -158,7 +159,9 @@ describe('ConnectionsRepository', () => {
     const repo = new ConnectionsRepository(db)
     await repo.put({ ...connection, highWater: { charges: T0 }, lastSyncedAt: T0 })
     const rec = historyRecordOf(CONN, historyItem(1), T0)
-    await db.history.bulkPut([rec, historyRecordOf('other', historyItem(1), T0)])
+    const kept = historyRecordOf('other', historyItem(1), T0)
+    await db.history.bulkPut([rec, kept])
+    await db.dayDigests.bulkPut(dayDigestRowsOf([rec, kept]))
     await db.charges.put(chargeRecordOf(CONN, chargeItem(1), T0))
     await db.checkpoints.put(checkpoint())
     await putMarks(db, [mark(rec.key)], () => rec.createdAt)
@@ -166,6 +169,7 @@ describe('ConnectionsRepository', () => {
 
     await repo.clearSyncedData(CONN)
     expect(await db.history.count()).toBe(1) // the other connection's
+    expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf([kept]))
     expect(await db.charges.count()).toBe(0)
     expect(await db.checkpoints.count()).toBe(0)
     expect(await storedMarks(db)).toEqual([mark(rec.key)])

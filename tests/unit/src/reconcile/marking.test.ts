@@ -68,6 +68,24 @@ describe('planMarks: mark', () => {
     expect(p.audit[0]?.after).toEqual(p.puts[0])
   })
 
+  it('plans on record targets (a digest’s key, time and fingerprint) exactly as on the records', () => {
+    const target = (r: typeof a) => ({
+      connectionId: r.connectionId,
+      key: r.key,
+      createdAt: r.createdAt,
+      fingerprint: fingerprintOf(r),
+    })
+    for (const action of ['mark', 'reconfirm', 'unmark'] as const) {
+      const marks = action === 'mark' ? new Map() : apply(new Map(), plan({ records: [a, monthEnd] }))
+      expect(plan({ action, marks, records: [target(a), target(monthEnd)] })).toEqual(
+        plan({ action, marks, records: [a, monthEnd] }),
+      )
+    }
+    // The target's fingerprint is the one recorded: it is not recomputed from anything else.
+    const p = plan({ records: [{ ...target(a), fingerprint: 'given' }] })
+    expect(p.puts[0]?.fingerprint).toBe('given')
+  })
+
   it('takes the period from the accounting time zone', () => {
     expect(plan({ records: [monthEnd], timeZone: 'Asia/Tokyo' }).puts[0]?.period).toBe('2026-11')
     expect(plan({ records: [monthEnd], timeZone: 'UTC' }).puts[0]?.period).toBe('2026-10')

@@ -1,0 +1,86 @@
+/**
+ * Day digests (schema v6, `dayDigests`): per connection × UTC day, the filter fields, time and
+ * fingerprint of every record of that day (RecordDigest). Every write of history keeps them in step —
+ * sync's putPage, restore, the v6 migration, clearing a connection's synced data — so whole-filter work
+ * reads a few day rows instead of thousands of records.
+ */
+import type { Table } from 'dexie'
+import { fingerprintOf } from '../reconcile/fingerprint'
+import { searchDayOf } from './history-record'
+import type { DayDigestRecord, HistoryRecord, MarkTarget, RecordDigest } from './records'
+
+type DayKey = [string, number]
+
+export function recordDigestOf(r: HistoryRecord): RecordDigest {
+  return {
+    key: r.key,
+    createdAt: r.createdAt,
+    storeId: r.storeId,
+    type: r.type,
+    status: r.status,
+    currency: r.currency,
+    mode: r.mode,
+    brand: r.brand,
+    fingerprint: fingerprintOf(r),
+  }
+}
+
+/** A record as a mark is made on it (the fingerprint planMarks would compute). */
+export function markTargetOf(r: HistoryRecord): MarkTarget {
+  return { connectionId: r.connectionId, key: r.key, createdAt: r.createdAt, fingerprint: fingerprintOf(r) }
+}
+
+const byTimeThenKey = (a: RecordDigest, b: RecordDigest): number =>
+  a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+
+/** Collects records' digests into day rows, one record at a time (a migration's cursor, a restore). */
+export class DayDigestCollector {
+  readonly #rows = new Map<string, DayDigestRecord>()
+
+  add(r: HistoryRecord): void {
+    const day = searchDayOf(r.createdAt)
+    const id = `${r.connectionId}\u0001${day}`
+    let row = this.#rows.get(id)
+    if (!row) this.#rows.set(id, (row = { connectionId: r.connectionId, day, records: [] }))
+    row.records.push(recordDigestOf(r))
+  }
+
+  rows(): DayDigestRecord[] {
+    for (const row of this.#rows.values()) row.records.sort(byTimeThenKey)
+    return [...this.#rows.values()]
+  }
+}
+
+/** Builds the day rows of `records` from scratch (restore). */
+export function dayDigestRowsOf(records: Iterable<HistoryRecord>): DayDigestRecord[] {
+  const collector = new DayDigestCollector()
+  for (const r of records) collector.add(r)
+  return collector.rows()
+}
+
+/**
+ * Replaces the digests of `records` (one connection's page) in their day rows: read the days touched,
+ * merge by key, write them back. In a transaction that includes `table` and writes the records.
+ */
+export async function putDigests(
+  table: Table<DayDigestRecord, DayKey>,
+  connectionId: string,
+  records: readonly HistoryRecord[],
+): Promise<void> {
+  if (records.length === 0) return
+  const byDay = new Map<number, Map<string, RecordDigest>>()
+  for (const r of records) {
+    const day = searchDayOf(r.createdAt)
+    let digests = byDay.get(day)
+    if (!digests) byDay.set(day, (digests = new Map<string, RecordDigest>()))
+    digests.set(r.key, recordDigestOf(r))
+  }
+  const days = [...byDay.keys()]
+  const stored = await table.bulkGet(days.map((d): DayKey => [connectionId, d]))
+  const rows = days.map((day, i): DayDigestRecord => {
+    const fresh = byDay.get(day) as Map<string, RecordDigest>
+    const kept = (stored[i]?.records ?? []).filter((d) => !fresh.has(d.key))
+    return { connectionId, day, records: [...kept, ...fresh.values()].sort(byTimeThenKey) }
+  })
+  await table.bulkPut(rows)
+}
