@@ -10,7 +10,7 @@ import type { ClosebookDb } from './database'
 import { matchesSearch, searchDayBounds, searchDayOf, searchTermsOf, tokenPrefix } from './history-record'
 import { markTargetOf, putDigests } from './day-digests'
 import { flagChangedMarks, MarksRepository } from './marks-repository'
-import type { HistoryRecord, MarkTarget, RecordKey, SyncCheckpoint } from './records'
+import type { HistoryRecord, MarkTarget, RecordDigest, RecordKey, SyncCheckpoint } from './records'
 import { assertSameConnection } from './repository-helpers'
 
 /** The fingerprint rule lives with the reconciliation logic; the cache only compares. */
@@ -52,6 +52,11 @@ type EqualityField = 'storeId' | 'status' | 'currency' | 'type' | 'mode'
 
 /** When several equality filters are set, the index on the likeliest-narrowest field is walked. */
 const INDEX_PRIORITY: readonly EqualityField[] = ['storeId', 'status', 'currency', 'type', 'mode']
+
+/** Day digest rows read per request when walking a filter's digests (a month's worth). */
+const DIGEST_BATCH_DAYS = 31
+/** Up to this many days, a count with an equality filter reads digests rather than its index. */
+const DIGEST_COUNT_MAX_DAYS = 92
 
 type HistoryCollection = Collection<HistoryRecord, [string, RecordKey]>
 type HistoryKey = [string, RecordKey]
@@ -191,36 +196,60 @@ export class HistoryRepository {
    * read through the marks): those read the records.
    */
   async markTargets(filter: HistoryFilter): Promise<MarkTarget[]> {
-    const { connectionId, from, to } = filter
+    const { connectionId } = filter
     if (searchTermsOf(filter.search ?? '').length > 0 || filter.reconciled === 'changed') {
       return (await this.queryAll(filter)).map(markTargetOf)
     }
-    if (!(to > from)) return []
     const { db } = this
     return db.transaction('r', db.dayDigests, db.markDays, async () => {
-      const rows = await db.dayDigests
-        .where('[connectionId+day]')
-        .between([connectionId, searchDayOf(from)], [connectionId, searchDayOf(to - 1)], true, true)
-        .toArray()
-      const tests = fieldTests(filter, undefined)
-      const keyTest = await this.reconciledTest(filter)
       const targets: MarkTarget[] = []
+      await this.eachDigest(filter, (d) => {
+        targets.push({ connectionId, key: d.key, createdAt: d.createdAt, fingerprint: d.fingerprint })
+      })
+      return targets
+    })
+  }
+
+  /**
+   * Visits, oldest first, the digest of every record the filter matches (range, equality fields, brand,
+   * reconciled; not text search, not the changed filter). Reads the day rows a month at a time, so
+   * memory stays bounded over all periods. In a transaction that includes dayDigests and markDays.
+   */
+  private async eachDigest(filter: HistoryFilter, visit: (d: RecordDigest) => void): Promise<void> {
+    const { connectionId, from, to } = filter
+    if (!(to > from)) return
+    const tests = fieldTests(filter, undefined)
+    const keyTest = await this.reconciledTest(filter)
+    const last = searchDayOf(to - 1)
+    for (let day = searchDayOf(from); day <= last;) {
+      const rows = await this.db.dayDigests
+        .where('[connectionId+day]')
+        .between([connectionId, day], [connectionId, last], true, true)
+        .limit(DIGEST_BATCH_DAYS)
+        .toArray()
       for (const row of rows)
         for (const d of row.records) {
           if (d.createdAt < from || d.createdAt >= to || !tests.every((t) => t(d))) continue
           if (keyTest && !keyTest(d.key)) continue
-          targets.push({ connectionId, key: d.key, createdAt: d.createdAt, fingerprint: d.fingerprint })
+          visit(d)
         }
-      return targets
-    })
+      const next = rows[rows.length - 1]
+      if (rows.length < DIGEST_BATCH_DAYS || !next) break
+      day = next.day + 1
+    }
   }
 
   /** How many records the same filter matches (for the ledger's pager and totals). */
   async count(filter: HistoryFilter): Promise<number> {
     const { db } = this
-    return db.transaction('r', db.history, db.markDays, async () => {
+    return db.transaction('r', db.history, db.markDays, db.dayDigests, async () => {
       if (filter.reconciled === 'changed') return (await this.changedRows(filter)).length
       const terms = searchTermsOf(filter.search ?? '')
+      if (terms.length === 0 && (await this.countsByDigest(filter))) {
+        let n = 0
+        await this.eachDigest(filter, () => void n++)
+        return n
+      }
       const days = terms.length > 0 ? await this.searchDays(filter) : 'scan'
       if (days !== 'scan') return this.searchCount(filter, terms, days)
       return (await this.collection(filter)).count()
@@ -518,6 +547,17 @@ export class HistoryRepository {
     }
     const test = await this.candidateTest(filter)
     return (await this.fetch(connectionId, [...candidates])).filter(test).length
+  }
+
+  /**
+   * Whether a count reads the day digests rather than an index. An index count checks each entry against
+   * its record (~0.1 ms each at 500k), digests cost a row per day: they win on a date range alone, or on
+   * an equality filter over a few months; a selective field over years is counted through its index.
+   */
+  private async countsByDigest(filter: HistoryFilter): Promise<boolean> {
+    if (this.rangeIndex(filter) === undefined) return true
+    const days = await this.searchDays(filter)
+    return days !== 'scan' && days.length <= DIGEST_COUNT_MAX_DAYS
   }
 
   /** Keys of the reconciled records of the filter's days (a few outside its range: a key test only). */

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf, matchesSearch } from '../../../../src/db/history-record'
 import { dayDigestRowsOf, markTargetOf } from '../../../../src/db/day-digests'
@@ -271,6 +271,8 @@ describe('queries', () => {
       const expected = (await repo.queryAll(f)).map(markTargetOf)
       const targets = await repo.markTargets(f)
       expect(targets, JSON.stringify(f)).toEqual(expected)
+      // The count reads the same digests (or, for search and changed, its own path): same answer.
+      expect(await repo.count(f), JSON.stringify(f)).toBe(expected.length)
     }
     // Not vacuous: the filters above select different, non-empty sets.
     expect((await repo.markTargets({ ...filter, type: 'refund' })).length).toBe(6)
@@ -284,6 +286,30 @@ describe('queries', () => {
       createdAt: byN(1).createdAt,
       fingerprint: fingerprintOf(byN(1)),
     })
+  })
+
+  it('counts an equality filter over a long range through its index, and agrees with the digests', async () => {
+    const DAY = 24 * HOUR
+    // Refunds of STORE_2 every 10 days over a year, beside the 12 hourly records.
+    const spread = Array.from({ length: 37 }, (_, i) =>
+      record(100 + i, {
+        created_on: new Date(T0 + (i + 1) * 10 * DAY).toISOString(),
+        type: 'refund',
+        charge_id: uuid(1),
+        store_id: STORE_2,
+      }),
+    )
+    await repo.putPage(CONN, spread, checkpoint())
+    const year = { connectionId: CONN, from: T0, to: T0 + 400 * DAY }
+    const viaIndex = db.history.where('[connectionId+storeId+createdAt]')
+    const spy = vi.spyOn(db.dayDigests, 'where')
+    expect(await repo.count({ ...year, storeId: STORE_2 })).toBe(6 + 37)
+    expect(spy).not.toHaveBeenCalled() // 370 days with a store filter: the index counted
+    expect(await repo.count({ ...year, storeId: STORE_2, to: T0 + 60 * DAY })).toBe(6 + 5)
+    expect(spy).toHaveBeenCalled() // 60 days: the digests counted
+    expect(await repo.count(year)).toBe(12 + 37)
+    expect(await viaIndex.between([CONN, STORE_2, T0], [CONN, STORE_2, T0 + 400 * DAY]).count()).toBe(43)
+    spy.mockRestore()
   })
 
   it('keeps the day digests in step with the records a page replaces', async () => {
