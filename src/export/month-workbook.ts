@@ -626,5 +626,5 @@ function auditOfPeriod(
   return input.audit
     .filter((e) => (e.period === null ? e.at >= range.from && e.at < range.to : e.period === input.period))
     .filter((e) => input.storeId === null || e.key === null || storeKeys.has(e.key))
-    .sort((a, b) => a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0))
+    .sort((a, b) => a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0) || (a.part ?? 0) - (b.part ?? 0))
 }

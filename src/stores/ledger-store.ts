@@ -189,12 +189,13 @@ export const useLedgerStore = defineStore('ledger', () => {
       if (sorted || gen !== generation) return
     }
     counted.value = false
-    total.value = BLOCK * 2
+    total.value = BLOCK
     try {
-      // The first two blocks, in one query (ensureRows groups adjacent missing blocks).
-      await ensureRows(0, BLOCK * 2)
+      // The first block: a screenful and more. The grid asks for the next as it needs it, so a search's
+      // first rows wait for no more days than a block's worth of matches.
+      await ensureRows(0, BLOCK)
       if (gen !== generation) return
-      total.value = rows.value.size === BLOCK * 2 ? BLOCK * 3 : rows.value.size
+      total.value = rows.value.size === BLOCK ? BLOCK * 2 : rows.value.size
       void appCache()
         .history.count(filter)
         .then((n) => {
@@ -531,7 +532,8 @@ export const useLedgerStore = defineStore('ledger', () => {
       : period
         ? await cache.audit.listByPeriod(connectionId.value, period)
         : await cache.audit.listByConnection(connectionId.value)
-    return [...list].sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0))
+    // Newest first: by row (sequence), then by place in the row, reversed.
+    return [...list].sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0) || (b.part ?? 0) - (a.part ?? 0))
   }
 
   /** The current filter's records as CSV (UTF-8 with BOM, formula-guarded), through the host. */
