@@ -189,13 +189,12 @@ export const useLedgerStore = defineStore('ledger', () => {
       if (sorted || gen !== generation) return
     }
     counted.value = false
-    total.value = BLOCK
+    total.value = BLOCK * 2
     try {
-      // The first block: a screenful and more. The grid asks for the next as it needs it, so a search's
-      // first rows wait for no more days than a block's worth of matches.
-      await ensureRows(0, BLOCK)
+      // The first two blocks, in one query (ensureRows groups adjacent missing blocks).
+      await ensureRows(0, BLOCK * 2)
       if (gen !== generation) return
-      total.value = rows.value.size === BLOCK ? BLOCK * 2 : rows.value.size
+      total.value = rows.value.size === BLOCK * 2 ? BLOCK * 3 : rows.value.size
       void appCache()
         .history.count(filter)
         .then((n) => {

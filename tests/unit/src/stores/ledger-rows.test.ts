@@ -26,22 +26,21 @@ const keyAt = (ledger: ReturnType<typeof useLedgerStore>, index: number) => ledg
 const expectedKey = (index: number) => historyRecordOf(CONN, historyItem(N - 1 - index), 0).key
 
 describe('ledger store: loading rows', () => {
-  it('loads the first block in one query, and adjacent missing blocks together as the grid scrolls', async () => {
+  it('loads the first two blocks in one query, and adjacent missing blocks together as the grid scrolls', async () => {
     const ledger = useLedgerStore()
     await ledger.init()
     ledger.filters.period = '2026-10'
     const queries = vi.spyOn(cache.history, 'queryPage')
     await ledger.refresh()
     expect(queries).toHaveBeenCalledTimes(1)
-    expect(queries.mock.calls[0]?.[0]).toMatchObject({ offset: 0, limit: 100, order: 'desc' })
-    expect(ledger.rows.size).toBe(100)
+    expect(queries.mock.calls[0]?.[0]).toMatchObject({ offset: 0, limit: 200, order: 'desc' })
     await vi.waitFor(() => expect(ledger.total).toBe(N))
 
     queries.mockClear()
-    // Rows 50–649: block 0 is loaded, blocks 1–6 are not: one query for the six of them.
-    await ledger.ensureRows(50, 650)
+    // Rows 150–649: block 1 is loaded, blocks 2–6 are not: one query for the five of them.
+    await ledger.ensureRows(150, 650)
     expect(queries).toHaveBeenCalledTimes(1)
-    expect(queries.mock.calls[0]?.[0]).toMatchObject({ offset: 100, limit: 600 })
+    expect(queries.mock.calls[0]?.[0]).toMatchObject({ offset: 200, limit: 500 })
     for (const i of [0, 199, 200, 450, 649]) expect(keyAt(ledger, i), `row ${i}`).toBe(expectedKey(i))
 
     queries.mockClear()
