@@ -168,20 +168,23 @@ export async function recomputeSearchTokens(tx: Transaction): Promise<void> {
 /**
  * v5 → v6: the marks move into day rows (by their record's UTC day; a mark whose record is not cached is
  * kept under ORPHAN_MARK_DAY), each audit row becomes a row of one change, keeping its sequence number,
- * and every record's digest is filed by day (one pass over history, a cursor: the records never all sit
- * in memory, only their digests).
+ * and every record's digest is filed by day. History is read once, by cursor: the records never all sit
+ * in memory, only their digests and the marked ones' days.
  */
 export async function groupMarksAndAudit(tx: Transaction): Promise<void> {
   const marks = await tx.table<MarkRecord>('marks').toArray()
-  const history = tx.table<HistoryRecord, [string, RecordKey]>('history')
-  const records = await history.bulkGet(marks.map((m): [string, RecordKey] => [m.connectionId, m.key]))
+  const recordId = (r: { connectionId: string; key: RecordKey }): string => `${r.connectionId}\u0001${r.key}`
+  const markById = new Map(marks.map((m) => [recordId(m), m]))
+  // One pass over history gives both the digests and the day of every marked record.
   const dayOf = new Map<MarkRecord, number>()
-  marks.forEach((m, i) => {
-    const r = records[i]
-    if (r) dayOf.set(m, markDayOf(r.createdAt))
+  const digests = new DayDigestCollector()
+  await tx.table<HistoryRecord, [string, RecordKey]>('history').each((r) => {
+    digests.add(r)
+    const mark = markById.get(recordId(r))
+    if (mark) dayOf.set(mark, markDayOf(r.createdAt))
   })
-  const rows = markDayRowsOf(marks, (m) => dayOf.get(m))
-  await tx.table<MarkDayRecord>('markDays').bulkAdd(rows)
+  await tx.table<DayDigestRecord>('dayDigests').bulkAdd(digests.rows())
+  await tx.table<MarkDayRecord>('markDays').bulkAdd(markDayRowsOf(marks, (m) => dayOf.get(m)))
   await tx
     .table<AuditRow | AuditEntryV5>('audit')
     .toCollection()
@@ -190,9 +193,6 @@ export async function groupMarksAndAudit(tx: Transaction): Promise<void> {
       const [row] = auditRowsOf([old])
       if (row) ref.value = old.seq === undefined ? row : { ...row, seq: old.seq }
     })
-  const digests = new DayDigestCollector()
-  await history.each((r) => digests.add(r))
-  await tx.table<DayDigestRecord>('dayDigests').bulkAdd(digests.rows())
 }
 
 export class ClosebookDb extends Dexie {
