@@ -13,6 +13,7 @@ import {
 import { appendAuditEntries, auditEntriesOf, auditRowsOf } from './audit-repository'
 import type { ClosebookDb } from './database'
 import { dayDigestRowsOf } from './day-digests'
+import { dayTokenRowsOf } from './day-tokens'
 import { searchTokensOf } from './history-record'
 import { markDayOf, markDayRowsOf, putMarkDays } from './marks-repository'
 import type {
@@ -408,6 +409,7 @@ export async function restoreBackup(
     await db.stores.bulkAdd(t.stores)
     await db.history.bulkAdd(t.history)
     await db.dayDigests.bulkAdd(dayDigestRowsOf(t.history))
+    await db.dayTokens.bulkAdd(dayTokenRowsOf(t.history))
     await db.charges.bulkAdd(t.charges)
     // Marks go to their record's day row; the backup's history is what the cache will hold.
     const days = new Map(t.history.map((h) => [`${h.connectionId}\u0001${h.key}`, markDayOf(h.createdAt)]))

@@ -70,11 +70,12 @@ export class ConnectionsRepository {
    */
   async clearSyncedData(id: string): Promise<void> {
     const { db } = this
-    const tables = [db.connections, db.history, db.dayDigests, db.charges, db.checkpoints]
+    const tables = [db.connections, db.history, db.dayDigests, db.dayTokens, db.charges, db.checkpoints]
     await db.transaction('rw', tables, async () => {
       const [lo, hi] = connectionBounds(id)
       await db.history.where('[connectionId+createdAt]').between(lo, hi).delete()
       await db.dayDigests.where('[connectionId+day]').between(lo, hi).delete()
+      await db.dayTokens.where('[connectionId+day+part]').between(lo, hi).delete()
       await db.charges.where('[connectionId+createdAt]').between(lo, hi).delete()
       await db.checkpoints.where('[connectionId+partitionId]').between(lo, hi).delete()
       const conn = await db.connections.get(id)

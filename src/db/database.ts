@@ -5,6 +5,7 @@
 import Dexie, { type Table, type Transaction } from 'dexie'
 import { auditRowsOf } from './audit-repository'
 import { DayDigestCollector } from './day-digests'
+import { DayTokensCollector } from './day-tokens'
 import { orderRefOf, searchTextOf, searchTokensOf } from './history-record'
 import { markDayOf, markDayRowsOf } from './marks-repository'
 import type {
@@ -13,6 +14,7 @@ import type {
   CachedConnection,
   ChargeRecord,
   DayDigestRecord,
+  DayTokensRecord,
   HistoryRecord,
   ImportedRowRecord,
   ImportRecord,
@@ -34,6 +36,7 @@ export const TABLE_NAMES = [
   'charges',
   'markDays',
   'dayDigests',
+  'dayTokens',
   'audit',
   'checkpoints',
   'locks',
@@ -44,7 +47,8 @@ export const TABLE_NAMES = [
 export type TableName = (typeof TABLE_NAMES)[number]
 
 /** Tables as versions 1–5 named them (v6 replaced `marks` by `markDays`). */
-type V5TableName = Exclude<TableName, 'markDays' | 'dayDigests'> | 'marks'
+type V5TableName = Exclude<TableName, 'markDays' | 'dayDigests' | 'dayTokens'> | 'marks'
+type V6TableName = Exclude<TableName, 'dayTokens'>
 type V2TableName = Exclude<V5TableName, 'imports' | 'importedRows'>
 
 /** Version 1: history without searchText/orderRef; marks with a nullable state and a boolean flag. */
@@ -96,12 +100,12 @@ export const SCHEMA_V4: Record<V5TableName, string> = {
 export const SCHEMA_V5: Record<V5TableName, string> = SCHEMA_V4
 
 /**
- * Version 6 (current): marks grouped by the record's UTC day (`markDays`, replacing `marks`) and the audit
+ * Version 6: marks grouped by the record's UTC day (`markDays`, replacing `marks`) and the audit
  * log grouped by action, with multi-entry tag indexes for a record's and a period's trail. IndexedDB
  * charges per request: a 10k bulk mark now writes ~30 mark rows and one audit row, not 20k rows. And
  * `dayDigests`: per day, what whole-filter work needs of each record (day-digests.ts).
  */
-export const SCHEMA_V6: Record<TableName, string> = {
+export const SCHEMA_V6: Record<V6TableName, string> = {
   connections: SCHEMA_V5.connections,
   stores: SCHEMA_V5.stores,
   history: SCHEMA_V5.history,
@@ -116,7 +120,19 @@ export const SCHEMA_V6: Record<TableName, string> = {
   importedRows: SCHEMA_V5.importedRows,
 }
 
-export const CURRENT_VERSION = 6
+/**
+ * Version 7 (current): the search reads `dayTokens` (day-tokens.ts), a row of tokens per connection × day
+ * part, instead of the `searchTokens` multi-entry index, which is dropped: a page of a search costs a few
+ * requests instead of one per day and term plus a random read per index entry, and ingest no longer
+ * writes an index entry per token.
+ */
+export const SCHEMA_V7: Record<TableName, string> = {
+  ...SCHEMA_V6,
+  history: SCHEMA_V3.history,
+  dayTokens: '[connectionId+day+part]',
+}
+
+export const CURRENT_VERSION = 7
 
 /** Shapes as older versions stored them; only the migrations and their tests need these. */
 /** An audit row as versions 1–5 stored it: one per change. */
@@ -195,6 +211,25 @@ export async function groupMarksAndAudit(tx: Transaction): Promise<void> {
     })
 }
 
+/** v6 → v7: every record's tokens filed in its day's parts, in one cursor pass over history. */
+export async function fileSearchTokens(tx: Transaction): Promise<void> {
+  const tokens = new DayTokensCollector()
+  await tx.table<HistoryRecord, [string, RecordKey]>('history').each((r) => tokens.add(r))
+  await tx.table<DayTokensRecord>('dayTokens').bulkAdd(tokens.rows())
+}
+
+/**
+ * The schema version of the cache stored under `name`, or null when there is none: what opening it will
+ * migrate from. Dexie stores version × 10 (plus a step when it adjusts an index on its own).
+ */
+export async function storedCacheVersion(
+  factory: Pick<IDBFactory, 'databases'> = indexedDB,
+  name: string = DEFAULT_DB_NAME,
+): Promise<number | null> {
+  const found = (await factory.databases()).find((d) => d.name === name)
+  return found?.version === undefined ? null : Math.floor(found.version / 10)
+}
+
 export class ClosebookDb extends Dexie {
   // `declare`: Dexie creates the tables in version().stores(); a class field would overwrite them.
   declare connections: Table<CachedConnection, string>
@@ -203,6 +238,7 @@ export class ClosebookDb extends Dexie {
   declare charges: Table<ChargeRecord, [string, string]>
   declare markDays: Table<MarkDayRecord, [string, number]>
   declare dayDigests: Table<DayDigestRecord, [string, number]>
+  declare dayTokens: Table<DayTokensRecord, [string, number, number]>
   declare audit: Table<AuditRow, number>
   declare checkpoints: Table<SyncCheckpoint, [string, string]>
   declare locks: Table<PeriodLock, [string, string]>
@@ -210,8 +246,11 @@ export class ClosebookDb extends Dexie {
   declare imports: Table<ImportRecord, [string, string]>
   declare importedRows: Table<ImportedRowRecord, [string, string, number]>
 
+  readonly #factory: Pick<IDBFactory, 'databases'> | undefined
+
   constructor(name: string = DEFAULT_DB_NAME, deps?: IndexedDbDeps) {
     super(name, deps ? { indexedDB: deps.indexedDB, IDBKeyRange: deps.IDBKeyRange } : undefined)
+    this.#factory = deps?.indexedDB ?? (globalThis as { indexedDB?: IDBFactory }).indexedDB
     this.version(1).stores(SCHEMA_V1)
     this.version(2).stores(SCHEMA_V2).upgrade(upgradeV1ToV2)
     this.version(3).stores(SCHEMA_V3) // new tables only: nothing to convert
@@ -222,6 +261,12 @@ export class ClosebookDb extends Dexie {
     this.version(6)
       .stores({ ...SCHEMA_V6, marks: null })
       .upgrade(groupMarksAndAudit)
+    this.version(7).stores(SCHEMA_V7).upgrade(fileSearchTokens)
+  }
+
+  /** The schema version on disk, before this connection opens (and migrates) it; null: none yet. */
+  async storedVersion(): Promise<number | null> {
+    return this.#factory ? storedCacheVersion(this.#factory, this.name) : null
   }
 
   /** All tables, in TABLE_NAMES order, for whole-cache transactions (backup, restore). */

@@ -1,16 +1,25 @@
 /**
  * Transaction-history records: sync writes pages, the ledger reads filtered, ordered pages. Queries
  * walk one compound index bounded by connection (and one equality filter) and the time range, so
- * they never scan the whole table; a search reads the `searchTokens` index day by day instead (searchDays).
+ * they never scan the whole table; a search reads the day token index (`dayTokens`, day-tokens.ts) a few
+ * days at a time instead, and then only the page's records (searchHits).
  * Time ranges are half-open: `from` inclusive, `to` exclusive.
  */
 import type { Collection } from 'dexie'
 import type { HistoryType, Mode } from '../../electron/shared/payment-api'
 import type { ClosebookDb } from './database'
-import { matchesSearch, searchDayBounds, searchDayOf, searchTermsOf, tokenPrefix } from './history-record'
+import { matchesSearch, searchDayOf, searchTermsOf } from './history-record'
 import { markTargetOf, putDigests } from './day-digests'
+import { dayPartsRange, putTokens, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
 import { flagChangedMarks, MarksRepository } from './marks-repository'
-import type { HistoryRecord, MarkTarget, RecordDigest, RecordKey, SyncCheckpoint } from './records'
+import type {
+  DayTokensRecord,
+  HistoryRecord,
+  MarkTarget,
+  RecordDigest,
+  RecordKey,
+  SyncCheckpoint,
+} from './records'
 import { assertSameConnection } from './repository-helpers'
 
 /** The fingerprint rule lives with the reconciliation logic; the cache only compares. */
@@ -61,49 +70,37 @@ const DIGEST_COUNT_MAX_DAYS = 92
 type HistoryCollection = Collection<HistoryRecord, [string, RecordKey]>
 type HistoryKey = [string, RecordKey]
 
-/** Thresholds of the search; tests set them to drive every path on a small set. */
+/** Sizes of the search's reads and writes; tests make them small to drive every path on a small set. */
 export interface SearchLimits {
   /**
-   * Days whose token entries the page walk reads in its first round. Later rounds read about as many days
-   * as the rows found per day so far say are still needed (at most twice the last round): a page of a
-   * common name is found in the newest day or two, a rare term reads more days per round.
+   * Token rows (day parts) the first request of a page's walk reads. Later requests read as many as the
+   * hits per row so far say the page still needs (twice as many while nothing matched): a common name
+   * fills a page within a day or two, a rare one reads on in bigger steps.
    */
-  firstDays: number
-  /**
-   * The page walk reads only the rarest-looking term's entries (the longest) and tests the others on the
-   * fetched records: every entry read costs about as much as a record. When fewer than this share of a
-   * round's fetched candidates pass the other terms, later rounds intersect every term's entries instead.
-   */
-  intersectBelow: number
-  /** A period spanning more days than this is searched by the range scan: one request a day would cost more. */
-  maxDays: number
-  /**
-   * A day with more candidates than this many times the rows still wanted is walked in order through the
-   * date index (stopping at the page) instead of fetching all its candidates: a broad term such as "com".
-   */
-  dayWalkFactor: number
-  /** Up to this many candidates are fetched by key for a count with record filters, without the range's keys. */
-  directCandidates: number
-  /**
-   * What fetching one record costs in keys read (measured in Chromium: a record by key ≈ 4–6 index keys).
-   * A count with record filters reads the range's keys when it has fewer than candidates × this.
-   */
-  recordCostInKeys: number
+  firstRows: number
+  /** The most token rows one request reads, so a count over years holds a bounded batch at a time. */
+  maxRows: number
+  /** Records per token row that putPage fills (TOKEN_PART_SIZE). */
+  partSize: number
 }
 
 export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
-  firstDays: 1,
-  intersectBelow: 0.5,
-  maxDays: 4000,
-  dayWalkFactor: 2,
-  directCandidates: 200,
-  recordCostInKeys: 4,
+  firstRows: 8,
+  maxRows: 64,
+  partSize: TOKEN_PART_SIZE,
 }
 
-/** The search's candidates of one UTC day: the records whose tokens match every term. */
-interface DayCandidates {
+/** A record a search matched: what ordering and paging need, and its digest when those were read. */
+interface SearchHit {
+  key: RecordKey
+  createdAt: number
+  digest?: RecordDigest
+}
+
+/** One UTC day's token rows. */
+interface TokenDay {
   day: number
-  keys: RecordKey[]
+  parts: DayTokensRecord[]
 }
 
 /** The equality fields other than `indexed`, and the brand, as tests on a record or its digest. */
@@ -146,9 +143,11 @@ export class HistoryRepository {
     assertSameConnection(connectionId, records, 'history page')
     assertSameConnection(connectionId, [checkpoint], 'checkpoint')
     const { db } = this
-    return db.transaction('rw', [db.history, db.dayDigests, db.checkpoints, db.markDays], async () => {
+    const tables = [db.history, db.dayDigests, db.dayTokens, db.checkpoints, db.markDays]
+    return db.transaction('rw', tables, async () => {
       await db.history.bulkPut(records)
       await putDigests(db.dayDigests, connectionId, records)
+      await putTokens(db.dayTokens, connectionId, records, this.searchLimits.partSize)
       await db.checkpoints.put(checkpoint)
       const flagged = await flagChangedMarks(db.markDays, connectionId, records, this.fingerprintOf)
       return { written: records.length, flagged }
@@ -166,14 +165,13 @@ export class HistoryRepository {
   /** One page of the ledger. */
   async queryPage(query: HistoryQuery): Promise<HistoryRecord[]> {
     const { db } = this
-    return db.transaction('r', db.history, db.markDays, async () => {
+    return db.transaction('r', [db.history, db.markDays, db.dayTokens, db.dayDigests], async () => {
       if (query.reconciled === 'changed') {
         const rows = await this.changedRows(query)
         return rows.slice(query.offset, query.offset + query.limit)
       }
       const terms = searchTermsOf(query.search ?? '')
-      const days = terms.length > 0 ? await this.searchDays(query) : 'scan'
-      if (days !== 'scan') return this.searchPage(query, terms, days)
+      if (terms.length > 0) return this.searchPage(query, terms)
       let coll = await this.collection(query)
       if (query.order === 'desc') coll = coll.reverse()
       return coll.offset(query.offset).limit(query.limit).toArray()
@@ -191,17 +189,30 @@ export class HistoryRepository {
 
   /**
    * What "mark all matching" needs of every record the filter matches (MarkTarget), oldest first. Read
-   * from the day digests of the filter's days — a few rows, not thousands of records — unless the filter
-   * searches text (tokens are not in the digests) or asks for changed-since-reconciled records (few,
-   * read through the marks): those read the records.
+   * from the day digests of the filter's days — a few rows, not thousands of records — with a search's
+   * matches taken from the day tokens first. Changed-since-reconciled records (few, found through the
+   * marks) are read whole.
    */
   async markTargets(filter: HistoryFilter): Promise<MarkTarget[]> {
     const { connectionId } = filter
-    if (searchTermsOf(filter.search ?? '').length > 0 || filter.reconciled === 'changed') {
-      return (await this.queryAll(filter)).map(markTargetOf)
-    }
+    if (filter.reconciled === 'changed') return (await this.queryAll(filter)).map(markTargetOf)
     const { db } = this
-    return db.transaction('r', db.dayDigests, db.markDays, async () => {
+    const terms = searchTermsOf(filter.search ?? '')
+    return db.transaction('r', [db.dayDigests, db.dayTokens, db.markDays, db.history], async () => {
+      if (terms.length > 0) {
+        const hits = await this.searchHits(filter, terms, 'asc', Infinity, true)
+        // A hit without a digest (never expected: both are written together) is read from its record.
+        const unDigested = hits.filter((h) => !h.digest).map((h) => h.key)
+        const read = new Map(
+          (await this.fetch(connectionId, unDigested)).map((r) => [r.key, markTargetOf(r)]),
+        )
+        return hits.flatMap((h): MarkTarget[] => {
+          const target = h.digest
+            ? { connectionId, key: h.key, createdAt: h.createdAt, fingerprint: h.digest.fingerprint }
+            : read.get(h.key)
+          return target ? [target] : []
+        })
+      }
       const targets: MarkTarget[] = []
       await this.eachDigest(filter, (d) => {
         targets.push({ connectionId, key: d.key, createdAt: d.createdAt, fingerprint: d.fingerprint })
@@ -242,16 +253,15 @@ export class HistoryRepository {
   /** How many records the same filter matches (for the ledger's pager and totals). */
   async count(filter: HistoryFilter): Promise<number> {
     const { db } = this
-    return db.transaction('r', db.history, db.markDays, db.dayDigests, async () => {
+    return db.transaction('r', [db.history, db.markDays, db.dayDigests, db.dayTokens], async () => {
       if (filter.reconciled === 'changed') return (await this.changedRows(filter)).length
       const terms = searchTermsOf(filter.search ?? '')
-      if (terms.length === 0 && (await this.countsByDigest(filter))) {
+      if (terms.length > 0) return (await this.searchHits(filter, terms, 'asc', Infinity)).length
+      if (await this.countsByDigest(filter)) {
         let n = 0
         await this.eachDigest(filter, () => void n++)
         return n
       }
-      const days = terms.length > 0 ? await this.searchDays(filter) : 'scan'
-      if (days !== 'scan') return this.searchCount(filter, terms, days)
       return (await this.collection(filter)).count()
     })
   }
@@ -302,12 +312,6 @@ export class HistoryRepository {
     return INDEX_PRIORITY.find((f) => filter[f] !== undefined)
   }
 
-  /** Primary keys of the range walk collection() would do, in its order (createdAt, then key). */
-  private async rangeKeys(filter: HistoryFilter, limit: number): Promise<RecordKey[]> {
-    const pks = (await this.indexRange(filter).limit(limit).primaryKeys()) as HistoryKey[]
-    return pks.map(([, key]) => key)
-  }
-
   /**
    * Tests a record must pass beyond what an index already answered: equality fields other than
    * `indexed`, the brand and the given search terms. The reconciled filter is a key test (reconciledTest).
@@ -338,215 +342,114 @@ export class HistoryRepository {
   }
 
   /**
-   * The UTC days a search reads (tokenPrefix), oldest first: those from the first to the last record of
-   * the filter's range, so "all periods" costs the days the cache holds, not the days since 1970. 'scan'
-   * when they are more than `maxDays`; the range scan (collection()) then answers by the same rule.
+   * The records a search matches, in `order`, found a few days at a time (tokenDays, newest or oldest
+   * first) until at least `need` are in hand or the period ends. Whole days are taken and each is sorted,
+   * so the first `need` hits are exactly the first `need` matches. Equality fields and brand are tested
+   * on the token rows too, the reconciled state on the marks' keys. No record is read; the same days'
+   * digests are, when `withDigests` asks (a mark needs the fingerprint).
    */
-  private async searchDays(filter: HistoryFilter): Promise<number[] | 'scan'> {
-    const { connectionId, from, to } = filter
-    const range = () => this.dateRange(connectionId, from, to)
-    const [first, last] = await Promise.all([range().first(), range().last()])
-    if (!first || !last) return []
-    const d0 = searchDayOf(first.createdAt)
-    const d1 = searchDayOf(last.createdAt)
-    if (d1 - d0 + 1 > this.searchLimits.maxDays) return 'scan'
-    return Array.from({ length: d1 - d0 + 1 }, (_, i) => d0 + i)
-  }
-
-  /**
-   * The keys of one day's records that match every term: each term's keys are the primary keys of the
-   * day's tokens it is a prefix of, and the terms' sets are intersected (longest term first: it tends to
-   * be the rarest, and an empty intersection ends the day early).
-   */
-  private async dayCandidates(
-    connectionId: string,
-    day: number,
-    terms: readonly string[],
-  ): Promise<DayCandidates> {
-    const prefix = tokenPrefix(connectionId, day)
-    let keys: Set<RecordKey> | null = null
-    for (const term of terms) {
-      const pks = (await this.db.history
-        .where('searchTokens')
-        .startsWith(prefix + term)
-        .primaryKeys()) as HistoryKey[]
-      // One record can have several tokens with the prefix: the set dedupes them.
-      const next = new Set<RecordKey>()
-      for (const [, key] of pks) if (keys === null || keys.has(key)) next.add(key)
-      keys = next
-      if (keys.size === 0) break
-    }
-    return { day, keys: [...(keys ?? [])] }
-  }
-
-  /** Candidates of many days, requested together so IndexedDB answers them back to back. */
-  private async daysCandidates(
-    connectionId: string,
-    days: readonly number[],
-    terms: readonly string[],
-  ): Promise<DayCandidates[]> {
-    const byLength = [...terms].sort((a, b) => b.length - a.length)
-    return Promise.all(days.map((d) => this.dayCandidates(connectionId, d, byLength)))
-  }
-
-  /** Every test a search candidate must pass besides its terms: range, equality fields, brand, reconciled. */
-  private async candidateTest(filter: HistoryFilter): Promise<(r: HistoryRecord) => boolean> {
-    const tests = this.recordTests(filter, undefined, [])
-    const keyTest = await this.reconciledTest(filter)
-    return (r) =>
-      r.createdAt >= filter.from &&
-      r.createdAt < filter.to &&
-      (!keyTest || keyTest(r.key)) &&
-      tests.every((t) => t(r))
-  }
-
-  /**
-   * One page of a search: the days are walked in the page's order, a batch of days' candidates at a time,
-   * until the rows before and on the page are in hand. A day's candidates are fetched whole (their order
-   * within the day is not in the index), unless they are many more than the rows still wanted: then the
-   * day is walked in order through the date index, testing membership, and the walk stops at the page.
-   * Whole days in order, then sorted, give exactly the first `offset + limit` rows. Measured on 500k
-   * records in Chromium, reading an index entry costs about as much as reading a record (~0.15 ms), so the
-   * walk reads as few days and entries as it can (SearchLimits.firstDays, intersectBelow).
-   */
-  private async searchPage(
-    query: HistoryQuery,
-    terms: readonly string[],
-    days: readonly number[],
-  ): Promise<HistoryRecord[]> {
-    const { connectionId } = query
-    const limits = this.searchLimits
-    const need = query.offset + query.limit
-    const desc = query.order === 'desc'
-    const ordered = desc ? [...days].reverse() : days
-    const byLength = [...terms].sort((a, b) => b.length - a.length)
-    const driver = byLength.slice(0, 1)
-    const others = byLength.slice(1)
-    const test = await this.candidateTest(query)
-    const otherSearch = others.join(' ')
-    const matchesOthers = (r: HistoryRecord): boolean => others.length === 0 || matchesSearch(r, otherSearch)
-    const fullTest = (r: HistoryRecord): boolean => test(r) && matchesOthers(r)
-    let intersect = false
-    const rows: HistoryRecord[] = []
-    let batch = Math.max(1, limits.firstDays)
-    let daysRead = 0
-    for (let i = 0; i < ordered.length && rows.length < need;) {
-      const slice = ordered.slice(i, i + batch)
-      i += slice.length
-      daysRead += slice.length
-      let pending = await this.daysCandidates(connectionId, slice, intersect ? byLength : driver)
-      let fetchedCount = 0
-      let passed = 0
-      while (pending.length > 0 && rows.length < need) {
-        const wanted = need - rows.length
-        const head = pending[0] as DayCandidates
-        if (head.keys.length > wanted * limits.dayWalkFactor) {
-          rows.push(...(await this.walkDay(query, head, wanted, fullTest)))
-          pending = pending.slice(1)
-          continue
-        }
-        // Whole days, in order, while they are likely to be needed: one request fetches them all.
-        let n = 0
-        let size = 0
-        while (n < pending.length && size < wanted) {
-          const next = (pending[n] as DayCandidates).keys.length
-          if (size + next > wanted * limits.dayWalkFactor) break
-          size += next
-          n++
-        }
-        const keys = pending.slice(0, n).flatMap((d) => d.keys)
-        if (keys.length > 0) {
-          for (const r of await this.fetch(connectionId, keys)) {
-            if (!test(r)) continue
-            fetchedCount++
-            if (intersect || matchesOthers(r)) {
-              passed++
-              rows.push(r)
-            }
-          }
-        }
-        pending = pending.slice(n)
-      }
-      // The other terms rejected most of what the driver found: intersect the terms' entries from now on.
-      if (
-        !intersect &&
-        others.length > 0 &&
-        fetchedCount > 0 &&
-        passed < fetchedCount * limits.intersectBelow
-      )
-        intersect = true
-      const perDay = rows.length / daysRead
-      const stillWanted = need - rows.length
-      batch = perDay > 0 ? Math.min(batch * 2, Math.ceil(stillWanted / perDay) + 1) : batch * 2
-    }
-    rows.sort(byTimeThenKey)
-    if (desc) rows.reverse()
-    return rows.slice(query.offset, need)
-  }
-
-  /** Up to `wanted` of a day's candidates in the query's order, walking the date index over the day. */
-  private async walkDay(
-    query: HistoryQuery,
-    { day, keys }: DayCandidates,
-    wanted: number,
-    test: (r: HistoryRecord) => boolean,
-  ): Promise<HistoryRecord[]> {
-    const { connectionId } = query
-    const picked = new Set(keys)
-    const [dayStart, dayEnd] = searchDayBounds(day)
-    let walk = this.dateRange(connectionId, Math.max(dayStart, query.from), Math.min(dayEnd, query.to))
-    if (query.order === 'desc') walk = walk.reverse()
-    return walk
-      .filter((r) => picked.has(r.key) && test(r))
-      .limit(wanted)
-      .toArray()
-  }
-
-  /**
-   * How many records a search matches. With no record filter, a day's candidates are all in range except
-   * on the first and last day, which the period may cut: those are checked against the date index's keys
-   * of their part in range, so no record is fetched. With record filters (store, type, brand…), the
-   * filter's range keys pick from the candidates when they are fewer than fetching the candidates would
-   * cost, else the candidates are fetched and tested.
-   */
-  private async searchCount(
+  private async searchHits(
     filter: HistoryFilter,
     terms: readonly string[],
-    days: readonly number[],
-  ): Promise<number> {
+    order: 'asc' | 'desc',
+    need: number,
+    withDigests = false,
+  ): Promise<SearchHit[]> {
     const { connectionId, from, to } = filter
+    if (!(to > from)) return []
     const limits = this.searchLimits
-    const perDay = await this.daysCandidates(connectionId, days, terms)
-    const keyTest = (await this.reconciledTest(filter)) ?? (() => true)
-    if (this.recordTests(filter, undefined, []).length === 0) {
-      let n = 0
-      for (const { day, keys } of perDay) {
-        if (keys.length === 0) continue
-        const [dayStart, dayEnd] = searchDayBounds(day)
-        if (dayStart >= from && dayEnd <= to) {
-          for (const k of keys) if (keyTest(k)) n++
-          continue
+    const fieldsTest = tokenFieldsTest(filter)
+    const keyTest = await this.reconciledTest(filter)
+    const desc = order === 'desc'
+    const hits: SearchHit[] = []
+    let lo = searchDayOf(from)
+    let hi = searchDayOf(to - 1)
+    // A count reads big batches from the start; a page starts small (a common name fills it in a day).
+    let batch = need === Infinity ? limits.maxRows : limits.firstRows
+    let rowsRead = 0
+    while (lo <= hi && hits.length < need) {
+      const days = await this.tokenDays(connectionId, lo, hi, desc, batch)
+      const edge = days[days.length - 1]
+      if (!edge) break
+      const digests = withDigests
+        ? await this.db.dayDigests.bulkGet(days.map((d): [string, number] => [connectionId, d.day]))
+        : []
+      days.forEach(({ parts }, i) => {
+        let digestOf: Map<RecordKey, RecordDigest> | undefined
+        const dayHits: SearchHit[] = []
+        for (const part of parts) {
+          for (let j = 0; j < part.keys.length; j++) {
+            const createdAt = part.times[j] as number
+            if (createdAt < from || createdAt >= to) continue
+            if (!tokenTextMatches(part.texts[j] as string, terms)) continue
+            if (fieldsTest && !fieldsTest(part, j)) continue
+            const key = part.keys[j] as RecordKey
+            if (keyTest && !keyTest(key)) continue
+            if (!withDigests) {
+              dayHits.push({ key, createdAt })
+              continue
+            }
+            digestOf ??= new Map((digests[i]?.records ?? []).map((d) => [d.key, d]))
+            dayHits.push({ key, createdAt, digest: digestOf.get(key) })
+          }
         }
-        const part = { connectionId, from: Math.max(from, dayStart), to: Math.min(to, dayEnd) }
-        const inRange = new Set(await this.rangeKeys(part, 2 ** 31))
-        for (const k of keys) if (inRange.has(k) && keyTest(k)) n++
-      }
-      return n
+        dayHits.sort(byTimeThenKey)
+        if (desc) dayHits.reverse()
+        for (const h of dayHits) hits.push(h)
+      })
+      if (desc) hi = edge.day - 1
+      else lo = edge.day + 1
+      // Next, as many rows as the hits per row so far say the rest needs (one more: the last day may
+      // be cut), or twice as many when none matched yet.
+      for (const d of days) rowsRead += d.parts.length
+      const perRow = hits.length / rowsRead
+      const wanted = perRow > 0 ? Math.ceil((need - hits.length) / perRow) + 1 : batch * 2
+      batch = Math.max(1, Math.min(wanted, limits.maxRows))
     }
-    const candidates = new Set(perDay.flatMap((d) => d.keys))
-    if (candidates.size > limits.directCandidates) {
-      const cap = Math.min(Math.floor(candidates.size * limits.recordCostInKeys), 2 ** 31)
-      const inRange = await this.rangeKeys(filter, cap + 1)
-      if (inRange.length <= cap) {
-        const keys = inRange.filter((k) => candidates.has(k) && keyTest(k))
-        const tests = this.recordTests(filter, this.rangeIndex(filter), [])
-        if (tests.length === 0) return keys.length
-        // Fields no index answered need the records.
-        return (await this.fetch(connectionId, keys)).filter((r) => tests.every((t) => t(r))).length
-      }
+    return hits
+  }
+
+  /**
+   * The token rows of the next days of [lo, hi] in the walk's order, at most `limit` rows, grouped by day.
+   * Only whole days: when the rows fill the limit, the last day may go on past them, so it is left for the
+   * next call — or, when it is the only day, read whole.
+   */
+  private async tokenDays(
+    connectionId: string,
+    lo: number,
+    hi: number,
+    desc: boolean,
+    limit: number,
+  ): Promise<TokenDay[]> {
+    let range = this.db.dayTokens
+      .where('[connectionId+day+part]')
+      .between(dayPartsRange(connectionId, lo)[0], dayPartsRange(connectionId, hi)[1])
+    if (desc) range = range.reverse()
+    const rows = await range.limit(limit).toArray()
+    const days: TokenDay[] = []
+    for (const row of rows) {
+      const last = days[days.length - 1]
+      if (last?.day === row.day) last.parts.push(row)
+      else days.push({ day: row.day, parts: [row] })
     }
-    const test = await this.candidateTest(filter)
-    return (await this.fetch(connectionId, [...candidates])).filter(test).length
+    const [only] = days
+    if (rows.length < limit || !only) return days
+    if (days.length > 1) return days.slice(0, -1)
+    const parts = await this.db.dayTokens
+      .where('[connectionId+day+part]')
+      .between(...dayPartsRange(connectionId, only.day))
+      .toArray()
+    return [{ day: only.day, parts }]
+  }
+
+  /** One page of a search: its hits in order, then only the page's records, by key. */
+  private async searchPage(query: HistoryQuery, terms: readonly string[]): Promise<HistoryRecord[]> {
+    const need = query.offset + query.limit
+    const hits = await this.searchHits(query, terms, query.order, need)
+    return this.fetch(
+      query.connectionId,
+      hits.slice(query.offset, need).map((h) => h.key),
+    )
   }
 
   /**
@@ -556,8 +459,12 @@ export class HistoryRepository {
    */
   private async countsByDigest(filter: HistoryFilter): Promise<boolean> {
     if (this.rangeIndex(filter) === undefined) return true
-    const days = await this.searchDays(filter)
-    return days !== 'scan' && days.length <= DIGEST_COUNT_MAX_DAYS
+    // The days from the range's first to its last record: "all periods" costs the days the cache holds.
+    const { connectionId, from, to } = filter
+    const range = () => this.dateRange(connectionId, from, to)
+    const [first, last] = await Promise.all([range().first(), range().last()])
+    if (!first || !last) return true
+    return searchDayOf(last.createdAt) - searchDayOf(first.createdAt) + 1 <= DIGEST_COUNT_MAX_DAYS
   }
 
   /** Keys of the reconciled records of the filter's days (a few outside its range: a key test only). */

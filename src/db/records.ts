@@ -36,8 +36,8 @@ export interface HistoryRecord {
   /** Lower-cased text the ledger's search runs over: ids, metadata values, name, e-mail, last four. */
   searchText: string
   /**
-   * Search tokens scoped by connection (`${connectionId}\u0001${token}`), for the multi-entry
-   * `searchTokens` index: the search matches a term when it is a prefix of one of them.
+   * Search tokens scoped by connection and UTC day (`tokenPrefix` + token; schema v5–v6 indexed them).
+   * The search matches a term when it is a prefix of one of them; the `dayTokens` index is built from them.
    */
   searchTokens: string[]
   raw: HistoryItem
@@ -68,6 +68,22 @@ export interface DayDigestRecord {
   connectionId: string
   day: number
   records: RecordDigest[]
+}
+
+/**
+ * Storage row (schema v7, `dayTokens`): the search tokens of up to TOKEN_PART_SIZE records of one
+ * connection × UTC day, in no particular order (day-tokens.ts). `texts[i]` holds the tokens of record
+ * `keys[i]`, created at `times[i]`, each preceded by a newline; `fields[i]` its store, type and so on.
+ */
+export interface DayTokensRecord {
+  connectionId: string
+  day: number
+  part: number
+  keys: RecordKey[]
+  times: number[]
+  texts: string[]
+  /** The fields a search may be narrowed by: record i's TOKEN_ROW_FIELDS at i × 6 to i × 6 + 5. */
+  fields: string[]
 }
 
 /** A record as a mark is made on it: identity, time (its period) and the fingerprint of its data. */

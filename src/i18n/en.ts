@@ -6,6 +6,8 @@ export const en = {
     skipToContent: 'Skip to content',
     mainNav: 'Main navigation',
     language: 'Language',
+    cacheUpgrading:
+      'Updating the local cache to a new format. This happens once after an update and can take a few minutes for a large cache; your data stays as it is.',
     host: { electron: 'Desktop app', web: 'Web host (this computer only)' },
   },
   nav: {

@@ -7,6 +7,8 @@ export const ja: MessageSchema = {
     skipToContent: '本文へ移動',
     mainNav: 'メインナビゲーション',
     language: '言語',
+    cacheUpgrading:
+      'ローカルキャッシュを新しい形式に更新しています。アップデート後に一度だけ行われ、大きなキャッシュでは数分かかることがあります。データはそのまま保たれます。',
     host: { electron: 'デスクトップアプリ', web: 'Web ホスト（このコンピューターのみ）' },
   },
   nav: {

@@ -2,11 +2,18 @@ import { defineStore } from 'pinia'
 import { ref } from 'vue'
 import { desktopApi, DesktopApiError } from '../platform'
 import type { AppInfo } from '../../electron/shared/contract'
+import { appCache } from '../db/cache'
+import { CURRENT_VERSION } from '../db/database'
 
-/** What the app knows about its host: version, host kind, keychain. Loaded once at start. */
+/**
+ * What the app knows about its host (version, host kind, keychain), loaded once at start, and whether
+ * opening the cache is migrating an older schema: that can take minutes on a big cache (README), so the
+ * shell says so while it runs instead of looking stuck.
+ */
 export const useAppStore = defineStore('app', () => {
   const info = ref<AppInfo | null>(null)
   const error = ref<string | null>(null)
+  const cacheUpgrading = ref(false)
 
   async function load(): Promise<void> {
     try {
@@ -17,5 +24,22 @@ export const useAppStore = defineStore('app', () => {
     }
   }
 
-  return { info, error, load }
+  /**
+   * Opens the cache. Called before the app mounts: the stored version is asked for synchronously (the
+   * answer is the one at call time), before any view's query can start the open and its migration.
+   */
+  async function openCache(): Promise<void> {
+    try {
+      const { db } = appCache()
+      const stored = await db.storedVersion()
+      cacheUpgrading.value = stored !== null && stored < CURRENT_VERSION
+      await db.open()
+    } catch (e) {
+      error.value = e instanceof Error ? e.message : String(e)
+    } finally {
+      cacheUpgrading.value = false
+    }
+  }
+
+  return { info, error, cacheUpgrading, load, openCache }
 })

@@ -87,7 +87,7 @@ export async function benchCache({ quick }: { quick: boolean }): Promise<MetricM
     'ledger.search_ms': measured(
       'ledger.search_ms',
       result.searchMonth.ms,
-      // Prefix search through the searchTokens index; the generator has 10 Latin names, so a full name
+      // Prefix search through the day token index (dayTokens); the generator has 10 Latin names, so a full name
       // matches about 1 record in 20: a harder case than an order number or an e-mail.
       `${timing(result.searchMonth, `"${args.searchTerm}" in ${MONTH} (${result.searchMonth.total} matches)`)} | ${timing(result.searchAll, `same search, all periods (one run, ${result.searchAll.total} matches)`)}`,
     ),

@@ -5,8 +5,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ChargeItem } from '../../../electron/shared/payment-api'
 import { dayDigestRowsOf } from '../../../src/db/day-digests'
+import { dayTokenRowsOf, TOKEN_PART_SIZE } from '../../../src/db/day-tokens'
 import { MarksRepository } from '../../../src/db/marks-repository'
-import type { MarkRecord, SyncCheckpoint } from '../../../src/db/records'
+import type { DayTokensRecord, MarkRecord, SyncCheckpoint } from '../../../src/db/records'
 import { fingerprintOf } from '../../../src/reconcile/fingerprint'
 import { CacheSyncStore } from '../../../src/sync/cache-sync-store'
 import { endAfter, monthlyWindows, partitionIdOf } from '../../../src/sync/plan'
@@ -86,6 +87,16 @@ async function expectCacheEqualsSandbox(h: Harness): Promise<void> {
     .between([h.connectionId, -Infinity], [h.connectionId, Infinity])
     .toArray()
   expect(digests).toEqual(dayDigestRowsOf(history).sort((a, b) => a.day - b.day))
+  // And the search index files every record once, on its day, with its tokens (parts may differ in
+  // arrangement: pages append to a day's last part).
+  const tokenRows = await h.db.dayTokens
+    .where('[connectionId+day+part]')
+    .between([h.connectionId, -Infinity], [h.connectionId, Infinity])
+    .toArray()
+  const filed = (rows: DayTokensRecord[]) =>
+    rows.flatMap((r) => r.keys.map((key, i) => [r.day, key, r.times[i], r.texts[i]].join('|'))).sort()
+  expect(filed(tokenRows)).toEqual(filed(dayTokenRowsOf(history)))
+  expect(tokenRows.every((r) => r.keys.length > 0 && r.keys.length <= TOKEN_PART_SIZE)).toBe(true)
 }
 
 async function control(h: Harness, path: string, body: unknown): Promise<Record<string, unknown>> {

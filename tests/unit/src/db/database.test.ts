@@ -8,18 +8,31 @@ import {
   SCHEMA_V3,
   SCHEMA_V4,
   SCHEMA_V5,
+  SCHEMA_V6,
   TABLE_NAMES,
+  storedCacheVersion,
   type AuditEntryV5,
   type HistoryRecordV1,
   type HistoryRecordV3,
   type MarkRecordV1,
 } from '../../../../src/db/database'
 import { dayDigestRowsOf } from '../../../../src/db/day-digests'
+import { dayTokenRowsOf, TOKEN_PART_SIZE } from '../../../../src/db/day-tokens'
 import { historyRecordOf, searchDayOf, tokenPrefix } from '../../../../src/db/history-record'
 import { HistoryRepository } from '../../../../src/db/history-repository'
 import { MarksRepository, ORPHAN_MARK_DAY } from '../../../../src/db/marks-repository'
 import type { AuditRow, MarkDayRecord, MarkRecord } from '../../../../src/db/records'
-import { CONN, HOUR, T0, auditEntry, freshDeps, historyItem, mark, storedAudit } from './fixtures'
+import {
+  CONN,
+  HOUR,
+  T0,
+  auditEntry,
+  createV6Cache,
+  freshDeps,
+  historyItem,
+  mark,
+  storedAudit,
+} from './fixtures'
 
 function v1History(n: number): HistoryRecordV1 {
   const { searchText: _s, orderRef: _o, ...rest } = historyRecordOf(CONN, historyItem(n), T0)
@@ -38,6 +51,20 @@ describe('ClosebookDb', () => {
     expect(db.verno).toBe(CURRENT_VERSION)
     expect(db.tables.map((t) => t.name).sort()).toEqual([...TABLE_NAMES].sort())
     db.close()
+  })
+
+  it('tells the stored schema version before opening, so the shell can announce a migration', async () => {
+    const deps = freshDeps()
+    expect(await storedCacheVersion(deps.indexedDB, 'closebook')).toBeNull()
+    await createV6Cache(deps)
+    expect(await storedCacheVersion(deps.indexedDB, 'closebook')).toBe(6)
+    expect(await storedCacheVersion(deps.indexedDB, 'other')).toBeNull()
+    const db = new ClosebookDb('closebook', deps)
+    // The app asks the cache itself before opening it.
+    expect(await db.storedVersion()).toBe(6)
+    await db.open()
+    db.close()
+    expect(await storedCacheVersion(deps.indexedDB, 'closebook')).toBe(CURRENT_VERSION)
   })
 
   it('migrates a version-1 cache to the current version without losing anything', async () => {
@@ -123,8 +150,7 @@ describe('ClosebookDb', () => {
     expect(await repo.count({ ...q, search: 'holder2' })).toBe(1)
     expect(await repo.count({ ...q, search: 'holder3' })).toBe(0)
     expect(await repo.count({ ...q, connectionId: 'conn-b', search: 'holder3' })).toBe(1)
-    const day = tokenPrefix(CONN, searchDayOf(rows[0]!.createdAt))
-    expect(await db.history.where('searchTokens').startsWith(`${day}ord-`).count()).toBe(2)
+    expect(await repo.count({ ...q, search: 'ord-' })).toBe(2)
     db.close()
   })
 
@@ -152,7 +178,6 @@ describe('ClosebookDb', () => {
     for (const row of rows) {
       expect(await db.history.get([CONN, row.key])).toEqual(historyRecordOf(CONN, row.raw, T0))
     }
-    expect(await db.history.where('searchTokens').startsWith(`${CONN}\u0001holder`).count()).toBe(0)
     const repo = new HistoryRepository(db, () => '')
     const q = { connectionId: CONN, from: 0, to: T0 * 2 }
     expect(await repo.count({ ...q, search: 'holder2' })).toBe(1)
@@ -277,6 +302,58 @@ describe('ClosebookDb', () => {
     expect(await audit.count(CONN)).toBe(4)
     // New rows continue after the highest migrated sequence number.
     expect(await audit.add(auditEntry({ at: T0 + 3, key: h50.key }))).toBe(13)
+    db.close()
+  })
+
+  it('migrates a version-6 cache to version 7: search tokens filed by day part, the token index dropped', async () => {
+    const deps = freshDeps()
+    const v6 = new Dexie('closebook', deps)
+    v6.version(6).stores(SCHEMA_V6)
+    const DAY = 24 * HOUR
+    // A busy day (more records than a part holds), two other days, and another connection.
+    const busy = Array.from({ length: TOKEN_PART_SIZE + 3 }, (_, i) =>
+      historyRecordOf(CONN, historyItem(i + 1, { created_on: new Date(T0 + i * 1000).toISOString() }), T0),
+    )
+    const later = [DAY, 2 * DAY].map((dt, i) =>
+      historyRecordOf(CONN, historyItem(9000 + i, { created_on: new Date(T0 + dt).toISOString() }), T0),
+    )
+    const other = historyRecordOf('conn-b', historyItem(1), T0)
+    const records = [...busy, ...later, other]
+    await v6.table('history').bulkAdd(records)
+    await v6.table('dayDigests').bulkAdd(dayDigestRowsOf(records))
+    expect(v6.table('history').schema.idxByName['searchTokens']).toBeDefined()
+    v6.close()
+
+    const db = new ClosebookDb('closebook', deps)
+    await db.open()
+    expect(db.verno).toBe(CURRENT_VERSION)
+    // The multi-entry index is gone from the store itself; the records are untouched.
+    const store = db.backendDB().transaction('history').objectStore('history')
+    expect([...store.indexNames]).not.toContain('searchTokens')
+    expect(await db.history.count()).toBe(records.length)
+    expect(await db.history.get([CONN, later[0]!.key])).toEqual(later[0])
+    // Every record filed once, the busy day in two parts: the rows a restore would build.
+    const rows = await db.dayTokens.toArray()
+    expect(rows).toEqual(dayTokenRowsOf(records))
+    expect(rows.map((r) => [r.connectionId, r.day - searchDayOf(T0), r.part, r.keys.length])).toEqual([
+      [CONN, 0, 0, TOKEN_PART_SIZE],
+      [CONN, 0, 1, 3],
+      [CONN, 1, 0, 1],
+      [CONN, 2, 0, 1],
+      ['conn-b', 0, 0, 1],
+    ])
+    // Tokens are stored without their connection and day scope.
+    expect(rows[0]!.texts[0]).toContain('\nholder')
+    expect(rows[0]!.texts[0]).not.toContain(tokenPrefix(CONN, searchDayOf(T0)))
+    // The search answers from them, per connection and period.
+    const repo = new HistoryRepository(db, () => '')
+    const q = { connectionId: CONN, from: 0, to: T0 * 2 }
+    expect(await repo.count({ ...q, search: 'holder' })).toBe(busy.length + later.length)
+    expect(await repo.count({ ...q, search: 'holder 9001' })).toBe(1)
+    expect(await repo.count({ ...q, from: T0 + DAY, search: 'holder' })).toBe(2)
+    expect(await repo.count({ ...q, connectionId: 'conn-b', search: 'holder' })).toBe(1)
+    const page = await repo.queryPage({ ...q, search: 'holder', order: 'desc', offset: 1, limit: 2 })
+    expect(page.map((r) => r.key)).toEqual([later[0]!.key, busy[busy.length - 1]!.key])
     db.close()
   })
 })

@@ -1,8 +1,9 @@
 /** Test data for the cache: valid API items (per the shared schemas) and fresh fake-indexeddb databases. */
+import Dexie from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import type { ChargeItem, HistoryItem } from '../../../../electron/shared/payment-api'
 import { auditEntriesOf } from '../../../../src/db/audit-repository'
-import { ClosebookDb, type IndexedDbDeps } from '../../../../src/db/database'
+import { ClosebookDb, SCHEMA_V6, type IndexedDbDeps } from '../../../../src/db/database'
 import { markDayOf, markDayRowsOf } from '../../../../src/db/marks-repository'
 import type { AuditEntry, MarkRecord, MarkRef, RecordKey, SyncCheckpoint } from '../../../../src/db/records'
 
@@ -15,6 +16,14 @@ export const HOUR = 3_600_000
 /** A fresh, isolated IndexedDB per call, so tests never share state. */
 export function freshDeps(): IndexedDbDeps {
   return { indexedDB: new IDBFactory(), IDBKeyRange }
+}
+
+/** Leaves an empty cache of schema v6 under `name`, as an older app version would have. */
+export async function createV6Cache(deps: IndexedDbDeps, name = 'closebook'): Promise<void> {
+  const v6 = new Dexie(name, deps)
+  v6.version(6).stores(SCHEMA_V6)
+  await v6.open()
+  v6.close()
 }
 
 export function openDb(name = 'closebook-test', deps: IndexedDbDeps = freshDeps()): ClosebookDb {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf, matchesSearch } from '../../../../src/db/history-record'
 import { dayDigestRowsOf, markTargetOf } from '../../../../src/db/day-digests'
+import { putTokens } from '../../../../src/db/day-tokens'
 import {
   DEFAULT_SEARCH_LIMITS,
   HistoryRepository,
@@ -387,6 +388,22 @@ describe('search through the token index', () => {
   const limits = (over: Partial<SearchLimits>) =>
     new HistoryRepository(db, fingerprint, { ...DEFAULT_SEARCH_LIMITS, ...over })
 
+  /**
+   * Re-files the day tokens in parts of `partSize` as putPage does (putTokens), in pages of 7, then the
+   * first 20 records again (a re-sync: replaced where they stand), so days span several parts.
+   */
+  async function fileTokens(partSize: number): Promise<void> {
+    await db.dayTokens.clear()
+    for (const [conn, records] of [
+      [CONN, generated],
+      ['conn-b', generated.slice(0, 40).map((r) => historyRecordOf('conn-b', r.raw, T0))],
+    ] as const) {
+      for (let i = 0; i < records.length; i += 7)
+        await putTokens(db.dayTokens, conn, records.slice(i, i + 7), partSize)
+      await putTokens(db.dayTokens, conn, records.slice(0, 20), partSize)
+    }
+  }
+
   /** What the filter means, computed from the records alone. */
   function expected(q: HistoryQuery, reconciled: Set<string>, changed: Set<string>): string[] {
     const rows = generated
@@ -430,23 +447,14 @@ describe('search through the token index', () => {
 
   // One test per filter: each runs every search through every plan in both orders and with offsets.
   it.each(FILTERS.map((f) => [JSON.stringify(f), f] as const))(
-    'gives the same rows, order, pages and counts through every plan as the scan: %s',
+    'gives the same rows, order, pages and counts through every read plan and part size as the records: %s',
     async (_, filter) => {
-      // Limits that force each path: the range scan (too many days); every day read at once, each day's
-      // candidates fetched whole, the other terms always tested on the records; one day at a time, each
-      // day walked in order through the date index, the terms' entries intersected after the first day;
-      // and the count's paths (candidates fetched; the range's keys pick; the range over its cap).
+      // Read plans: one row per request at first and at most two (a day is cut by the limit and read
+      // whole, or left for the next request), a few rows per request, everything in one request.
       const plans = {
-        scan: limits({ maxDays: 0 }),
-        wholeDays: limits({ firstDays: 1e9, dayWalkFactor: 1e9, directCandidates: 1e9, intersectBelow: 0 }),
-        walkedDays: limits({
-          firstDays: 1,
-          dayWalkFactor: 0,
-          intersectBelow: 1.01,
-          directCandidates: 0,
-          recordCostInKeys: 1e9,
-        }),
-        capped: limits({ firstDays: 2, dayWalkFactor: 1, directCandidates: 0, recordCostInKeys: 0.01 }),
+        rowByRow: limits({ firstRows: 1, maxRows: 2 }),
+        fewRows: limits({ firstRows: 3, maxRows: 5 }),
+        oneRequest: limits({ firstRows: 1e9, maxRows: 1e9 }),
         defaults: limits({}),
       }
       const marks = await storedMarks(db)
@@ -456,6 +464,7 @@ describe('search through the token index', () => {
       const reconciled = new Set<string>(marks.filter((m) => m.state === 'reconciled').map((m) => m.key))
       const changed = new Set<string>(marks.filter((m) => m.changedSinceReconciled === 1).map((m) => m.key))
       let nonEmpty = 0
+      const results: { label: string; q: HistoryQuery; want: string[]; all: number }[] = []
       for (const search of SEARCHES) {
         for (const page of [
           { order: 'asc' as const, offset: 0, limit: 1000 },
@@ -466,10 +475,21 @@ describe('search through the token index', () => {
           const want = expected(q, reconciled, changed)
           const all = expected({ ...q, offset: 0, limit: 1e9 }, reconciled, changed)
           if (want.length > 0) nonEmpty++
+          results.push({ label: JSON.stringify({ search, ...page }), q, want, all: all.length })
+        }
+      }
+      // Parts of 3 records (~11 a day, some part-filled by the replaced records) and of the default size.
+      for (const partSize of [3, DEFAULT_SEARCH_LIMITS.partSize]) {
+        await fileTokens(partSize)
+        const rows = (await db.dayTokens.toArray()).filter((r) => r.connectionId === CONN)
+        expect(rows.every((r) => r.keys.length <= partSize)).toBe(true)
+        // Every record filed once, whatever the part size and the replacements.
+        expect(rows.flatMap((r) => r.keys).sort()).toEqual(generated.map((r) => r.key).sort())
+        for (const { label, q, want, all } of results) {
           for (const [name, r] of Object.entries(plans)) {
-            const label = `${name} ${JSON.stringify({ search, ...page })}`
-            expect(keys(await r.queryPage(q)), label).toEqual(want)
-            expect(await r.count(q), label).toBe(all.length)
+            const at = `parts of ${partSize}, ${name} ${label}`
+            expect(keys(await r.queryPage(q)), at).toEqual(want)
+            expect(await r.count(q), at).toBe(all)
           }
         }
       }

@@ -7,6 +7,7 @@ import { CheckpointsRepository } from '../../../../src/db/checkpoints-repository
 import { ConnectionsRepository } from '../../../../src/db/connections-repository'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { dayDigestRowsOf } from '../../../../src/db/day-digests'
+import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import { LocksRepository } from '../../../../src/db/locks-repository'
 import { MarksRepository } from '../../../../src/db/marks-repository'
@@ -162,6 +163,7 @@ describe('ConnectionsRepository', () => {
     const kept = historyRecordOf('other', historyItem(1), T0)
     await db.history.bulkPut([rec, kept])
     await db.dayDigests.bulkPut(dayDigestRowsOf([rec, kept]))
+    await db.dayTokens.bulkPut(dayTokenRowsOf([rec, kept]))
     await db.charges.put(chargeRecordOf(CONN, chargeItem(1), T0))
     await db.checkpoints.put(checkpoint())
     await putMarks(db, [mark(rec.key)], () => rec.createdAt)
@@ -170,6 +172,7 @@ describe('ConnectionsRepository', () => {
     await repo.clearSyncedData(CONN)
     expect(await db.history.count()).toBe(1) // the other connection's
     expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf([kept]))
+    expect(await db.dayTokens.toArray()).toEqual(dayTokenRowsOf([kept]))
     expect(await db.charges.count()).toBe(0)
     expect(await db.checkpoints.count()).toBe(0)
     expect(await storedMarks(db)).toEqual([mark(rec.key)])
