@@ -6,8 +6,8 @@
  */
 import type { Table } from 'dexie'
 import { fingerprintOf } from '../reconcile/fingerprint'
-import { searchDayOf } from './history-record'
-import type { DayDigestRecord, HistoryRecord, MarkTarget, RecordDigest } from './records'
+import { byDayAndKey, byTimeThenKey, searchDayOf } from './history-record'
+import type { DayDigestRecord, HistoryRecord, MarkTarget, RecordDigest, RecordKey } from './records'
 
 type DayKey = [string, number]
 
@@ -29,9 +29,6 @@ export function recordDigestOf(r: HistoryRecord): RecordDigest {
 export function markTargetOf(r: HistoryRecord): MarkTarget {
   return { connectionId: r.connectionId, key: r.key, createdAt: r.createdAt, fingerprint: fingerprintOf(r) }
 }
-
-const byTimeThenKey = (a: RecordDigest, b: RecordDigest): number =>
-  a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
 
 /** Collects records' digests into day rows, one record at a time (a migration's cursor, a restore). */
 export class DayDigestCollector {
@@ -68,17 +65,11 @@ export async function putDigests(
   records: readonly HistoryRecord[],
 ): Promise<void> {
   if (records.length === 0) return
-  const byDay = new Map<number, Map<string, RecordDigest>>()
-  for (const r of records) {
-    const day = searchDayOf(r.createdAt)
-    let digests = byDay.get(day)
-    if (!digests) byDay.set(day, (digests = new Map<string, RecordDigest>()))
-    digests.set(r.key, recordDigestOf(r))
-  }
+  const byDay = byDayAndKey(records, recordDigestOf)
   const days = [...byDay.keys()]
   const stored = await table.bulkGet(days.map((d): DayKey => [connectionId, d]))
   const rows = days.map((day, i): DayDigestRecord => {
-    const fresh = byDay.get(day) as Map<string, RecordDigest>
+    const fresh = byDay.get(day) as Map<RecordKey, RecordDigest>
     const kept = (stored[i]?.records ?? []).filter((d) => !fresh.has(d.key))
     return { connectionId, day, records: [...kept, ...fresh.values()].sort(byTimeThenKey) }
   })

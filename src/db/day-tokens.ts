@@ -7,7 +7,7 @@
  * history keeps the parts in step — sync's putPage, restore, the v7 migration, clearing a connection.
  */
 import type { Table } from 'dexie'
-import { searchDayOf, tokenPrefix } from './history-record'
+import { byDayAndKey, searchDayOf, tokenPrefix } from './history-record'
 import type { DayTokensRecord, HistoryRecord, RecordKey } from './records'
 
 /**
@@ -139,15 +139,8 @@ export async function putTokens(
   records: readonly HistoryRecord[],
   partSize = TOKEN_PART_SIZE,
 ): Promise<void> {
-  const byDay = new Map<number, Map<RecordKey, Entry>>()
-  for (const r of records) {
-    const day = searchDayOf(r.createdAt)
-    let entries = byDay.get(day)
-    if (!entries) byDay.set(day, (entries = new Map<RecordKey, Entry>()))
-    entries.set(r.key, entryOf(r))
-  }
   const written = await Promise.all(
-    [...byDay].map(async ([day, fresh]) => {
+    [...byDayAndKey(records, entryOf)].map(async ([day, fresh]) => {
       const parts = await table
         .where('[connectionId+day+part]')
         .between(...dayPartsRange(connectionId, day))

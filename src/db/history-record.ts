@@ -3,7 +3,7 @@
  * page, by the migrations to fill fields older caches lack, and by restore.
  */
 import type { HistoryItem } from '../../electron/shared/payment-api'
-import { recordKeyOf, type HistoryRecord } from './records'
+import { recordKeyOf, type HistoryRecord, type RecordKey } from './records'
 
 /** Metadata keys (compared without case, `_`, `-` or spaces) that hold the merchant's order number. */
 const ORDER_KEYS = [
@@ -75,6 +75,30 @@ const DAY_MS = 86_400_000
 /** The UTC day number a record's tokens are filed under (days since 1970-01-01; 0 for earlier or invalid times). */
 export function searchDayOf(createdAt: number): number {
   return Number.isFinite(createdAt) ? Math.max(0, Math.floor(createdAt / DAY_MS)) : 0
+}
+
+/** The order of history everywhere in the cache: time, then key. */
+export const byTimeThenKey = (
+  a: Pick<HistoryRecord, 'createdAt' | 'key'>,
+  b: Pick<HistoryRecord, 'createdAt' | 'key'>,
+): number => a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+
+/**
+ * One connection's page grouped as the day rows (digests, tokens) file it: by UTC day, then by key (a
+ * key given twice keeps its last record), each record as `valueOf` gives it.
+ */
+export function byDayAndKey<T>(
+  records: readonly HistoryRecord[],
+  valueOf: (r: HistoryRecord) => T,
+): Map<number, Map<RecordKey, T>> {
+  const byDay = new Map<number, Map<RecordKey, T>>()
+  for (const r of records) {
+    const day = searchDayOf(r.createdAt)
+    let values = byDay.get(day)
+    if (!values) byDay.set(day, (values = new Map<RecordKey, T>()))
+    values.set(r.key, valueOf(r))
+  }
+  return byDay
 }
 
 /** [start, end) of a search day, epoch ms. */

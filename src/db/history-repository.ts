@@ -8,7 +8,7 @@
 import type { Collection } from 'dexie'
 import type { HistoryType, Mode } from '../../electron/shared/payment-api'
 import type { ClosebookDb } from './database'
-import { matchesSearch, searchDayOf, searchTermsOf } from './history-record'
+import { byTimeThenKey, matchesSearch, searchDayOf, searchTermsOf } from './history-record'
 import { markTargetOf, putDigests } from './day-digests'
 import { dayPartsRange, putTokens, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
 import { flagChangedMarks, MarksRepository } from './marks-repository'
@@ -117,11 +117,6 @@ function fieldTests(
   if (brand !== undefined) tests.push((r) => r.brand === brand)
   return tests
 }
-
-const byTimeThenKey = (
-  a: Pick<HistoryRecord, 'createdAt' | 'key'>,
-  b: Pick<HistoryRecord, 'createdAt' | 'key'>,
-): number => a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
 
 export class HistoryRepository {
   constructor(
