@@ -2,7 +2,7 @@
  * Writing a file the renderer produced (backup, CSV) through DesktopApi: streamed in chunks, delivered
  * whole at the end (save dialog in the desktop app, a download in the web host), nothing left on cancel.
  */
-import type { DeliveredFile } from '../../electron/shared/contract/files'
+import type { DeliveredFile, FileTextEncoding } from '../../electron/shared/contract/files'
 import { MAX_FILE_CHUNK_CHARS } from '../../electron/shared/contract/files'
 import { desktopApi } from './index'
 
@@ -12,10 +12,14 @@ export async function writeFileThroughHost(
   suggestedName: string,
   mediaType: FileMediaType,
   chunks: AsyncIterable<string> | Iterable<string>,
-  options: { signal?: AbortSignal; onProgress?: (bytes: number) => void } = {},
+  options: { signal?: AbortSignal; onProgress?: (bytes: number) => void; encoding?: FileTextEncoding } = {},
 ): Promise<DeliveredFile> {
   const api = desktopApi()
-  const { fileId } = await api.files.begin({ suggestedName, mediaType })
+  const { fileId } = await api.files.begin(
+    options.encoding === undefined
+      ? { suggestedName, mediaType }
+      : { suggestedName, mediaType, encoding: options.encoding },
+  )
   try {
     for await (const chunk of chunks) {
       options.signal?.throwIfAborted()

@@ -7,8 +7,9 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { DeliveredFile } from '../../shared/contract/files'
+import type { DeliveredFile, FileTextEncoding } from '../../shared/contract/files'
 import { DesktopApiError } from '../../shared/errors'
+import { encodeShiftJis, NotShiftJisError } from '../../shared/shift-jis'
 import { diskError } from './move-into-place'
 
 export type DeliverFile = (tempPath: string, suggestedName: string) => Promise<DeliveredFile>
@@ -17,6 +18,7 @@ interface OpenFile {
   path: string
   handle: FileHandle
   suggestedName: string
+  encoding: FileTextEncoding
   bytes: number
   lastUsed: number
 }
@@ -43,13 +45,13 @@ export class FileWriter {
     return join(this.options.dataDir, 'tmp')
   }
 
-  async begin(suggestedName: string): Promise<string> {
+  async begin(suggestedName: string, encoding: FileTextEncoding = 'utf-8'): Promise<string> {
     await this.sweep()
     await mkdir(this.tmpDir, { recursive: true })
     const fileId = randomBytes(18).toString('base64url')
     const path = join(this.tmpDir, `${fileId}.partial`)
     const handle = await open(path, 'wx').catch((e: unknown) => Promise.reject(diskError(e, suggestedName)))
-    this.files.set(fileId, { path, handle, suggestedName, bytes: 0, lastUsed: this.now() })
+    this.files.set(fileId, { path, handle, suggestedName, encoding, bytes: 0, lastUsed: this.now() })
     return fileId
   }
 
@@ -66,8 +68,18 @@ export class FileWriter {
 
   async append(fileId: string, chunk: string): Promise<number> {
     const file = this.get(fileId)
+    let bytes: Uint8Array | undefined
     try {
-      const { bytesWritten } = await file.handle.write(chunk, null, 'utf8')
+      bytes = file.encoding === 'shift_jis' ? encodeShiftJis(chunk) : undefined
+    } catch (error) {
+      await this.discard(fileId)
+      if (error instanceof NotShiftJisError)
+        throw new DesktopApiError('invalid_argument', `${file.suggestedName}: ${error.message}.`)
+      throw error
+    }
+    try {
+      const { bytesWritten } =
+        bytes === undefined ? await file.handle.write(chunk, null, 'utf8') : await file.handle.write(bytes)
       file.bytes += bytesWritten
       return file.bytes
     } catch (error) {

@@ -16,6 +16,10 @@ export const fileMediaTypeSchema = z.enum([
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 ])
 
+/** Text files are UTF-8; Shift_JIS is for the Japanese accounting programs that import only that. */
+export const fileEncodingSchema = z.enum(['utf-8', 'shift_jis'])
+export type FileTextEncoding = z.infer<typeof fileEncodingSchema>
+
 export const fileIdSchema = z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, 'expected a file id')
 
 /** Where a finished file went: the desktop saved it where the user chose; the web host offers a download. */
@@ -38,7 +42,11 @@ export const MAX_FILE_CHUNK_CHARS = 4 * 1024 * 1024
  */
 export const filesContract = {
   'files:begin': {
-    args: z.strictObject({ suggestedName: safeFileNameSchema, mediaType: fileMediaTypeSchema }),
+    args: z.strictObject({
+      suggestedName: safeFileNameSchema,
+      mediaType: fileMediaTypeSchema,
+      encoding: fileEncodingSchema.optional(),
+    }),
     result: z.object({ fileId: fileIdSchema }),
   },
   'files:append': {

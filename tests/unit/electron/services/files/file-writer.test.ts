@@ -37,6 +37,27 @@ describe('FileWriter', () => {
     expect(await tmpFiles()).toBe(0)
   })
 
+  it('writes Shift_JIS bytes when asked, and refuses a character Shift_JIS cannot hold', async () => {
+    const target = join(dir, 'yayoi.txt')
+    const files = new FileWriter({
+      dataDir: dir,
+      deliverFile: async (temp, name) => {
+        await moveIntoPlace(temp, target)
+        return { savedTo: 'path', path: target, fileName: name }
+      },
+    })
+    const id = await files.begin('yayoi.txt', 'shift_jis')
+    await files.append(id, '2111,,,2026/10/01,売掛金,')
+    await files.finish(id)
+    const bytes = await readFile(target)
+    expect(bytes.includes(0x94)).toBe(true) // 売 is 0x94 0x84 in Shift_JIS, never 0xE5… (UTF-8)
+    expect(new TextDecoder('shift_jis').decode(bytes)).toBe('2111,,,2026/10/01,売掛金,')
+
+    const bad = await files.begin('bad.txt', 'shift_jis')
+    await expect(files.append(bad, '売上😀')).rejects.toMatchObject({ code: 'invalid_argument' })
+    expect(await tmpFiles()).toBe(0)
+  })
+
   it('leaves nothing behind on cancel, and refuses further chunks', async () => {
     const files = new FileWriter({
       dataDir: dir,

@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs'
+import { readYayoi } from '../integration/journal/vendor-rules'
+import { expect, test } from './support/web-host'
+
+test.describe('journal entries on the web host', () => {
+  test('settings per connection → Month-end → Yayoi file asked for an unclosed month, parsed, tied to the preview', async ({
+    page,
+    webHost,
+  }) => {
+    test.setTimeout(120_000)
+    await page.goto(webHost.launchUrl)
+    await page.getByRole('button', { name: 'Try with demo data' }).click()
+    const row = page
+      .getByRole('table', { name: 'Your connections' })
+      .getByRole('row', { name: /Demo merchant/ })
+    await row.getByRole('button', { name: 'Sync Demo merchant' }).click()
+    await expect(page.getByTestId('sync-state')).toHaveText('Up to date.', { timeout: 90_000 })
+
+    const nav = page.getByRole('navigation', { name: 'Main navigation' })
+    await nav.getByRole('link', { name: 'Settings' }).click()
+    const settings = page.getByRole('region', { name: 'Journal entries (posting to accounting software)' })
+    await settings.getByLabel('Tax class of the fee').selectOption('nonTaxable')
+    // A refused value is named and nothing is stored.
+    await settings.getByLabel('Sales account').fill('=cmd')
+    await settings.getByRole('button', { name: 'Save journal settings' }).click()
+    await expect(settings.getByRole('alert')).toContainText('may not start with')
+    await settings.getByLabel('Sales account').fill('売上高')
+    await settings.getByRole('button', { name: 'Save journal settings' }).click()
+    await expect(settings.getByRole('status')).toHaveText('Journal settings saved.')
+
+    await nav.getByRole('link', { name: 'Month-end' }).click()
+    await page.getByLabel('Month', { exact: true }).fill('2026-10')
+    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    const journal = page.getByRole('region', { name: 'Journal entries for accounting software' })
+    const preview = journal.getByTestId('journal-preview')
+    await expect(preview).toContainText('vouchers')
+    await expect(journal.getByTestId('journal-exceptions')).toContainText('no conversion rate given')
+    const sales = Number(
+      /sales ¥([\d,]+)/.exec((await preview.textContent()) ?? '')?.[1]?.replaceAll(',', ''),
+    )
+    expect(sales).toBeGreaterThan(0)
+
+    await journal.getByLabel('Format').selectOption('yayoi')
+    await journal.getByRole('button', { name: 'Export journal entries…' }).click()
+    const confirm = journal.getByRole('alertdialog')
+    await expect(confirm).toContainText('not closed')
+    await expect(confirm.getByRole('button', { name: 'Export anyway' })).toBeFocused()
+    const first = page.waitForEvent('download')
+    await confirm.getByRole('button', { name: 'Export anyway' }).click()
+    const yayoi = await first
+    expect(yayoi.suggestedFilename()).toBe('closebook-journal-yayoi-2026-10.txt')
+    const vouchers = readYayoi(new Uint8Array(readFileSync(await yayoi.path())))
+    const credited = vouchers.flatMap((v) => v.rows).filter((r) => r.credit === '売上高')
+    expect(credited.reduce((s, r) => s + r.creditAmount, 0)).toBe(sales)
+    expect(vouchers.flatMap((v) => v.rows).some((r) => r.debitTax === '非課仕入')).toBe(true)
+    await expect(journal.getByTestId('journal-written')).toContainText('closebook-journal-2026-10-trace.csv')
+  })
+})
