@@ -59,27 +59,31 @@ test.describe('ledger grid on the web host', () => {
     await expect(count).toHaveText(september)
 
     // Fee and net: a successful charge with a fee nets to amount − fee.
-    const first = grid.locator('.grid-viewport [role="row"]').first()
+    const first = grid.locator('.grid-body [role="row"]').first()
     const amount = amountOf((await first.locator('.c-amount').textContent()) ?? '')
     const feeText = (await first.locator('.c-fee').textContent()) ?? ''
     const net = amountOf((await first.locator('.c-net').textContent()) ?? '')
     expect(net).toBe(amount - (feeText.trim() ? amountOf(feeText) : 0))
 
     // Resize the Store column from the keyboard; the width survives a reload.
-    const handle = grid.getByRole('separator', { name: 'Resize column Store (arrow keys)' })
+    // The header is reached with Up from the first row; Shift + arrows resize the focused column.
+    const handle = grid.getByRole('separator', { name: 'Resize column Store (Shift + arrow keys)' })
     const before = Number(await handle.getAttribute('aria-valuenow'))
-    await handle.focus()
+    await grid.focus()
+    await page.keyboard.press('Home')
+    await page.keyboard.press('ArrowUp')
     await page.keyboard.press('ArrowRight')
-    await page.keyboard.press('ArrowRight')
+    await expect(grid).toHaveAttribute('aria-activedescendant', 'ledger-head-store')
+    await page.keyboard.press('Shift+ArrowRight')
+    await page.keyboard.press('Shift+ArrowRight')
     await expect(handle).toHaveAttribute('aria-valuenow', String(before + 32))
     const storeCell = grid.locator('.grid-viewport [role="gridcell"].c-store').first()
     expect((await storeCell.boundingBox())?.width).toBeCloseTo(before + 32, 0)
     await page.reload()
     await expect(count).toHaveText(FINAL_COUNT)
-    await expect(grid.getByRole('separator', { name: 'Resize column Store (arrow keys)' })).toHaveAttribute(
-      'aria-valuenow',
-      String(before + 32),
-    )
+    await expect(
+      grid.getByRole('separator', { name: 'Resize column Store (Shift + arrow keys)' }),
+    ).toHaveAttribute('aria-valuenow', String(before + 32))
 
     // A day, then a custom range, in the accounting time zone.
     await page.getByRole('combobox', { name: 'Period', exact: true }).selectOption('day')
