@@ -2,7 +2,8 @@
  * The payment service's list resources, as the seed (shared/seed/payment-api.md §2, §4) describes them.
  * Pure zod: used by the API client to validate every response, by the sandbox to type what it serves,
  * and by the renderer's cache. Unknown extra fields are kept (`looseObject`), never rejected, because the
- * real service may add fields at any time.
+ * real service may add fields at any time. Items are strict only in their accounting core (DESIGN §4);
+ * the variety of the real service is in shared/reference/real-service.md.
  */
 import { z } from 'zod'
 
@@ -28,73 +29,158 @@ export type HistoryType = z.infer<typeof historyTypeSchema>
 /** ISO-4217 alphabetic code. */
 export const currencyCodeSchema = z.string().regex(/^[A-Za-z]{3}$/, 'expected a 3-letter currency code')
 
+/**
+ * A field outside the accounting core: optional, nullable, and never a reason to refuse an item. A value
+ * of an unexpected type is dropped from the typed item (it decides no money); every other field of the
+ * item is kept as it came.
+ */
+function tolerant<T extends z.ZodType>(schema: T) {
+  return schema.nullish().catch(undefined)
+}
+
 const metadataSchema = z.record(z.string(), z.unknown())
 
-/** Element of user_data.refunds: the seed does not show its shape, so it is kept as-is. */
-export const userDataRefundSchema = z.looseObject({})
+/**
+ * Element of a charge row's user_data.refunds. The real service names the id `refund_id` (java SDK
+ * fixtures); the seed left the shape open, so `id` is read too. Nothing here decides money on its own.
+ */
+export const userDataRefundSchema = z.looseObject({
+  refund_id: tolerant(z.string()),
+  id: tolerant(z.string()),
+  amount: tolerant(z.number()),
+  currency: tolerant(z.string()),
+  amount_formatted: tolerant(z.unknown()),
+  reason: tolerant(z.unknown()),
+  status: tolerant(z.string()),
+})
+export type UserDataRefund = z.infer<typeof userDataRefundSchema>
 
+/** The id of a user_data.refunds element: `refund_id` (real service) or `id` (seed-era sandbox). */
+export function refundElementId(refund: UserDataRefund): string | undefined {
+  return refund.refund_id ?? refund.id ?? undefined
+}
+
+/**
+ * `user_data` depends on the payment type (real-service.md): card/apple_pay/google_pay carry cardholder and
+ * brand fields (`brand` or `card_brand`), konbini `customer_name` and a store chain, paidy an e-mail and a
+ * phone number, online/QR a brand that may be null, bank transfers an e-mail; refund rows only
+ * `{ type, reason }` and at most an e-mail or phone, no `refunds`. Every field is optional and kept.
+ */
 export const userDataSchema = z.looseObject({
-  type: z.string(),
-  cardholder_name: z.string(),
-  cardholder_email_address: z.string(),
-  brand: z.string(),
-  gateway: z.string(),
-  service_provider: z.string(),
-  refunds: z.array(userDataRefundSchema),
+  type: tolerant(z.string()),
+  cardholder_name: tolerant(z.string()),
+  cardholder_email_address: tolerant(z.string()),
+  cardholder_phone_number: tolerant(z.string()),
+  customer_name: tolerant(z.string()),
+  brand: tolerant(z.string()),
+  card_brand: tolerant(z.string()),
+  convenience_store: tolerant(z.string()),
+  gateway: tolerant(z.string()),
+  service_provider: tolerant(z.string()),
+  reason: tolerant(z.unknown()),
+  refunds: tolerant(z.array(userDataRefundSchema)),
 })
+export type UserData = z.infer<typeof userDataSchema>
 
-/** Seed §2.2. */
-export const historyItemSchema = z.looseObject({
-  store_id: uuidSchema,
-  resource_id: uuidSchema,
-  charge_id: uuidSchema.nullable(),
-  amount: z.number().int(),
-  currency: currencyCodeSchema,
-  amount_formatted: z.number(),
-  type: historyTypeSchema,
-  status: z.string(),
-  metadata: metadataSchema,
-  created_on: isoTimestampSchema,
-  mode: modeSchema,
-  merchant_name: z.string(),
-  store_name: z.string(),
-  payment_type: z.string(),
-  user_data: userDataSchema,
-  bank_transfer_payment_status: z.unknown().nullable(),
-  bank_transfer_latest_deposit_date: z.unknown().nullable(),
-})
+/** What search and display take from user_data, whatever the payment type. */
+export function userDataFacts(userData: UserData | null | undefined): {
+  brand: string
+  name: string
+  email: string
+  phone: string
+  refunds: UserDataRefund[]
+} {
+  const u = userData ?? {}
+  return {
+    brand: u.brand ?? u.card_brand ?? u.convenience_store ?? '',
+    name: u.cardholder_name ?? u.customer_name ?? '',
+    email: u.cardholder_email_address ?? '',
+    phone: u.cardholder_phone_number ?? '',
+    refunds: u.refunds ?? [],
+  }
+}
+
+/** Charge statuses that have no charged amount yet (java SDK awaiting fixture; php SDK Charge.php). */
+const NOT_YET_CHARGED = new Set(['pending', 'awaiting'])
+
+/**
+ * Seed §2.2, split: the accounting core (ids, type, payment type, amount, currency, status, time, mode,
+ * store) must be valid, or the item is quarantined; the rest is tolerant. Unknown fields are kept.
+ */
+export const historyItemSchema = z
+  .looseObject({
+    // Accounting core.
+    store_id: uuidSchema,
+    resource_id: uuidSchema,
+    charge_id: uuidSchema.nullable(),
+    amount: z.number().int(),
+    currency: currencyCodeSchema,
+    type: historyTypeSchema,
+    status: z.string().min(1, 'expected a status'),
+    created_on: isoTimestampSchema,
+    mode: modeSchema,
+    payment_type: z.string().min(1, 'expected a payment type'),
+    // Tolerant.
+    amount_formatted: tolerant(z.number()),
+    metadata: tolerant(metadataSchema),
+    merchant_name: tolerant(z.string()),
+    store_name: tolerant(z.string()),
+    user_data: tolerant(userDataSchema),
+    bank_transfer_payment_status: tolerant(z.string()),
+    bank_transfer_latest_deposit_date: tolerant(z.string()),
+  })
+  .superRefine((item, ctx) => {
+    // A refund is money against a charge: without the charge's id it cannot be booked.
+    if (item.type === 'refund' && item.charge_id === null)
+      ctx.addIssue({ code: 'custom', path: ['charge_id'], message: 'a refund must name its charge' })
+  })
 export type HistoryItem = z.infer<typeof historyItemSchema>
 
-/** Seed §2.3. */
-export const chargeItemSchema = z.looseObject({
-  id: uuidSchema,
-  store_id: uuidSchema,
-  transaction_token_id: uuidSchema,
-  transaction_token_type: z.string(),
-  subscription_id: uuidSchema.nullable(),
-  merchant_transaction_id: z.string().nullable(),
-  requested_amount: z.number().int(),
-  requested_currency: currencyCodeSchema,
-  requested_amount_formatted: z.number(),
-  charged_amount: z.number().int(),
-  charged_currency: currencyCodeSchema,
-  charged_amount_formatted: z.number(),
-  fee_amount: z.number().int().nullable(),
-  fee_currency: currencyCodeSchema.nullable(),
-  fee_amount_formatted: z.number().nullable(),
-  only_direct_currency: z.boolean(),
-  capture_at: isoTimestampSchema.nullable(),
-  descriptor: z.string().nullable(),
-  descriptor_phone_number: z.string().nullable(),
-  status: z.string(),
-  error: z.looseObject({}).nullable(),
-  metadata: metadataSchema,
-  mode: modeSchema,
-  created_on: isoTimestampSchema,
-  redirect: z.looseObject({}),
-  merchant_name: z.string(),
-  store_name: z.string(),
-})
+/**
+ * Seed §2.3, split like the history item. `charged_*` are null while a charge is pending or awaiting;
+ * a successful charge must say what it charged. Fees are money too: absent, null, or valid.
+ */
+export const chargeItemSchema = z
+  .looseObject({
+    // Accounting core.
+    id: uuidSchema,
+    store_id: uuidSchema,
+    requested_amount: z.number().int(),
+    requested_currency: currencyCodeSchema,
+    charged_amount: z.number().int().nullable(),
+    charged_currency: currencyCodeSchema.nullable(),
+    fee_amount: z.number().int().nullish(),
+    fee_currency: currencyCodeSchema.nullish(),
+    status: z.string().min(1, 'expected a status'),
+    mode: modeSchema,
+    created_on: isoTimestampSchema,
+    // Tolerant.
+    transaction_token_id: tolerant(z.string()),
+    transaction_token_type: tolerant(z.string()),
+    subscription_id: tolerant(z.string()),
+    merchant_transaction_id: tolerant(z.string()),
+    requested_amount_formatted: tolerant(z.number()),
+    charged_amount_formatted: tolerant(z.number()),
+    fee_amount_formatted: tolerant(z.number()),
+    only_direct_currency: tolerant(z.boolean()),
+    capture_at: tolerant(z.string()),
+    descriptor: tolerant(z.string()),
+    descriptor_phone_number: tolerant(z.string()),
+    error: tolerant(z.looseObject({})),
+    metadata: tolerant(metadataSchema),
+    redirect: tolerant(z.looseObject({})),
+    merchant_name: tolerant(z.string()),
+    store_name: tolerant(z.string()),
+  })
+  .superRefine((item, ctx) => {
+    if (NOT_YET_CHARGED.has(item.status)) return
+    if (item.status === 'successful') {
+      if (item.charged_amount === null)
+        ctx.addIssue({ code: 'custom', path: ['charged_amount'], message: 'a successful charge needs it' })
+      if (item.charged_currency === null)
+        ctx.addIssue({ code: 'custom', path: ['charged_currency'], message: 'a successful charge needs it' })
+    }
+  })
 export type ChargeItem = z.infer<typeof chargeItemSchema>
 
 /** Seed §2.1. `total_hits` is validated when present but not required: the client must cope without it. */
@@ -103,8 +189,17 @@ export function listEnvelopeSchema<T extends z.ZodType>(item: T) {
     items: z.array(item),
     has_more: z.boolean(),
     total_hits: z.number().int().nonnegative().optional(),
+    /** History answers may carry it while has_more is true (real-service.md). Ignored unless a UUID. */
+    next_cursor: z.string().nullish(),
   })
 }
+
+/**
+ * The envelope alone, items unread: the client checks it first (a broken envelope refuses the page
+ * whole), then each item on its own (a bad item is quarantined, the others are stored).
+ */
+export const rawListEnvelopeSchema = listEnvelopeSchema(z.unknown())
+export type RawListEnvelope = z.infer<typeof rawListEnvelopeSchema>
 export const historyListSchema = listEnvelopeSchema(historyItemSchema)
 export const chargeListSchema = listEnvelopeSchema(chargeItemSchema)
 export type HistoryList = z.infer<typeof historyListSchema>

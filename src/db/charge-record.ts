@@ -8,13 +8,15 @@ export function chargeRecordOf(connectionId: string, raw: ChargeItem, syncedAt: 
     id: raw.id,
     storeId: raw.store_id,
     createdAt: Date.parse(raw.created_on),
-    chargedAmount: raw.charged_amount,
-    chargedCurrency: raw.charged_currency.toUpperCase(),
-    feeAmount: raw.fee_amount,
+    // Null while pending or awaiting (nothing charged yet): the requested amount stands in, as the amount
+    // the charge is for; summaries count only successful charges, which always carry charged_*.
+    chargedAmount: raw.charged_amount ?? raw.requested_amount,
+    chargedCurrency: (raw.charged_currency ?? raw.requested_currency).toUpperCase(),
+    feeAmount: raw.fee_amount ?? null,
     feeCurrency: raw.fee_currency?.toUpperCase() ?? null,
     status: raw.status,
     mode: raw.mode,
-    merchantTransactionId: raw.merchant_transaction_id,
+    merchantTransactionId: raw.merchant_transaction_id ?? null,
     raw,
     syncedAt,
   }

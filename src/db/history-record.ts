@@ -2,7 +2,7 @@
  * Derives a HistoryRecord's flattened fields from the API item. Pure: used by sync when it stores a
  * page, by the migrations to fill fields older caches lack, and by restore.
  */
-import type { HistoryItem } from '../../electron/shared/payment-api'
+import { userDataFacts, type HistoryItem } from '../../electron/shared/payment-api'
 import { recordKeyOf, type HistoryRecord, type RecordKey } from './records'
 
 /** Metadata keys (compared without case, `_`, `-` or spaces) that hold the merchant's order number. */
@@ -29,7 +29,7 @@ function scalarText(value: unknown): string | null {
 /** The order number found in metadata, by key priority; null when there is none. */
 export function orderRefOf(raw: HistoryItem): string | null {
   const byKey = new Map<string, unknown>()
-  for (const [k, v] of Object.entries(raw.metadata)) byKey.set(normalizeKey(k), v)
+  for (const [k, v] of Object.entries(raw.metadata ?? {})) byKey.set(normalizeKey(k), v)
   for (const key of ORDER_KEYS) {
     const text = scalarText(byKey.get(key))
     if (text !== null) return text
@@ -53,8 +53,9 @@ export function searchTextOf(raw: HistoryItem): string {
   const parts: string[] = [raw.resource_id]
   if (raw.charge_id) parts.push(raw.charge_id)
   collectValues(raw.metadata, parts, 0)
-  parts.push(raw.user_data.cardholder_name, raw.user_data.cardholder_email_address)
-  const lastFour = scalarText((raw.user_data as Record<string, unknown>)['last_four'])
+  const user = userDataFacts(raw.user_data)
+  parts.push(user.name, user.email)
+  const lastFour = scalarText(raw.user_data?.['last_four'])
   if (lastFour !== null) parts.push(lastFour)
   // A newline separator keeps a search term from matching across two fields.
   return parts
@@ -142,8 +143,9 @@ function valueTokens(value: string, out: Set<string>): void {
 export function searchTokensOf(connectionId: string, createdAt: number, raw: HistoryItem): string[] {
   const values: string[] = [raw.resource_id]
   if (raw.charge_id) values.push(raw.charge_id)
-  values.push(raw.user_data.cardholder_name, raw.user_data.cardholder_email_address)
-  const lastFour = scalarText((raw.user_data as Record<string, unknown>)['last_four'])
+  const user = userDataFacts(raw.user_data)
+  values.push(user.name, user.email)
+  const lastFour = scalarText(raw.user_data?.['last_four'])
   if (lastFour !== null) values.push(lastFour)
   collectValues(raw.metadata, values, 0)
   const tokens = new Set<string>()
@@ -181,6 +183,7 @@ export function matchesSearch(
 
 export function historyRecordOf(connectionId: string, raw: HistoryItem, syncedAt: number): HistoryRecord {
   const createdAt = Date.parse(raw.created_on)
+  const user = userDataFacts(raw.user_data)
   return {
     connectionId,
     key: recordKeyOf(raw.type, raw.resource_id),
@@ -193,9 +196,9 @@ export function historyRecordOf(connectionId: string, raw: HistoryItem, syncedAt
     currency: raw.currency.toUpperCase(),
     status: raw.status,
     mode: raw.mode,
-    brand: raw.user_data.brand,
-    cardholderName: raw.user_data.cardholder_name,
-    cardholderEmail: raw.user_data.cardholder_email_address,
+    brand: user.brand,
+    cardholderName: user.name,
+    cardholderEmail: user.email,
     orderRef: orderRefOf(raw),
     searchText: searchTextOf(raw),
     searchTokens: searchTokensOf(connectionId, createdAt, raw),

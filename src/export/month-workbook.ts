@@ -262,7 +262,7 @@ export function transactionRow(
     cardholder: r.cardholderName || null,
     email: r.cardholderEmail || null,
     orderRef: r.orderRef,
-    metadata: Object.keys(r.raw.metadata).length > 0 ? jsonText(r.raw.metadata) : null,
+    metadata: r.raw.metadata && Object.keys(r.raw.metadata).length > 0 ? jsonText(r.raw.metadata) : null,
   })
 }
 
@@ -295,8 +295,11 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
   const summary = summarizeMonth({ history, charges, marks: input.marks, timeZone: tz, period: input.period })
 
   const storeNames = new Map(input.storeNames ?? [])
-  for (const r of input.history) if (!storeNames.has(r.storeId)) storeNames.set(r.storeId, r.raw.store_name)
-  for (const c of input.charges) if (!storeNames.has(c.storeId)) storeNames.set(c.storeId, c.raw.store_name)
+  // store_name may be missing (real-service.md): a record without one leaves the gap to the others.
+  for (const r of input.history)
+    if (!storeNames.has(r.storeId) && r.raw.store_name) storeNames.set(r.storeId, r.raw.store_name)
+  for (const c of input.charges)
+    if (!storeNames.has(c.storeId) && c.raw.store_name) storeNames.set(c.storeId, c.raw.store_name)
   const storeName = (id: string): string | null => storeNames.get(id) ?? null
 
   // Refunds of every period count toward a charge's net "to date" (netOf), not only this month's.

@@ -278,7 +278,7 @@ export const useLedgerStore = defineStore('ledger', () => {
     const names = new Map(storeNames.value)
     let added = false
     for (const r of page)
-      if (!names.has(r.storeId)) {
+      if (!names.has(r.storeId) && r.raw.store_name) {
         names.set(r.storeId, r.raw.store_name)
         added = true
       }

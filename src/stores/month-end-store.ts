@@ -32,7 +32,7 @@ export async function loadMonth(connection: CachedConnection, period: string): P
   const marks = new Map<RecordKey, MarkRecord>()
   found.forEach((m) => m && marks.set(m.key, m))
   const storeNames = new Map<string, string>()
-  for (const r of history) storeNames.set(r.storeId, r.raw.store_name)
+  for (const r of history) if (r.raw.store_name) storeNames.set(r.storeId, r.raw.store_name)
   return {
     connection,
     period,
@@ -112,7 +112,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
       )
       const delivered = await exportMonthWorkbook(
         {
-          merchantName: d.history[0]?.raw.merchant_name ?? d.connection.label,
+          merchantName: d.history.find((r) => r.raw.merchant_name)?.raw.merchant_name ?? d.connection.label,
           connection: { id: d.connection.id, label: d.connection.label, timeZone: d.connection.timeZone },
           period: d.period,
           storeId,

@@ -134,7 +134,7 @@ export class CacheSyncStore implements SyncStorePort {
     chargeIds.forEach((chargeId, i) => {
       const charge = charges[i]
       if (!charge) return // not cached (e.g. created before the sync start): nothing to bring up to date
-      const listed = new Set(charge.raw.user_data.refunds.map((r) => String(r['id'])))
+      const listed = new Set((charge.raw.user_data?.refunds ?? []).map((r) => String(r['id'])))
       const missing = refunds.some((r) => r.chargeId === chargeId && !listed.has(r.resourceId))
       if (missing) stale.push({ chargeId, storeId: charge.storeId })
     })

@@ -4,8 +4,9 @@
  * scheduler, and return validated items.
  */
 import type { ListPageArgs, ListPageResult, QueueStateView } from '../../shared/contract/api'
-import type { ConnectionTestResult } from '../../shared/contract/connections'
-import { MAX_PAGE_LIMIT } from '../../shared/payment-api'
+import type { ConnectionTestResult, StoreTestResult } from '../../shared/contract/connections'
+import { DesktopApiError } from '../../shared/errors'
+import { MAX_PAGE_LIMIT, type HistoryItem } from '../../shared/payment-api'
 import type { ConnectionsService } from '../connections/connections-service'
 import type { Clock } from '../scheduler/clock'
 import type { Priority, Scheduler } from '../scheduler/scheduler'
@@ -46,37 +47,84 @@ export class ApiGateway {
       ...(jobId !== undefined ? { jobId } : {}),
       ...(signal ? { signal } : {}),
     })
+    const { resource, items, hasMore, totalHits, quarantined, cursorAfter } = envelope
     const meta = {
-      hasMore: envelope.list.has_more,
-      ...(envelope.list.total_hits !== undefined ? { totalHits: envelope.list.total_hits } : {}),
+      hasMore,
+      ...(totalHits !== undefined ? { totalHits } : {}),
       fetchedAt: new Date(this.clock.now()).toISOString(),
+      ...(quarantined.length > 0 ? { quarantined } : {}),
+      ...(cursorAfter !== undefined ? { cursorAfter } : {}),
     }
-    return envelope.resource === 'transaction_history'
-      ? { resource: envelope.resource, items: envelope.list.items, ...meta }
-      : { resource: envelope.resource, items: envelope.list.items, ...meta }
+    return resource === 'transaction_history' ? { resource, items, ...meta } : { resource, items, ...meta }
   }
 
-  /** One request for a page of history across all stores: who the merchant is, which stores and modes. */
+  /**
+   * A page of history: who the merchant is, which stores and modes. When the connection names its stores,
+   * each store is read on its own path, since that is what sync does and a store-scoped app token may not
+   * read the all-stores path; each store's outcome is reported. Fails only when no store could be read.
+   */
   async testConnection(connectionId: string, signal?: AbortSignal): Promise<ConnectionTestResult> {
     const connection = await this.connections.resolve(connectionId)
-    const envelope = await this.fetchList(
-      connectionId,
-      { resource: 'transaction_history', paging: { limit: MAX_PAGE_LIMIT } },
-      {
-        priority: 'interactive',
-        maxAttempts: 2,
-        timeoutMs: this.testTimeoutMs,
-        ...(signal ? { signal } : {}),
-      },
-    )
-    const items = envelope.list.items
+    const options = {
+      priority: 'interactive' as const,
+      maxAttempts: 2,
+      timeoutMs: this.testTimeoutMs,
+      ...(signal ? { signal } : {}),
+    }
+    const query = (storeId?: string) => ({
+      resource: 'transaction_history' as const,
+      ...(storeId !== undefined ? { storeId } : {}),
+      paging: { limit: MAX_PAGE_LIMIT },
+    })
+    const pages: ListEnvelope[] = []
+    const stores: StoreTestResult[] = []
+    let firstError: DesktopApiError | undefined
+    if (connection.storeIds.length === 0) {
+      pages.push(await this.fetchList(connectionId, query(), options))
+    } else {
+      // One store after another: a test is a handful of requests, and a failure is reported per store.
+      for (const storeId of connection.storeIds) {
+        try {
+          const page = await this.fetchList(connectionId, query(storeId), options)
+          pages.push(page)
+          stores.push({
+            storeId,
+            ok: true,
+            storeName: page.items.find((i) => i.store_name)?.store_name ?? null,
+            ...(page.totalHits !== undefined ? { totalHits: page.totalHits } : {}),
+          })
+        } catch (error) {
+          const shaped =
+            error instanceof DesktopApiError ? error : new DesktopApiError('internal', String(error))
+          if (shaped.code === 'cancelled') throw shaped
+          firstError ??= shaped
+          const { reason, status } = shaped.details ?? {}
+          stores.push({
+            storeId,
+            ok: false,
+            error: {
+              code: shaped.code,
+              message: shaped.message,
+              ...(typeof reason === 'string' ? { reason } : {}),
+              ...(typeof status === 'number' ? { status } : {}),
+            },
+          })
+        }
+      }
+      if (pages.length === 0 && firstError) throw firstError
+    }
+    const items = pages.flatMap((p): HistoryItem[] => (p.resource === 'transaction_history' ? p.items : []))
     const distinct = <T>(values: T[]): T[] => [...new Set(values)].sort()
+    const hits = pages.map((p) => p.totalHits)
     return {
       ok: true,
-      merchantName: items[0]?.merchant_name ?? null,
-      storeNames: distinct(items.map((i) => i.store_name)),
+      merchantName: items.find((i) => i.merchant_name)?.merchant_name ?? null,
+      storeNames: distinct(items.flatMap((i) => (i.store_name ? [i.store_name] : []))),
       modes: distinct(items.map((i) => i.mode)),
-      ...(envelope.list.total_hits !== undefined ? { totalHits: envelope.list.total_hits } : {}),
+      ...(hits.every((h) => h !== undefined) && hits.length > 0
+        ? { totalHits: hits.reduce((a: number, b) => a + (b ?? 0), 0) }
+        : {}),
+      stores,
       appTokenExpiresAt:
         connection.appTokenExpiresAt === null ? null : new Date(connection.appTokenExpiresAt).toISOString(),
       testedAt: new Date(this.clock.now()).toISOString(),

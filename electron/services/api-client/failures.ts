@@ -223,6 +223,18 @@ const UNAUTHORIZED_HINT: Record<string, string> = {
   AUTH_HEADER_MISSING: 'the Authorization header was missing',
 }
 
+/**
+ * 403 codes of the real service (real-service.md): what the accountant can do about each. The renderer
+ * shows its own translated hint by `details.reason`; this text is the English fallback in the message.
+ */
+const FORBIDDEN_HINT: Record<string, string> = {
+  OUTDATED_APP_TOKEN:
+    'the app token is outdated: create a new app token in the payment service and enter it again',
+  INVALID_PERMISSIONS:
+    'the app token may not read this list: a store-scoped token reads only its own stores, so give the ' +
+    "connection's store ids, or use a merchant-wide token",
+}
+
 /** A response with a status other than 2xx. */
 export function statusFailure(status: number, bodyText: string, limits: RateLimitInfo): Failure {
   const body = parseErrorBody(bodyText)
@@ -241,6 +253,13 @@ export function statusFailure(status: number, bodyText: string, limits: RateLimi
     limits,
     error: new DesktopApiError(code, message, details),
   })
+  // An Authorization header the service cannot use is a credentials problem whatever the status it comes
+  // with: trying again cannot help, and a retry storm would only hit the limits.
+  if (body.code === 'IMPROPER_AUTH')
+    return fail(
+      'unauthorized',
+      `The payment service refused the credentials (HTTP ${status}: IMPROPER_AUTH): ${UNAUTHORIZED_HINT['IMPROPER_AUTH']}.`,
+    )
   if (status === 429) {
     if (limits.retryAfterMs !== undefined) details.retryAfterMs = limits.retryAfterMs
     return fail('rate_limited', 'The payment service asked us to slow down (HTTP 429).', 'rate_limited')
@@ -257,8 +276,13 @@ export function statusFailure(status: number, bodyText: string, limits: RateLimi
     const hint = (body.code && UNAUTHORIZED_HINT[body.code]) ?? 'check the secret and the app token'
     return fail('unauthorized', `The payment service refused the credentials (HTTP 401${codeNote}): ${hint}.`)
   }
-  if (status === 403)
-    return fail('forbidden', `These credentials may not list this resource (HTTP 403${codeNote}).`)
+  if (status === 403) {
+    const hint = body.code ? FORBIDDEN_HINT[body.code] : undefined
+    return fail(
+      'forbidden',
+      `These credentials may not list this resource (HTTP 403${codeNote})${hint ? `: ${hint}` : ''}.`,
+    )
+  }
   if (status === 404)
     return fail(
       'not_found',
@@ -297,6 +321,12 @@ function scrub(value: unknown, pieces: Set<string>, whole: readonly string[]): u
   if (typeof value === 'object' && value !== null)
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrub(v, pieces, whole)]))
   return value
+}
+
+/** `value` with every string that holds the secret or app token, or a piece of either, replaced. */
+export function scrubCredentials<T>(value: T, credentials: Credentials): T {
+  const whole = [credentials.secret, credentials.appToken]
+  return scrub(value, windows(whole), whole) as T
 }
 
 /**

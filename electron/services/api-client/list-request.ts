@@ -7,12 +7,28 @@
 import { listQuerySchema, type ListQuery, type Resource } from '../../shared/contract/api'
 import { DesktopApiError, fieldIssuesFromZod, invalidArgument } from '../../shared/errors'
 import type { LimitKeys } from '../scheduler/rate-limiter'
+import type { RequestedWindow } from './page-validation'
 
 export interface BuiltRequest extends Omit<LimitKeys, 'namespace'> {
   resource: Resource
   url: string
   /** History requests send `Content-type: application/json` too (seed §4). */
   jsonContentType: boolean
+  /** `GET <path>?<query>`, as shown with a quarantined item: no host, and credentials are headers. */
+  display: string
+  /** The window the filters ask for; items dated outside it are quarantined. */
+  window?: RequestedWindow
+}
+
+/** History: from ≥, to ≤; charges: from ≥, to < (seed §4.1, §4.2). */
+function windowOf(query: ListQuery): RequestedWindow | undefined {
+  const { from, to } = query.filters ?? {}
+  if (from === undefined && to === undefined) return undefined
+  return {
+    ...(from !== undefined ? { from: Date.parse(from) } : {}),
+    ...(to !== undefined ? { to: Date.parse(to) } : {}),
+    toInclusive: query.resource === 'transaction_history',
+  }
 }
 
 /** Query parameters in a fixed order, so the same query is always the same Exact path. */
@@ -49,11 +65,14 @@ export function buildListRequest(baseUrl: string, rawQuery: unknown): BuiltReque
   // includes ids), so every store's list shares one Route budget: the conservative reading.
   const route = `GET ${basePath}${query.storeId !== undefined ? `/stores/{storeId}/${query.resource}` : resourcePath}`
   const exact = `GET ${path}`
+  const window = windowOf(query)
   return {
     resource: query.resource,
     url: url.href,
     route,
     exact: search ? `${exact}?${search}` : exact,
     jsonContentType: query.resource === 'transaction_history',
+    display: `GET ${url.pathname}${url.search}`,
+    ...(window ? { window } : {}),
   }
 }

@@ -1,16 +1,9 @@
 /**
  * One HTTP try of a list call (seed §4): GET under the connection's base URL with
  * `Authorization: Bearer <secret>.<appToken>`, a timeout (on the injected clock) combined with the caller's
- * AbortSignal, and the response validated with zod against the seed's shapes (unknown fields kept).
+ * AbortSignal, and the response validated with zod: the envelope whole, each item on its own (page-validation.ts).
  * Retrying and rate limits are the scheduler's job; this reports what happened and whether a retry helps.
  */
-import type { Resource } from '../../shared/contract/api'
-import {
-  chargeListSchema,
-  historyListSchema,
-  type ChargeList,
-  type HistoryList,
-} from '../../shared/payment-api'
 import type { Clock } from '../scheduler/clock'
 import type { AttemptResult } from '../scheduler/scheduler'
 import { authorizationHeader, type Credentials } from '../vault/credentials'
@@ -19,14 +12,16 @@ import {
   pageTooLarge,
   malformedSchema,
   redactCredentials,
+  scrubCredentials,
   statusFailure,
   transportFailure,
 } from './failures'
 import type { BuiltRequest } from './list-request'
+import { validatePage, type ValidatedPage } from './page-validation'
 import { parseRateLimitHeaders } from './rate-limit-headers'
 
-export type ListEnvelope =
-  { resource: 'transaction_history'; list: HistoryList } | { resource: 'charges'; list: ChargeList }
+/** A page whose envelope was valid: its good items, and the bad ones quarantined (page-validation.ts). */
+export type ListEnvelope = ValidatedPage
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>
 
@@ -77,7 +72,13 @@ export class PaymentApiClient {
     timeoutMs = this.timeoutMs,
   ): Promise<AttemptResult<ListEnvelope>> {
     const result = await this.send(request, credentials, signal, timeoutMs)
-    return result.ok ? result : { ...result, error: redactCredentials(result.error, credentials) }
+    if (!result.ok) return { ...result, error: redactCredentials(result.error, credentials) }
+    // A quarantined payload goes to the renderer and its cache: never with a credential the server echoed.
+    if (result.value.quarantined.length === 0) return result
+    return {
+      ...result,
+      value: { ...result.value, quarantined: scrubCredentials(result.value.quarantined, credentials) },
+    }
   }
 
   private async send(
@@ -151,27 +152,16 @@ export class PaymentApiClient {
       } catch {
         return malformedJson(limits)
       }
-      return this.validate(request.resource, json, limits)
+      const validated = validatePage(request.resource, json, {
+        request: request.display,
+        ...(request.window ? { window: request.window } : {}),
+      })
+      return validated.ok
+        ? { ok: true, value: validated.page, limits }
+        : malformedSchema(validated.error, limits)
     } finally {
       timer.abort()
       signal.removeEventListener('abort', onAbort)
     }
-  }
-
-  private validate(
-    resource: Resource,
-    json: unknown,
-    limits: ReturnType<typeof parseRateLimitHeaders>,
-  ): AttemptResult<ListEnvelope> {
-    if (resource === 'transaction_history') {
-      const parsed = historyListSchema.safeParse(json)
-      return parsed.success
-        ? { ok: true, value: { resource, list: parsed.data }, limits }
-        : malformedSchema(parsed.error, limits)
-    }
-    const parsed = chargeListSchema.safeParse(json)
-    return parsed.success
-      ? { ok: true, value: { resource, list: parsed.data }, limits }
-      : malformedSchema(parsed.error, limits)
   }
 }

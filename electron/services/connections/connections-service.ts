@@ -35,6 +35,8 @@ export interface ResolvedConnection {
   isDemo: boolean
   credentials: Credentials
   appTokenExpiresAt: number | null
+  /** The stores the connection is limited to; empty: the all-stores lists. */
+  storeIds: string[]
 }
 
 export interface DemoConnectionInput {
@@ -261,6 +263,7 @@ export class ConnectionsService {
       isDemo: demo !== undefined,
       credentials,
       appTokenExpiresAt: expiresAt,
+      storeIds: [...record.storeIds],
     }
   }
 

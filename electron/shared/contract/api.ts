@@ -58,12 +58,48 @@ export const listPageArgsSchema = z.discriminatedUnion('resource', [
 ])
 export type ListPageArgs = z.infer<typeof listPageArgsSchema>
 
+/**
+ * An item of a page that failed its accounting core (payment-api.ts) or was dated outside the requested
+ * window: kept aside with its payload (credentials scrubbed), the reason and the request it came from,
+ * instead of refusing the page. The rest of the page is stored and the cursor moves past it.
+ */
+export const quarantinedItemSchema = z.object({
+  resource: resourceSchema,
+  /** `resource_id` (history) or `id` (charges) when the item has a readable one; else null. */
+  itemId: z.string().nullable(),
+  /** History `type` (`charge`, `refund`) when readable; null for charge-list items or when unreadable. */
+  itemType: z.string().nullable(),
+  storeId: z.string().nullable(),
+  /** The item's `created_on` when it is a valid timestamp. */
+  createdOn: z.string().nullable(),
+  /** `outside_window` when only its date was wrong; `invalid` when its accounting core failed. */
+  kind: z.enum(['invalid', 'outside_window']),
+  /** One sentence naming every field at fault (path: message), never a value. */
+  reason: z.string(),
+  issues: z.array(z.object({ path: z.string(), message: z.string() })),
+  /** `GET <path>?<query>` of the request that returned it: no host, no credentials (they are headers). */
+  request: z.string(),
+  /** The window the request asked for (ISO-8601), so an undated item can still be placed in time. */
+  requestedFrom: z.string().nullable(),
+  requestedTo: z.string().nullable(),
+  /** The item as the service sent it (strings holding a credential replaced). */
+  raw: z.unknown(),
+})
+export type QuarantinedItem = z.infer<typeof quarantinedItemSchema>
+
 const pageMeta = {
   hasMore: z.boolean(),
   /** Absent when the server does not send `total_hits`. */
   totalHits: z.number().int().nonnegative().optional(),
   /** ISO-8601, when main received the page. */
   fetchedAt: z.string(),
+  /** Items of the page set aside (absent: none). */
+  quarantined: z.array(quarantinedItemSchema).optional(),
+  /**
+   * Where the next page starts: the service's `next_cursor` when it sends a usable one, else the id of
+   * the page's last item, quarantined items included. Absent when the page has no usable id.
+   */
+  cursorAfter: uuidSchema.optional(),
 }
 
 export const listPageResultSchema = z.discriminatedUnion('resource', [

@@ -126,6 +126,28 @@ export const updateConnectionArgsSchema = z.strictObject({
 })
 export type UpdateConnectionArgs = z.infer<typeof updateConnectionArgsSchema>
 
+/** What the connection test saw of one store (when the connection names its stores). */
+export const storeTestResultSchema = z.discriminatedUnion('ok', [
+  z.object({
+    storeId: z.string(),
+    ok: z.literal(true),
+    storeName: z.string().nullable(),
+    totalHits: z.number().int().nonnegative().optional(),
+  }),
+  z.object({
+    storeId: z.string(),
+    ok: z.literal(false),
+    /** The error shape of the store's request: its code, message and details (status, reason). */
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      reason: z.string().optional(),
+      status: z.number().int().optional(),
+    }),
+  }),
+])
+export type StoreTestResult = z.infer<typeof storeTestResultSchema>
+
 export const connectionTestResultSchema = z.object({
   ok: z.literal(true),
   /** From the records the test request returned; null when the account has no records yet. */
@@ -133,6 +155,11 @@ export const connectionTestResultSchema = z.object({
   storeNames: z.array(z.string()),
   modes: z.array(modeSchema),
   totalHits: z.number().int().nonnegative().optional(),
+  /**
+   * One entry per store id of the connection, each read on its own path (a store-scoped app token may not
+   * read the all-stores path); empty when the connection uses the all-stores lists.
+   */
+  stores: z.array(storeTestResultSchema),
   /** ISO-8601 expiry of the app token (its `exp` claim), null when it has none. */
   appTokenExpiresAt: z.string().nullable(),
   testedAt: z.string(),
@@ -158,7 +185,10 @@ export const connectionsContract = {
     args: z.strictObject({ id: connectionIdSchema }),
     result: z.object({ deleted: z.boolean(), credentialsRemoved: z.boolean() }),
   },
-  /** One cheap request with the stored credentials; resolves with what it saw, or fails with a typed error. */
+  /**
+   * One cheap request with the stored credentials (one per store when the connection names stores);
+   * resolves with what it saw, store by store, or fails with a typed error when nothing could be read.
+   */
   'connections:test': {
     args: z.strictObject({ id: connectionIdSchema }),
     result: connectionTestResultSchema,

@@ -250,7 +250,7 @@ describe(`hostile input corpus (${CORPUS.length} answers)`, () => {
     const stored = await db.history.toArray()
     expect(
       stored.some(
-        (r) => r.raw.store_name === '<script>alert(1)</script>' && r.raw.metadata['note'] === '=1+1',
+        (r) => r.raw.store_name === '<script>alert(1)</script>' && r.raw.metadata?.['note'] === '=1+1',
       ),
     ).toBe(true)
     db.close()

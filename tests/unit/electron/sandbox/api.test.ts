@@ -8,8 +8,26 @@ import { isoFromUs, usFromIso } from '../../../../electron/sandbox/model'
 import { chargeItemSchema, historyItemSchema } from '../../../../electron/shared/payment-api'
 import { authOf, get, listAll, useSandbox, type ListBody } from './support'
 
-type History = z.infer<typeof historyItemSchema>
-type Charge = z.infer<typeof chargeItemSchema>
+/** The seed's one shape (§2.2, §2.3) with every field present: what `--shape seed` serves. */
+interface SeedUserData {
+  type: string
+  cardholder_name: string
+  cardholder_email_address: string
+  brand: string
+  gateway: string
+  service_provider: string
+  refunds: Record<string, unknown>[]
+}
+type History = z.infer<typeof historyItemSchema> & {
+  user_data: SeedUserData
+  metadata: Record<string, unknown>
+}
+type Charge = z.infer<typeof chargeItemSchema> & {
+  charged_amount: number
+  metadata: Record<string, unknown>
+  fee_amount: number | null
+  transaction_token_id: string
+}
 
 const sandbox = useSandbox({ seed: 7, stores: 3, records: 1500, rateLimit: false })
 let allHistory: History[]

@@ -113,13 +113,18 @@ describe('connections:* and vault:status through dispatch', () => {
     })
   })
 
-  it('connections:test makes one cheap request and reports merchant, stores and modes', async () => {
-    const items = [
-      historyItem({ store_name: 'Shibuya', mode: 'live' }),
-      historyItem({ store_name: 'Umeda', mode: 'test', store_id: STORE_B }),
-      historyItem({ store_name: 'Shibuya', mode: 'test' }),
-    ]
-    const { call, seen } = setup(() => json({ items, has_more: true, total_hits: 1234 }))
+  it('connections:test reads each store on its own path and reports merchant, stores and modes', async () => {
+    const byStore: Record<string, ReturnType<typeof historyItem>[]> = {
+      [STORE_A]: [
+        historyItem({ store_name: 'Shibuya', mode: 'live' }),
+        historyItem({ store_name: 'Shibuya', mode: 'test' }),
+      ],
+      [STORE_B]: [historyItem({ store_name: 'Umeda', mode: 'test', store_id: STORE_B })],
+    }
+    const { call, seen } = setup((req) => {
+      const store = Object.keys(byStore).find((s) => req.url.includes(`/stores/${s}/`)) ?? ''
+      return json({ items: byStore[store] ?? [], has_more: true, total_hits: store === STORE_A ? 1000 : 234 })
+    })
     const id = await created(call)
     const outcome = await call('connections:test', { id })
     expect(outcome).toEqual({
@@ -130,11 +135,62 @@ describe('connections:* and vault:status through dispatch', () => {
         storeNames: ['Shibuya', 'Umeda'],
         modes: ['live', 'test'],
         totalHits: 1234,
+        stores: [
+          { storeId: STORE_A, ok: true, storeName: 'Shibuya', totalHits: 1000 },
+          { storeId: STORE_B, ok: true, storeName: 'Umeda', totalHits: 234 },
+        ],
         appTokenExpiresAt: null,
         testedAt: '2026-10-01T00:00:00.000Z',
       },
     })
+    expect(seen.map((r) => r.url)).toEqual([
+      `https://api.example.test/stores/${STORE_A}/transaction_history?limit=100`,
+      `https://api.example.test/stores/${STORE_B}/transaction_history?limit=100`,
+    ])
+  })
+
+  it('connections:test without store ids reads the all-stores path once', async () => {
+    const { call, seen } = setup(() => json({ items: [historyItem()], has_more: false }))
+    const outcome = await call('connections:create', { ...createArgs, storeIds: [] })
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome.error))
+    const tested = await call('connections:test', { id: (outcome.value as { id: string }).id })
+    expect(tested).toMatchObject({ ok: true, value: { stores: [], storeNames: ['Shibuya'] } })
     expect(seen.map((r) => r.url)).toEqual(['https://api.example.test/transaction_history?limit=100'])
+  })
+
+  it('connections:test reports a store the token may not read, and fails with the code when none can be read', async () => {
+    const forbidden = (code: string) => json({ status: 'error', code, errors: [] }, 403)
+    const partly = setup((req) =>
+      req.url.includes(STORE_B)
+        ? forbidden('INVALID_PERMISSIONS')
+        : json({ items: [historyItem()], has_more: false }),
+    )
+    const id = await created(partly.call)
+    const outcome = await partly.clock.run(partly.call('connections:test', { id }))
+    expect(outcome).toMatchObject({
+      ok: true,
+      value: {
+        stores: [
+          { storeId: STORE_A, ok: true },
+          {
+            storeId: STORE_B,
+            ok: false,
+            error: { code: 'forbidden', reason: 'INVALID_PERMISSIONS', status: 403 },
+          },
+        ],
+      },
+    })
+    const none = setup(() => forbidden('OUTDATED_APP_TOKEN'))
+    const noneId = await created(none.call)
+    const failed = await none.clock.run(none.call('connections:test', { id: noneId }))
+    expect(failed).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden', details: { status: 403, reason: 'OUTDATED_APP_TOKEN' } },
+    })
+    if (!failed.ok) expect(failed.error.message).toMatch(/outdated/i)
+    // A 403 is not retried: one request per store.
+    expect(none.seen).toHaveLength(2)
+    expect(canaryLeaks(JSON.stringify([...partly.outcomes, ...none.outcomes]))).toEqual([])
   })
 
   it('connections:test gives the precise reason: bad secret (401), unreachable host, TLS', async () => {
@@ -184,6 +240,7 @@ describe('api:listPage, api:queueState, api:cancelJob through dispatch', () => {
         hasMore: false,
         totalHits: 1,
         fetchedAt: '2026-10-01T00:00:00.000Z',
+        cursorAfter: items[0]?.id,
       },
     })
     expect(seen[0]?.url).toBe(

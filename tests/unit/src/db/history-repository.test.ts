@@ -506,7 +506,7 @@ describe('search through the token index', () => {
       generated.filter((r) => /Tanaka/.test(r.cardholderName)).length,
     )
     expect(keys(await repo.queryPage({ ...q, search: '0007' }))).toEqual(
-      generated.filter((r) => r.raw.metadata['order_number'] === 'ORD-2026-0007').map((r) => r.key),
+      generated.filter((r) => r.raw.metadata?.['order_number'] === 'ORD-2026-0007').map((r) => r.key),
     )
     expect(await repo.count({ ...q, search: '4003' })).toBe(16)
     // Inside a word is not a prefix.

@@ -148,23 +148,33 @@ describe('PaymentApiClient: one try', () => {
     const result = await call(api, { resource: 'transaction_history' })
     expect(result).toMatchObject({
       ok: true,
-      value: { resource: 'transaction_history', list: { has_more: true, next_page_hint: 'x' } },
+      value: { resource: 'transaction_history', hasMore: true, quarantined: [] },
       limits: { route: { perMinute: 12000, remaining: 299 }, exact: { perMinute: 1200, remaining: 99 } },
     })
     if (result.ok) {
-      expect(result.value.list.items[0]).toEqual(item)
-      expect(result.value.list.total_hits).toBeUndefined()
+      expect(result.value.items[0]).toEqual(item)
+      expect(result.value.totalHits).toBeUndefined()
     }
   })
 
-  it('names the path of a bad field in a malformed response, and does not retry it', async () => {
+  it('quarantines an item with a bad accounting core, naming the field, and keeps the others', async () => {
     const items = [chargeItem(), chargeItem(), chargeItem(), { ...chargeItem(), charged_amount: '1000' }]
     const { api } = client(() => json({ items, has_more: false, total_hits: 4 }))
     const result = await call(api, { resource: 'charges' })
+    if (!result.ok) throw new Error(result.error.message)
+    expect(result.value.items).toEqual(items.slice(0, 3))
+    expect(result.value.quarantined.map((q) => q.reason)).toEqual([
+      'charged_amount: expected number, received string',
+    ])
+  })
+
+  it('names the path of a broken envelope, and does not retry it', async () => {
+    const { api } = client(() => json({ items: [chargeItem()], has_more: 'no' }))
+    const result = await call(api, { resource: 'charges' })
     expect(result).toMatchObject({ ok: false, retry: 'never', error: { code: 'malformed_response' } })
     if (!result.ok) {
-      expect(result.error.message).toContain('items[3].charged_amount: expected number')
-      expect(result.error.details?.fields?.[0]?.path).toBe('items[3].charged_amount')
+      expect(result.error.message).toContain('has_more: expected boolean')
+      expect(result.error.details?.fields?.[0]?.path).toBe('has_more')
     }
   })
 
@@ -205,6 +215,40 @@ describe('PaymentApiClient: one try', () => {
         ok: false,
         retry,
         error: { code, details: { status: response.status } },
+      })
+    }
+  })
+
+  it('says what to do about 403 OUTDATED_APP_TOKEN and INVALID_PERMISSIONS, keeping the code as reason', async () => {
+    const cases: [string, RegExp][] = [
+      ['OUTDATED_APP_TOKEN', /app token is outdated: create a new app token/],
+      ['INVALID_PERMISSIONS', /store-scoped token reads only its own stores/],
+    ]
+    for (const [code, hint] of cases) {
+      const { api } = client(() => json({ status: 'error', code, errors: [] }, 403))
+      const result = await call(api, { resource: 'transaction_history' })
+      expect(result, code).toMatchObject({
+        ok: false,
+        retry: 'never',
+        error: { code: 'forbidden', details: { status: 403, reason: code } },
+      })
+      if (!result.ok) expect(result.error.message).toMatch(hint)
+    }
+    const { api } = client(() => json({ status: 'error', code: 'SOMETHING_ELSE' }, 403))
+    const other = await call(api, { resource: 'charges' })
+    if (!other.ok)
+      expect(other.error.message).toBe(
+        'These credentials may not list this resource (HTTP 403: SOMETHING_ELSE).',
+      )
+  })
+
+  it('never retries IMPROPER_AUTH, even when it comes as a server error', async () => {
+    for (const status of [400, 401, 500, 503]) {
+      const { api } = client(() => json({ status: 'error', code: 'IMPROPER_AUTH', errors: [] }, status))
+      expect(await call(api, { resource: 'charges' }), String(status)).toMatchObject({
+        ok: false,
+        retry: 'never',
+        error: { code: 'unauthorized', details: { status, reason: 'IMPROPER_AUTH' } },
       })
     }
   })
@@ -325,8 +369,13 @@ describe('no error carries a credential', () => {
     for (const [i, respond] of responders.entries()) {
       for (const resource of ['charges', 'transaction_history'] as const) {
         const result = await call(client(respond).api, { resource })
-        expect(result.ok, `case ${i}`).toBe(false)
-        if (!result.ok) {
+        // A bad item no longer refuses its page: it is quarantined, and must not carry the credential either.
+        const quarantines = i === 7
+        expect(result.ok, `case ${i}`).toBe(quarantines)
+        if (result.ok) {
+          expect(result.value.quarantined, `case ${i}`).toHaveLength(1)
+          expect(canaryLeaks(JSON.stringify(result.value)), `case ${i}`).toEqual([])
+        } else {
           const shape = JSON.stringify(result.error.toShape())
           expect(canaryLeaks(shape), `case ${i}: ${shape}`).toEqual([])
           expect(canaryLeaks(result.error.stack ?? ''), `case ${i} stack`).toEqual([])
