@@ -7,7 +7,12 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { MarksRepository } from '../../../src/db/marks-repository'
 import type { MarkRecord } from '../../../src/db/records'
 import { fingerprintOf } from '../../../src/reconcile/fingerprint'
-import { SyncEngine, type SyncProgress, type SyncStorePort } from '../../../src/sync/sync-engine'
+import {
+  SyncEngine,
+  type SyncApiPort,
+  type SyncProgress,
+  type SyncStorePort,
+} from '../../../src/sync/sync-engine'
 import { diffCacheWithSandbox } from '../support/compare'
 import { startHarness, type Harness } from '../support/harness'
 
@@ -35,11 +40,11 @@ async function harness(options: Parameters<typeof startHarness>[0] = {}): Promis
 
 async function sync(
   h: Harness,
-  options: { now?: () => number; store?: SyncStorePort } = {},
+  options: { now?: () => number; store?: SyncStorePort; api?: SyncApiPort } = {},
 ): Promise<SyncProgress> {
   const conn = await h.store.connections.get(h.connectionId)
   return new SyncEngine({
-    api: h.syncApi,
+    api: options.api ?? h.syncApi,
     store: options.store ?? h.store,
     concurrency: 4,
     ...(options.now ? { now: options.now } : {}),
@@ -118,6 +123,34 @@ describe('no trust in the local clock', () => {
     // The newest record is ~6 h ahead of this clock: the panel says so instead of a bare "up to date".
     expect(behind.clockBehindMs).toBeGreaterThan(5 * HOUR)
     expect((await sync(h)).clockBehindMs).toBeNull()
+  }, 60_000)
+})
+
+describe('the look-back', () => {
+  it('finds a record the service lists late, created before the newest one cached', async () => {
+    const h = await harness()
+    expect((await sync(h)).state).toBe('done')
+    // The service lists from a search index: a charge can show up after a newer one did. Two charges a
+    // second apart in one store; the older is not listed yet during the next sync.
+    const storeId = h.sandbox.storeIds[0]
+    const late = (await control(h, 'charges', { count: 1, storeId })) as { charges: { id: string }[] }
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    await control(h, 'charges', { count: 1, storeId })
+    const hidden = late.charges[0]?.id
+    const lagging: SyncApiPort = {
+      ...h.syncApi,
+      listPage: async (args) => {
+        const page = await h.syncApi.listPage(args)
+        return page.resource === 'charges'
+          ? { ...page, items: page.items.filter((c) => c.id !== hidden) }
+          : { ...page, items: page.items.filter((i) => i.resource_id !== hidden) }
+      },
+    }
+    expect((await sync(h, { api: lagging })).state).toBe('done')
+    expect((await diffCacheWithSandbox(h)).missing).toBe(2) // its history row and its charge-list row
+    // Listed now: the next window starts a look-back before the newest cached record, so it is read.
+    expect((await sync(h)).state).toBe('done')
+    await expectConverged(h)
   }, 60_000)
 })
 
