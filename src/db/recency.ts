@@ -5,6 +5,7 @@
  */
 import Dexie from 'dexie'
 import type { ClosebookDb } from './database'
+import { searchDayOf } from './history-record'
 import type { HistoryRecord, SyncResource } from './records'
 import { connectionBounds } from './repository-helpers'
 
@@ -69,3 +70,48 @@ export async function historyWithStatus(
   }
   return out
 }
+
+/**
+ * A digest of what the cache holds for [from, to): every record's key and fingerprint (amount, currency,
+ * status, refunds), from the day digests (a row per UTC day: ~31 reads for a month). Equal digests mean
+ * nothing that a mark depends on changed; "Verify month" stores it to tell later whether anything did.
+ */
+export async function monthDigest(
+  db: ClosebookDb,
+  connectionId: string,
+  from: number,
+  to: number,
+): Promise<{ records: number; digest: string }> {
+  const rows = await db.dayDigests
+    .where('[connectionId+day]')
+    .between([connectionId, searchDayOf(from)], [connectionId, searchDayOf(to - 1)], true, true)
+    .toArray()
+  const parts: string[] = []
+  for (const row of rows)
+    for (const r of row.records)
+      if (r.createdAt >= from && r.createdAt < to) parts.push(`${r.key}\u0001${r.fingerprint}`)
+  parts.sort()
+  // FNV-1a, 2 × 32 bits: a change detector, not a security property.
+  let a = 0x811c9dc5
+  let b = 0x01000193
+  for (const p of parts)
+    for (let i = 0; i < p.length; i++) {
+      const c = p.charCodeAt(i)
+      a = Math.imul(a ^ c, 0x01000193) >>> 0
+      b = Math.imul(b ^ c, 0x811c9dc5) >>> 0
+    }
+  return { records: parts.length, digest: `${parts.length}:${a.toString(16)}${b.toString(16)}` }
+}
+
+/** What "Verify month" remembers of its last run for a connection's month (settings table, no schema change). */
+export interface MonthVerification {
+  at: number
+  /** Records whose stored copy changed in that run (history keys and `charge-list:<id>`), first 200. */
+  changedKeys: string[]
+  changedCount: number
+  /** monthDigest() right after the run. */
+  digest: string
+}
+
+export const monthVerificationKey = (connectionId: string, period: string): string =>
+  `verifiedMonth\u0001${connectionId}\u0001${period}`
