@@ -123,7 +123,7 @@ export interface SyncProgress {
   /** Requests that brought charge records up to date with their new refunds (not in any partition). */
   refreshRequests: number
   /** Re-check of cached records that can still change (recheck.ts); null until it ran. */
-  recheck: { checked: number; requests: number; changed: number; remaining: number } | null
+  recheck: { checked: number; requests: number; changed: number; remaining: number; ms: number } | null
   /**
    * How far the newest cached record is ahead of the local clock, when more than a few minutes: the
    * computer's clock is behind the service's (sync does not depend on it; times shown as "now" do).
@@ -520,8 +520,9 @@ export class SyncEngine {
     for (const cp of plan)
       if (cp.resource === 'transaction_history')
         windowStart.set(cp.storeId, Math.min(windowStart.get(cp.storeId) ?? Infinity, cp.from))
+    const started = this.now()
     const records = await store.changeableRecords(scope.connectionId)
-    progress.recheck = { checked: 0, requests: 0, changed: 0, remaining: 0 }
+    progress.recheck = { checked: 0, requests: 0, changed: 0, remaining: 0, ms: 0 }
     const view = progress.recheck
     try {
       const result = await recheckChangeable(
@@ -549,6 +550,7 @@ export class SyncEngine {
         requests: result.requests,
         changed: result.changedKeys.length,
         remaining: result.remaining,
+        ms: this.now() - started,
       })
       progress.changedKeys.push(...result.changedKeys)
       emit()
