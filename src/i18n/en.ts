@@ -101,6 +101,15 @@ export const en = {
     resume: 'Sync again',
     lastSynced: 'Last synced {time}',
     neverSynced: 'Never synced',
+    current: {
+      clockBehind:
+        'The newest record is {hours} h ahead of this computer’s clock: the clock seems wrong. Nothing was missed (sync goes by the service’s data), but times shown as “now” may be off.',
+      recheck:
+        'Re-checked {checked} records that can still change (pending, awaiting, authorized) in {requests} requests; {changed} changed.',
+      recheckRemaining:
+        '{count} records that left their status are still to be read again: sync again to finish.',
+      openEnd: 'now',
+    },
   },
   ledger: {
     title: 'Ledger',
@@ -260,6 +269,10 @@ export const en = {
         help: 'Show or hide this list',
       },
     },
+    currentness: {
+      changedSinceReconciled:
+        'Changed since reconciled: its amount, status or refunds differ from when it was marked. Check it and mark it again.',
+    },
   },
   match: {
     title: 'Matching',
@@ -347,6 +360,23 @@ export const en = {
     exportProgress: 'Writing: {rows} of {total} rows',
     cancelExport: 'Cancel export',
     exported: 'Workbook saved: {file}',
+    verify: {
+      label: 'Verify {period}',
+      action: 'Verify {period} with the service',
+      progressLabel: 'Progress of verifying {period}',
+      progress: 'Re-reading: {records} of {expected} records',
+      cancel: 'Cancel verification',
+      cancelled: 'Verification cancelled: nothing was recorded as verified.',
+      incomplete: 'Verification did not finish: some parts could not be fetched. Try again.',
+      busy: 'A sync is running: verify the month once it has finished.',
+      noConnection: 'This connection is not available any more.',
+      never: 'This month has not been verified with the service yet.',
+      lastVerified: 'Last verified {time}',
+      changedThen: 'no record changed then | 1 record changed then | {count} records changed then',
+      changedSince: 'the cached month has changed since',
+      unchangedSince: 'no change since',
+      changedList: 'Records that changed in the last verification',
+    },
   },
   settings: {
     title: 'Settings',

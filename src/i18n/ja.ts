@@ -103,6 +103,15 @@ export const ja: MessageSchema = {
     resume: 'もう一度同期',
     lastSynced: '最終同期 {time}',
     neverSynced: '未同期',
+    current: {
+      clockBehind:
+        '最新の記録がこのコンピューターの時計より {hours} 時間進んでいます。時計が狂っているようです。同期はサービス側のデータを基準にするため取りこぼしはありませんが、「現在」として表示される時刻はずれている可能性があります。',
+      recheck:
+        '変わる可能性のある記録（保留・入金待ち・オーソリ済み）{checked} 件を {requests} 回のリクエストで再確認しました。変更 {changed} 件。',
+      recheckRemaining:
+        'ステータスが変わった記録のうち {count} 件はまだ再取得していません。もう一度同期して完了してください。',
+      openEnd: '現在',
+    },
   },
   ledger: {
     title: '台帳',
@@ -262,6 +271,10 @@ export const ja: MessageSchema = {
         help: 'この一覧の表示・非表示',
       },
     },
+    currentness: {
+      changedSinceReconciled:
+        '消込後に変更あり：金額・ステータス・返金が消込時と異なります。確認して、もう一度消込してください。',
+    },
   },
   match: {
     title: '照合',
@@ -345,6 +358,24 @@ export const ja: MessageSchema = {
     exportProgress: '書き出し中：{total} 行中 {rows} 行',
     cancelExport: '出力を中止',
     exported: 'ワークブックを保存しました：{file}',
+    verify: {
+      label: '{period} の検証',
+      action: '{period} をサービスと照合して検証',
+      progressLabel: '{period} の検証の進み具合',
+      progress: '再取得中：{expected} 件中 {records} 件',
+      cancel: '検証を中止',
+      cancelled: '検証を中止しました。検証済みとしては記録していません。',
+      incomplete: '検証が完了しませんでした。一部を取得できませんでした。もう一度お試しください。',
+      busy: '同期の実行中です。終わってから月を検証してください。',
+      noConnection: 'この接続はもう利用できません。',
+      never: 'この月はまだサービスと照合して検証していません。',
+      lastVerified: '最終検証 {time}',
+      changedThen:
+        'そのとき変更された記録はありません | そのとき 1 件の記録が変更されました | そのとき {count} 件の記録が変更されました',
+      changedSince: 'その後キャッシュ上の月に変更があります',
+      unchangedSince: 'その後の変更はありません',
+      changedList: '前回の検証で変更された記録',
+    },
   },
 
   settings: {

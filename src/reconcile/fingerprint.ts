@@ -19,7 +19,8 @@ function refundTuple(refund: unknown): (string | number | null)[] {
   const r = refund !== null && typeof refund === 'object' ? (refund as Record<string, unknown>) : {}
   const currency = scalar(r['currency'])
   return [
-    scalar(r['id']),
+    // The real service names it `refund_id` (real-service.md); the seed's sandbox shape `id`.
+    scalar(r['refund_id'] ?? r['id']),
     scalar(r['amount']),
     typeof currency === 'string' ? normalizeCurrency(currency) : currency,
     scalar(r['status']),

@@ -17,8 +17,14 @@ export function defaultSince(now: number): number {
   return Date.UTC(d.getUTCFullYear() - 1, d.getUTCMonth(), 1)
 }
 
-/** Late status changes within this window are caught by every incremental sync; older ones by re-verify. */
-export const DEFAULT_LOOKBACK_MS = 2 * 3600_000
+/**
+ * How far before the newest cached record an incremental window starts. The service lists from a search
+ * index that shows a new record seconds late (its php SDK's test waits up to 20 s), so a record created
+ * just before the newest one seen can appear later: 15 minutes covers that many times over and costs one
+ * page at most for most merchants. Late status changes of older records are not the look-back's job: every
+ * incremental sync re-checks the records that can still change (src/sync/recheck.ts).
+ */
+export const DEFAULT_LOOKBACK_MS = 15 * 60_000
 
 export const useSyncStore = defineStore('sync', () => {
   const progress = shallowRef<SyncProgress | null>(null)

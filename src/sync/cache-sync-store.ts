@@ -10,10 +10,21 @@ import { ConnectionsRepository } from '../db/connections-repository'
 import type { ClosebookDb } from '../db/database'
 import { historyRecordOf } from '../db/history-record'
 import { HistoryRepository } from '../db/history-repository'
+import { historyWithStatus, newestCreatedAt } from '../db/recency'
 import { connectionBounds } from '../db/repository-helpers'
 import { recordKeyOf, type ChargeRecord, type SyncCheckpoint, type SyncResource } from '../db/records'
 import { fingerprintOf } from '../reconcile/fingerprint'
+import { isChangeableStatus, type ChangeableRecord } from './recheck'
 import type { PageWriteResult, SyncStorePort } from './sync-engine'
+
+/**
+ * The id of an element of a charge's `user_data.refunds`: the real service names it `refund_id`
+ * (real-service.md); the seed's sandbox shape used `id`.
+ */
+export function refundIdOf(element: Record<string, unknown>): string | null {
+  const id = element['refund_id'] ?? element['id']
+  return typeof id === 'string' ? id : null
+}
 
 function chargeFingerprint(c: ChargeRecord): string {
   return JSON.stringify([c.chargedAmount, c.chargedCurrency, c.status, c.feeAmount, c.feeCurrency])
@@ -134,11 +145,33 @@ export class CacheSyncStore implements SyncStorePort {
     chargeIds.forEach((chargeId, i) => {
       const charge = charges[i]
       if (!charge) return // not cached (e.g. created before the sync start): nothing to bring up to date
-      const listed = new Set((charge.raw.user_data?.refunds ?? []).map((r) => String(r['id'])))
+      const elements: unknown = (charge.raw.user_data as { refunds?: unknown } | undefined)?.refunds
+      const listed = new Set(
+        (Array.isArray(elements) ? (elements as unknown[]) : []).map((r) =>
+          r !== null && typeof r === 'object' ? refundIdOf(r as Record<string, unknown>) : null,
+        ),
+      )
       const missing = refunds.some((r) => r.chargeId === chargeId && !listed.has(r.resourceId))
       if (missing) stale.push({ chargeId, storeId: charge.storeId })
     })
     return stale
+  }
+
+  newestCached(connectionId: string, resource: SyncResource, storeId: string | null): Promise<number | null> {
+    return newestCreatedAt(this.db, connectionId, resource, storeId)
+  }
+
+  async changeableRecords(connectionId: string): Promise<ChangeableRecord[]> {
+    const rows = await historyWithStatus(this.db, connectionId, isChangeableStatus)
+    return rows.map((r) => ({
+      key: r.key,
+      type: r.type,
+      resourceId: r.resourceId,
+      chargeId: r.chargeId,
+      storeId: r.storeId,
+      status: r.status,
+      createdAt: r.createdAt,
+    }))
   }
 
   async finishRun(

@@ -86,33 +86,56 @@ export const endAfter = (now: number): number => toWholeSecond(now) + 1000
 export const INITIAL_PREFIX = 'initial|'
 
 /**
- * First sync: everything from `since` to now, one partition per resource × store; the engine splits the
+ * First sync: everything from `since` on, one partition per resource × store; the engine splits the
  * large ones once their first page tells how large they are.
  */
 export function planInitialSync(scope: SyncScope, since: number, now: number): SyncCheckpoint[] {
-  const from = toWholeSecond(since)
-  const to = endAfter(now)
-  return partitions(scope, from < to ? [{ from, to }] : [], now, INITIAL_PREFIX)
+  // Open-ended like incremental windows: a clock behind the service's would otherwise cut the newest off.
+  return partitions(scope, [{ from: toWholeSecond(since), to: OPEN_END }], now, INITIAL_PREFIX)
 }
 
 /**
- * Later syncs: from where the last complete sync ended, minus the look-back (late status changes), to now,
- * one partition per resource × store. Its cost grows with what is new, not with the history.
+ * The end of an open window: the last incremental window has no `to` filter at all, so what the service
+ * holds is read up to its own present whatever the local clock says (a clock hours behind would otherwise
+ * leave the newest records out while the run says "up to date"). The latest time a Date can hold, so
+ * `new Date(OPEN_END)` still formats and the value survives JSON (backups) and IndexedDB keys.
+ */
+export const OPEN_END = 8.64e15
+
+export const isOpenEnd = (to: number): boolean => to >= OPEN_END
+
+/** `${resource}|${storeId ?? '*'}`: a partition of the data (connection × store × kind) for its start. */
+export const partitionKeyOf = (resource: SyncResource, storeId: string | null): string =>
+  `${resource}|${storeId ?? '*'}`
+
+/**
+ * Later syncs: per resource × store, from the newest `created_on` already cached for that partition minus
+ * the look-back (the service's search index shows a new record seconds late, so a record created just
+ * before the newest one seen may appear only now), to an open end. Never from the local clock: a sync
+ * under a clock 6 hours ahead, then corrected, starts where the data ends, not 6 hours later. A partition
+ * with nothing cached yet starts at `since`. Its cost grows with what is new, not with the history.
  */
 export function planIncrementalSync(
   scope: SyncScope,
-  coveredUntil: Partial<Record<SyncResource, number>>,
+  newestCached: ReadonlyMap<string, number>,
   lookbackMs: number,
   since: number,
   now: number,
 ): SyncCheckpoint[] {
+  const stores: (string | null)[] = scope.storeIds.length > 0 ? scope.storeIds : [null]
   const out: SyncCheckpoint[] = []
-  for (const resource of scope.resources) {
-    const covered = coveredUntil[resource]
-    const from = toWholeSecond(covered === undefined ? since : Math.max(since, covered - lookbackMs))
-    const to = endAfter(now)
-    out.push(...partitions({ ...scope, resources: [resource] }, from < to ? [{ from, to }] : [], now))
-  }
+  for (const storeId of stores)
+    for (const resource of scope.resources) {
+      const newest = newestCached.get(partitionKeyOf(resource, storeId))
+      const from = toWholeSecond(newest === undefined ? since : Math.max(since, newest - lookbackMs))
+      out.push(
+        ...partitions(
+          { ...scope, storeIds: storeId === null ? [] : [storeId], resources: [resource] },
+          [{ from, to: OPEN_END }],
+          now,
+        ),
+      )
+    }
   return out
 }
 
@@ -169,9 +192,12 @@ export function splitRemainder(
 ): SyncCheckpoint[] {
   const start = toWholeSecond(lastCreatedMs) + 1000
   if (parts <= 1 || !(start < cp.to)) return [cp]
+  // An open window is sliced up to the local now (the clock only balances the parts here; the last part
+  // stays open, so a wrong clock makes parts uneven, never leaves records out).
+  const end = isOpenEnd(cp.to) ? Math.max(endAfter(now), start + 1000) : cp.to
   const cuts: number[] = []
   for (let i = 0; i <= parts; i++) {
-    const at = i === parts ? cp.to : toWholeSecond(start + ((cp.to - start) * i) / parts)
+    const at = i === parts ? cp.to : toWholeSecond(start + ((end - start) * i) / parts)
     if (cuts.length === 0 || at > (cuts[cuts.length - 1] as number)) cuts.push(at)
   }
   if (cuts.length < 3) return [cp]
@@ -211,6 +237,11 @@ export function pageQuery(cp: SyncCheckpoint, jobId: string, limit = PAGE_LIMIT)
     paging,
   }
   const from = new Date(cp.from).toISOString()
+  // An open window sends no `to`: the service's present is the end, not the local clock's.
+  if (isOpenEnd(cp.to))
+    return cp.resource === 'transaction_history'
+      ? { resource: 'transaction_history', ...common, filters: { from } }
+      : { resource: 'charges', ...common, filters: { from } }
   return cp.resource === 'transaction_history'
     ? // Windows end on whole seconds, so "at or before end − 1 µs" is exactly "before end".
       { resource: 'transaction_history', ...common, filters: { from, to: inclusiveEndIso(cp.to) } }

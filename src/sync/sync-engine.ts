@@ -14,18 +14,22 @@ import { DesktopApiError, type ApiErrorCode } from '../../electron/shared/errors
 import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
 import type { SyncCheckpoint, SyncResource } from '../db/records'
 import {
+  endAfter,
   INITIAL_PREFIX,
+  isOpenEnd,
   pageQuery,
   PAGE_LIMIT,
   planIncrementalSync,
   planInitialSync,
   planWindowSync,
   splitCount,
+  partitionKeyOf,
   splitRemainder,
   VERIFY_PREFIX,
   type SyncScope,
   type TimeWindow,
 } from './plan'
+import { recheckChangeable, type ChangeableRecord } from './recheck'
 
 export interface PageWriteResult {
   /** Keys of records that were not in the cache. */
@@ -61,6 +65,14 @@ export interface SyncStorePort {
     from: number,
     to: number,
   ): Promise<{ chargeId: string; storeId: string }[]>
+  /**
+   * The newest `created_on` cached for a partition of the data (resource × store; null: any store), or
+   * null when it holds nothing: where the next incremental window starts (minus the look-back). Without
+   * it the engine falls back to `coveredUntil`.
+   */
+  newestCached?(connectionId: string, resource: SyncResource, storeId: string | null): Promise<number | null>
+  /** Cached history records whose status is not final (recheck.ts); without it nothing is re-checked. */
+  changeableRecords?(connectionId: string): Promise<ChangeableRecord[]>
   /** Closes the plan; `coveredUntil` advances the incremental start of each fully synced resource. */
   finishRun(
     connectionId: string,
@@ -110,6 +122,13 @@ export interface SyncProgress {
   coveredUntil?: Partial<Record<SyncResource, number>>
   /** Requests that brought charge records up to date with their new refunds (not in any partition). */
   refreshRequests: number
+  /** Re-check of cached records that can still change (recheck.ts); null until it ran. */
+  recheck: { checked: number; requests: number; changed: number; remaining: number; ms: number } | null
+  /**
+   * How far the newest cached record is ahead of the local clock, when more than a few minutes: the
+   * computer's clock is behind the service's (sync does not depend on it; times shown as "now" do).
+   */
+  clockBehindMs: number | null
   /** Why the run stopped as a whole (the cache could not be written); partitions keep their own errors. */
   error: { code: ApiErrorCode; message: string } | null
 }
@@ -186,14 +205,19 @@ function createdMs(item: HistoryItem | ChargeItem | undefined): number {
  * Records a partition still has after its first page: `total_hits` when the service sends it, else the
  * page's own density over the rest of the window (the seed does not promise `total_hits`).
  */
-function remainingAfterFirstPage(page: ListPageResult, cp: SyncCheckpoint): number {
+function remainingAfterFirstPage(page: ListPageResult, cp: SyncCheckpoint, now: number): number {
   const n = page.items.length
   if (page.totalHits !== undefined) return page.totalHits - n
   const first = createdMs(page.items[0])
   const last = createdMs(page.items[n - 1])
   if (!Number.isFinite(first) || !Number.isFinite(last)) return 0
-  return (n * Math.max(0, cp.to - last)) / Math.max(1000, last - first)
+  // An open window's end is the service's present: estimated by the local clock (only the split depends on it).
+  const end = isOpenEnd(cp.to) ? Math.max(last, now) : cp.to
+  return (n * Math.max(0, end - last)) / Math.max(1000, last - first)
 }
+
+/** A newest record this far ahead of the local clock means the clock is behind the service's. */
+const CLOCK_TOLERANCE_MS = 5 * 60_000
 
 function isQuotaError(error: unknown): boolean {
   const name = (error as { name?: unknown; inner?: { name?: unknown } } | null)?.name
@@ -242,6 +266,7 @@ export class SyncEngine {
       records: first.records + next.records,
       requests: first.requests + next.requests,
       refreshRequests: first.refreshRequests + next.refreshRequests,
+      recheck: next.recheck ?? first.recheck,
       changedKeys: [...first.changedKeys, ...next.changedKeys],
     }
   }
@@ -256,7 +281,10 @@ export class SyncEngine {
     this.current = current
     const { api, store } = this.options
     try {
-      const open = await store.loadPlan(scope.connectionId)
+      // Re-check pages are stored with a finished checkpoint of their own: never part of a plan to resume.
+      const open = (await store.loadPlan(scope.connectionId)).filter(
+        (cp) => !cp.partitionId.startsWith('recheck|'),
+      )
       const resumed = open.some((cp) => !cp.done)
       if (resumed && request.window)
         throw new DesktopApiError(
@@ -283,7 +311,13 @@ export class SyncEngine {
         plan = planInitialSync(scope, request.since, startedAt)
         kind = 'initial'
       } else {
-        plan = planIncrementalSync(scope, request.coveredUntil, request.lookbackMs, request.since, startedAt)
+        plan = planIncrementalSync(
+          scope,
+          await this.newestCached(scope, request.coveredUntil),
+          request.lookbackMs,
+          request.since,
+          startedAt,
+        )
         kind = 'incremental'
       }
       if (!resumed) await store.savePlan(scope.connectionId, plan)
@@ -304,6 +338,8 @@ export class SyncEngine {
         waitingUntil: null,
         changedKeys: [],
         refreshRequests: 0,
+        recheck: null,
+        clockBehindMs: null,
         error: null,
       }
       const recordsAtStart = partitions.reduce((s, p) => s + p.records, 0)
@@ -409,17 +445,31 @@ export class SyncEngine {
         progress.state = 'cancelled'
       } else if (
         partitions.every((p) => p.done) &&
+        (kind !== 'incremental' || (await this.recheck(scope, plan, jobId, abort.signal, progress, emit))) &&
         (await this.refreshRefundedCharges(plan, jobId, abort.signal, progress, emit))
       ) {
         const covered: Partial<Record<SyncResource, number>> = {}
-        if (kind !== 'window')
+        if (kind !== 'window') {
+          const newest = await this.newestCached({ ...scope, storeIds: [] }, {})
           for (const resource of scope.resources) {
-            const ends = plan.filter((cp) => cp.resource === resource).map((cp) => cp.to)
-            if (ends.length > 0) covered[resource] = Math.max(...ends)
+            // What the data covers, not what the clock said: only a fallback reads the plan's ends.
+            const ends = plan
+              .filter((cp) => cp.resource === resource)
+              .map((cp) => (isOpenEnd(cp.to) ? endAfter(this.now()) : cp.to))
+            const at = store.newestCached
+              ? (newest.get(partitionKeyOf(resource, null)) ?? request.since)
+              : ends.length > 0
+                ? Math.max(...ends)
+                : undefined
+            if (at !== undefined) covered[resource] = at
           }
+          const ahead = (newest.get(partitionKeyOf('transaction_history', null)) ?? -Infinity) - this.now()
+          progress.clockBehindMs = ahead > CLOCK_TOLERANCE_MS ? ahead : null
+        }
         await store.finishRun(scope.connectionId, covered, this.now())
         progress.coveredUntil = covered
-        progress.state = 'done'
+        // Windows and refunds are all in, but records out of their status are left for the next sync.
+        progress.state = (progress.recheck?.remaining ?? 0) > 0 ? 'partial' : 'done'
       } else {
         const failed = partitions.filter((p) => p.error)
         progress.state =
@@ -431,6 +481,85 @@ export class SyncEngine {
       return progress
     } finally {
       if (this.current?.abort === abort) this.current = undefined
+    }
+  }
+
+  /** Newest cached `created_on` per partition key (plan.ts `partitionKeyOf`), from the data. */
+  private async newestCached(
+    scope: SyncScope,
+    coveredUntil: Partial<Record<SyncResource, number>>,
+  ): Promise<Map<string, number>> {
+    const out = new Map<string, number>()
+    const stores: (string | null)[] = scope.storeIds.length > 0 ? scope.storeIds : [null]
+    const { store } = this.options
+    for (const storeId of stores)
+      for (const resource of scope.resources) {
+        const newest = store.newestCached
+          ? await store.newestCached(scope.connectionId, resource, storeId)
+          : (coveredUntil[resource] ?? null)
+        if (newest !== null) out.set(partitionKeyOf(resource, storeId), newest)
+      }
+    return out
+  }
+
+  /**
+   * Re-reads the cached records that can still change and are older than this run's windows (recheck.ts).
+   * False when it stopped on the way (cancel, an error): the run is then not complete.
+   */
+  private async recheck(
+    scope: SyncScope,
+    plan: SyncCheckpoint[],
+    jobId: string,
+    signal: AbortSignal,
+    progress: SyncProgress,
+    emit: () => void,
+  ): Promise<boolean> {
+    const { store, api } = this.options
+    if (!store.changeableRecords || !scope.resources.includes('transaction_history')) return true
+    const windowStart = new Map<string | null, number>()
+    for (const cp of plan)
+      if (cp.resource === 'transaction_history')
+        windowStart.set(cp.storeId, Math.min(windowStart.get(cp.storeId) ?? Infinity, cp.from))
+    const started = this.now()
+    const records = await store.changeableRecords(scope.connectionId)
+    progress.recheck = { checked: 0, requests: 0, changed: 0, remaining: 0, ms: 0 }
+    const view = progress.recheck
+    try {
+      const result = await recheckChangeable(
+        {
+          listPage: (args) => api.listPage(args),
+          putPage: (page, cp, at) => store.putPage(page, cp, at),
+          now: this.now,
+        },
+        {
+          connectionId: scope.connectionId,
+          jobId,
+          storeIds: scope.storeIds,
+          windowStart,
+          charges: scope.resources.includes('charges'),
+          records,
+          signal,
+          onRequest: () => {
+            view.requests++
+            emit()
+          },
+        },
+      )
+      Object.assign(view, {
+        checked: result.checked,
+        requests: result.requests,
+        changed: result.changedKeys.length,
+        remaining: result.remaining,
+        ms: this.now() - started,
+      })
+      progress.changedKeys.push(...result.changedKeys)
+      emit()
+      return result.complete
+    } catch (error) {
+      const shaped = error instanceof DesktopApiError ? error : new DesktopApiError('internal', String(error))
+      if (shaped.code !== 'cancelled' && !signal.aborted)
+        progress.error ??= { code: shaped.code, message: shaped.message }
+      return false
     }
   }
 
@@ -582,7 +711,7 @@ export class SyncEngine {
     if (!Number.isFinite(last)) return [cp]
     const same = run.partitions.filter((p) => p.resource === cp.resource && !p.done && !p.error)
     const parts = splitCount({
-      remaining: remainingAfterFirstPage(page, cp),
+      remaining: remainingAfterFirstPage(page, cp, this.now()),
       open: same.length,
       // This partition's row still says 0 requests: it counts itself, as splitCount expects.
       unprobed: same.filter((p) => p.requests === 0).length,

@@ -10,7 +10,7 @@ export function defaultSince(now: number): number {
   const d = new Date(now)
   return Date.UTC(d.getUTCFullYear() - 1, d.getUTCMonth(), 1)
 }
-export const DEFAULT_LOOKBACK_MS = 2 * 3600_000
+export const DEFAULT_LOOKBACK_MS = 15 * 60_000
 
 export async function runSync(h: SyncHarness): Promise<SyncProgress> {
   const conn = await h.store.connections.get(h.connectionId)

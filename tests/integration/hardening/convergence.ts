@@ -71,6 +71,8 @@ export async function convergenceRun(seed: number, records: number): Promise<Con
       loadPlan: (id) => store.loadPlan(id),
       savePlan: (id, plan) => store.savePlan(id, plan),
       staleRefundedCharges: (id, from, to) => store.staleRefundedCharges(id, from, to),
+      newestCached: (id, resource, storeId) => store.newestCached(id, resource, storeId),
+      changeableRecords: (id) => store.changeableRecords(id),
       finishRun: (id, covered, at) => store.finishRun(id, covered, at),
       splitPartition: (parts) => store.splitPartition(parts),
       putPage: async (page, cp, at) => {

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest'
 import type { SyncCheckpoint } from '../../../../src/db/records'
 import {
   INITIAL_PREFIX,
+  OPEN_END,
   pageQuery,
+  partitionKeyOf,
+  planIncrementalSync,
   planInitialSync,
   planWindowSync,
   splitCount,
@@ -49,7 +52,7 @@ describe('planInitialSync', () => {
     ])
     for (const p of plan) {
       expect(p.from).toBe(T('2025-11-01T00:00:00Z'))
-      expect(p.to).toBe(T('2026-11-23T09:00:01Z')) // the whole second after now
+      expect(p.to).toBe(OPEN_END) // no `to` at all: the service's present, not the local clock's
       expect(p.partitionId.startsWith(INITIAL_PREFIX)).toBe(true)
       expect(p.cursor).toBeNull()
     }
@@ -136,5 +139,51 @@ describe('splitRemainder', () => {
     expect(parts.length).toBeLessThanOrEqual(3)
     for (const p of parts) expect(p.to).toBeGreaterThan(p.from)
     expect(parts.at(-1)?.to).toBe(parent.to)
+  })
+})
+
+describe('planIncrementalSync', () => {
+  it('starts each store × resource at its newest cached record minus the look-back, never at the clock', () => {
+    const newest = new Map([
+      [partitionKeyOf('transaction_history', 's1'), T('2026-10-31T22:48:21.847Z')],
+      [partitionKeyOf('charges', 's1'), T('2026-10-31T20:00:00.500Z')],
+    ])
+    // The clock says 2030: it plays no part in where the windows start or end.
+    const plan = planIncrementalSync(
+      { ...scope, resources: [...scope.resources] },
+      newest,
+      15 * 60_000,
+      T('2026-07-01T00:00:00Z'),
+      T('2030-01-01T00:00:00Z'),
+    )
+    expect(plan.map((p) => [p.resource, p.storeId, new Date(p.from).toISOString()])).toEqual([
+      ['transaction_history', 's1', '2026-10-31T22:33:21.000Z'],
+      ['charges', 's1', '2026-10-31T19:45:00.000Z'],
+      // Nothing cached for s2 yet: from the start of the history.
+      ['transaction_history', 's2', '2026-07-01T00:00:00.000Z'],
+      ['charges', 's2', '2026-07-01T00:00:00.000Z'],
+    ])
+    for (const p of plan) expect(p.to).toBe(OPEN_END)
+  })
+
+  it('an open window sends no `to`; a closed one does', () => {
+    const open = pageQuery(cp({ to: OPEN_END }), 'job')
+    expect(open.filters).toEqual({ from: '2026-01-01T00:00:00.000Z' })
+    const history = pageQuery(cp({ resource: 'transaction_history', to: OPEN_END }), 'job')
+    expect(history.filters).toEqual({ from: '2026-01-01T00:00:00.000Z' })
+    expect(pageQuery(cp(), 'job').filters).toMatchObject({ to: '2026-11-01T00:00:00.000Z' })
+  })
+
+  it('splits an open window up to now and keeps its last part open', () => {
+    const parts = splitRemainder(
+      cp({ to: OPEN_END }),
+      T('2026-01-10T00:00:00Z'),
+      3,
+      T('2026-01-31T00:00:00Z'),
+    )
+    expect(parts.length).toBe(3)
+    expect(parts[parts.length - 1]?.to).toBe(OPEN_END)
+    for (let i = 1; i < parts.length; i++) expect(parts[i]?.from).toBe(parts[i - 1]?.to)
+    expect(parts[1]?.from).toBeLessThan(T('2026-01-31T00:00:00Z'))
   })
 })

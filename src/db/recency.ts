@@ -1,0 +1,117 @@
+/**
+ * What sync asks the cache about recency and changeable records (src/sync/recheck.ts): the newest
+ * `created_on` per partition of the data, where incremental windows start (never the local clock), and the
+ * records in given statuses, through the existing status index (no schema change).
+ */
+import Dexie from 'dexie'
+import type { ClosebookDb } from './database'
+import { searchDayOf } from './history-record'
+import type { HistoryRecord, SyncResource } from './records'
+import { connectionBounds } from './repository-helpers'
+
+/** The newest cached `created_on` of a resource (of one store, or any when null); null when none. */
+export async function newestCreatedAt(
+  db: ClosebookDb,
+  connectionId: string,
+  resource: SyncResource,
+  storeId: string | null,
+): Promise<number | null> {
+  if (resource === 'transaction_history') {
+    const newest =
+      storeId === null
+        ? await db.history
+            .where('[connectionId+createdAt]')
+            .between(...connectionBounds(connectionId))
+            .last()
+        : await db.history
+            .where('[connectionId+storeId+createdAt]')
+            .between([connectionId, storeId, Dexie.minKey], [connectionId, storeId, Dexie.maxKey])
+            .last()
+    return newest?.createdAt ?? null
+  }
+  // The charge list has no store index: newest first until one of the store's (stores interleave, so this
+  // stops early; a store with no recent charge reads further back, once per sync).
+  const newest = await db.charges
+    .where('[connectionId+createdAt]')
+    .between(...connectionBounds(connectionId))
+    .reverse()
+    .filter((c) => storeId === null || c.storeId === storeId)
+    .first()
+  return newest?.createdAt ?? null
+}
+
+/**
+ * History records whose status passes `wanted`, read through the status index one status at a time. The
+ * distinct statuses are found by hopping from one to the next (one read each), so a status never seen
+ * before is still offered to `wanted`, and the history is never scanned.
+ */
+export async function historyWithStatus(
+  db: ClosebookDb,
+  connectionId: string,
+  wanted: (status: string) => boolean,
+): Promise<HistoryRecord[]> {
+  const index = () => db.history.where('[connectionId+status+createdAt]')
+  const out: HistoryRecord[] = []
+  let from = ''
+  for (;;) {
+    const next = await index()
+      .between([connectionId, from, Dexie.minKey], [connectionId, Dexie.maxKey, Dexie.maxKey])
+      .first()
+    if (!next) break
+    const { status } = next
+    if (wanted(status))
+      out.push(
+        ...(await index()
+          .between([connectionId, status, Dexie.minKey], [connectionId, status, Dexie.maxKey])
+          .toArray()),
+      )
+    // The smallest string after `status`: the next status, whatever it is.
+    from = `${status}\u0000`
+  }
+  return out
+}
+
+/**
+ * A digest of what the cache holds for [from, to): every record's key and fingerprint (amount, currency,
+ * status, refunds), from the day digests (a row per UTC day: ~31 reads for a month). Equal digests mean
+ * nothing that a mark depends on changed; "Verify month" stores it to tell later whether anything did.
+ */
+export async function monthDigest(
+  db: ClosebookDb,
+  connectionId: string,
+  from: number,
+  to: number,
+): Promise<{ records: number; digest: string }> {
+  const rows = await db.dayDigests
+    .where('[connectionId+day]')
+    .between([connectionId, searchDayOf(from)], [connectionId, searchDayOf(to - 1)], true, true)
+    .toArray()
+  const parts: string[] = []
+  for (const row of rows)
+    for (const r of row.records)
+      if (r.createdAt >= from && r.createdAt < to) parts.push(`${r.key}\u0001${r.fingerprint}`)
+  parts.sort()
+  // FNV-1a, 2 × 32 bits: a change detector, not a security property.
+  let a = 0x811c9dc5
+  let b = 0x01000193
+  for (const p of parts)
+    for (let i = 0; i < p.length; i++) {
+      const c = p.charCodeAt(i)
+      a = Math.imul(a ^ c, 0x01000193) >>> 0
+      b = Math.imul(b ^ c, 0x811c9dc5) >>> 0
+    }
+  return { records: parts.length, digest: `${parts.length}:${a.toString(16)}${b.toString(16)}` }
+}
+
+/** What "Verify month" remembers of its last run for a connection's month (settings table, no schema change). */
+export interface MonthVerification {
+  at: number
+  /** Records whose stored copy changed in that run (history keys and `charge-list:<id>`), first 200. */
+  changedKeys: string[]
+  changedCount: number
+  /** monthDigest() right after the run. */
+  digest: string
+}
+
+export const monthVerificationKey = (connectionId: string, period: string): string =>
+  `verifiedMonth\u0001${connectionId}\u0001${period}`
