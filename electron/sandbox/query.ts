@@ -5,6 +5,7 @@
  */
 import type { ListWindow } from './dataset'
 import { usFromIso, type HistoryEntry, type SandboxCharge } from './model'
+import { isCardLike } from './variety'
 
 export interface FieldError {
   field: string
@@ -186,6 +187,7 @@ export function parseChargeQuery(params: URLSearchParams): ParseResult<SandboxCh
     const wanted = name.toLowerCase()
     tests.push(
       (c) =>
+        isCardLike(c) && // a konbini or QR payment has no card to match
         c.card.lastFour === lastFour &&
         c.card.name.toLowerCase() === wanted &&
         c.card.expMonth === expMonth &&
