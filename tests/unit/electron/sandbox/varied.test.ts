@@ -283,6 +283,15 @@ describe('shapes', () => {
     })
   })
 
+  it('seed shape growth (new charges, refunds, status changes) is what it was before, too', async () => {
+    await withSandbox({ seed: 7, stores: 3, records: 1000, shape: 'seed' }, (sb) => {
+      const at = Date.parse('2026-11-02T00:00:00Z') * 1000
+      for (let i = 0; i < 400; i++) sb.data.grow(at + i * 1_000_000)
+      const hash = createHash('sha256').update(JSON.stringify(sb.snapshot())).digest('hex')
+      expect(hash).toBe('28ee809585159420bfe73290a34e54ccfe2de34c93c90fc12b08c47d5b7de7cd')
+    })
+  })
+
   it('a sandbox without a shape serves DEFAULT_SHAPE; the varied shape is deterministic by seed', async () => {
     await withSandbox({ seed: 3 }, (sb) => expect(sb.shape).toBe(DEFAULT_SHAPE))
     const snap = (seed: number) =>
