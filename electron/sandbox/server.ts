@@ -77,6 +77,8 @@ export interface SandboxStats {
   dropped: number
   truncated: number
   badItems: number
+  /** Varied shape: 429 answers sent with no body at all. */
+  bodiless429: number
 }
 
 export interface RunningSandbox {
@@ -184,7 +186,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const faults = new Faults(seed, options.faults ?? {}, now())
   const storeNames = new Map(data.stores.map((s) => [s.id, s.name]))
   const names: Names = { merchant: data.merchant, storeName: (id) => storeNames.get(id) ?? '' }
-  const stats: SandboxStats = { requests: 0, byStatus: {}, dropped: 0, truncated: 0, badItems: 0 }
+  const stats: SandboxStats = {
+    requests: 0,
+    byStatus: {},
+    dropped: 0,
+    truncated: 0,
+    badItems: 0,
+    bodiless429: 0,
+  }
   const sockets = new Set<Socket>()
   const startedAt = now()
   let lateChangesByClock = 0
@@ -211,6 +220,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       return send(res, 429, errorBody('TOO_MANY_REQUESTS'), { ...headers, 'Retry-After': retryAfter })
     if (roll(seed, '429-body', key, n) < 0.5) return send(res, 429, errorBody('TOO_MANY_REQUESTS'), headers)
     stats.byStatus[429] = (stats.byStatus[429] ?? 0) + 1
+    stats.bodiless429++
     res.writeHead(429, { 'Content-Length': '0', 'Cache-Control': 'no-store', ...headers })
     res.end()
   }

@@ -4,6 +4,7 @@
  * faults answer as the real service does.
  */
 import { createHash } from 'node:crypto'
+import SDK from 'univapay-node'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { optionsFromArgs } from '../../../../electron/sandbox/cli'
 import { PAYMENT_TYPES, usFromIso } from '../../../../electron/sandbox/model'
@@ -314,6 +315,46 @@ describe('shapes', () => {
     ).toEqual({ shape: 'varied', lateChangeEveryMs: 0, appTokenState: 'outdated', appTokenScope: 'store' })
     expect(() => optionsFromArgs(['--shape', 'real'])).toThrow(/^--shape: expected seed or varied/)
   })
+})
+
+describe('the univapay-node SDK against the varied shape', () => {
+  it('pages every charge, open ones with null charged amounts; reads body-less 429s as TOO_MANY_REQUESTS', async () => {
+    // rateScale 0.2 (Route burst 6): the walk meets 429s, with and without a body.
+    await withSandbox(
+      { seed: 10, records: 300, shape: 'varied', rateLimit: true, rateScale: 0.2 },
+      async (sb) => {
+        const sdk = new SDK({ endpoint: sb.url, jwt: sb.appToken, secret: sb.secret })
+        const ids: string[] = []
+        let open = 0
+        let refused = 0
+        let cursor: string | undefined
+        for (let i = 0; i < 200; i++) {
+          let page
+          try {
+            page = await sdk.charges.list({ limit: 20, cursor, cursorDirection: 'desc' } as never)
+          } catch (error) {
+            expect((error as Error).message).toMatch(/Code: TOO_MANY_REQUESTS, HttpCode: 429/)
+            refused++
+            await new Promise((r) => setTimeout(r, 300))
+            continue
+          }
+          for (const c of page.items) {
+            ids.push(c.id)
+            if (['pending', 'awaiting'].includes(String(c.status))) {
+              open++
+              expect(c.chargedAmount).toBeNull()
+            }
+          }
+          if (!page.hasMore) break
+          cursor = page.items[page.items.length - 1]?.id
+        }
+        expect(ids).toEqual(sb.data.charges.map((c) => c.id).reverse())
+        expect(open).toBeGreaterThan(0)
+        expect(refused).toBeGreaterThan(0)
+        expect(sb.stats.bodiless429).toBeGreaterThan(0)
+      },
+    )
+  }, 60_000)
 })
 
 describe('late changes to old records', () => {
