@@ -135,9 +135,9 @@ export function formatted(amount: number, currency: string): number {
 export function isoFromUs(us: number): string {
   const ms = Math.floor(us / 1000)
   const micros = us - ms * 1000
-  return new Date(ms)
-    .toISOString()
-    .replace(/\.(\d{3})Z$/, (_, m: string) => `.${m}${String(micros).padStart(3, '0')}Z`)
+  // toISOString ends in `.mmmZ` for every year the sandbox makes: append the microseconds before the Z.
+  const iso = new Date(ms).toISOString()
+  return `${iso.slice(0, -1)}${micros < 10 ? '00' : micros < 100 ? '0' : ''}${micros}Z`
 }
 
 /** The same instant written with a fixed offset, e.g. `2026-10-31T01:30:00.123456+09:00`. */
