@@ -25,6 +25,8 @@ Data
   --late-change-every-ms N varied: one queued late change to an old record every N ms (capture,
                            konbini/bank transfer paid, refund succeeded); 0: only via the control
                            endpoint (default ${DEFAULT_LATE_CHANGE_EVERY_MS})
+  --index-lag-ms N         records added while running show in the lists only up to N ms after their
+                           created_on, like the real search index (default 0: at once)
   --port N                 port to listen on (default 0: a free port)
   --seed N                 seed of the generated data and of fault decisions (default 42)
   --stores N               number of stores (default 3)
@@ -67,6 +69,7 @@ function parse(argv: string[]) {
       port: { type: 'string' },
       shape: { type: 'string' },
       'late-change-every-ms': { type: 'string' },
+      'index-lag-ms': { type: 'string' },
       'outdated-app-token': { type: 'boolean' },
       'store-scoped-token': { type: 'boolean' },
       seed: { type: 'string' },
@@ -134,6 +137,7 @@ export function optionsFromArgs(argv: string[]): SandboxOptions | 'help' {
     'lateChangeEveryMs',
     number(v, 'late-change-every-ms', whole(0, 86_400_000), 'milliseconds (0 for on demand only)'),
   )
+  set('indexLagMs', number(v, 'index-lag-ms', whole(0, 600_000), 'milliseconds'))
   if (v['outdated-app-token']) options.appTokenState = 'outdated'
   if (v['store-scoped-token']) options.appTokenScope = 'store'
   set('seed', number(v, 'seed', whole(0, 2 ** 32), 'a whole number'))

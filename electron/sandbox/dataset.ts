@@ -15,7 +15,7 @@ import {
   type SandboxShape,
   type SandboxStore,
 } from './model'
-import { Prng } from './prng'
+import { Prng, roll } from './prng'
 import {
   applyLateChange,
   assignPayment,
@@ -109,6 +109,14 @@ export class Dataset {
   readonly lateChanges: LateChange[] = []
   /** Late changes applied so far, in order. */
   readonly appliedLateChanges: AppliedLateChange[] = []
+  /**
+   * Index lag: a record added while running shows in the lists only up to this long after its
+   * `created_on` (a seeded share of it per record), as the real service's search index does. 0: at once.
+   */
+  indexLagUs = 0
+  /** Records added but not in the lists yet, oldest `visibleAtUs` first. */
+  private readonly unindexed: { visibleAtUs: number; charge?: SandboxCharge; entry: HistoryEntry }[] = []
+  private newestCreatedUs = 0
   /** Bumped on every change: memoized counts are only valid for one version. */
   version = 0
 
@@ -232,9 +240,7 @@ export class Dataset {
       charge.status = options.status
       settleFee(charge)
     }
-    this.indexCharge(charge)
-    this.indexHistory(chargeEntry(charge), true)
-    this.version++
+    this.publish(chargeEntry(charge), charge)
     return charge
   }
 
@@ -254,9 +260,45 @@ export class Dataset {
     const createdUs = Math.max(atUs, this.newestUs() + 1)
     const refund = this.factory.refund(charge, amount, createdUs, options.status ?? 'successful')
     charge.refunds.push(refund)
-    this.indexHistory(refundEntry(charge, refund), true)
-    this.version++
+    this.publish(refundEntry(charge, refund))
     return refund
+  }
+
+  /** Puts a new record in the lists now, or queues it until the index lag has passed. */
+  private publish(entry: HistoryEntry, charge?: SandboxCharge): void {
+    this.newestCreatedUs = entry.createdUs
+    // Known by id at once (the control endpoint may refund or change it); listed when indexed.
+    if (charge) this.chargeById.set(charge.id, charge)
+    this.historyById.set(entry.id, entry)
+    const lag = this.indexLagUs > 0 ? Math.floor(roll('index-lag', entry.id) * this.indexLagUs) : 0
+    if (lag === 0) return this.indexNow(entry, charge)
+    const visibleAtUs = entry.createdUs + lag
+    let i = this.unindexed.length
+    while (i > 0 && (this.unindexed[i - 1]?.visibleAtUs ?? 0) > visibleAtUs) i--
+    this.unindexed.splice(i, 0, { visibleAtUs, entry, ...(charge ? { charge } : {}) })
+  }
+
+  private indexNow(entry: HistoryEntry, charge?: SandboxCharge): void {
+    if (charge) this.indexCharge(charge)
+    this.indexHistory(entry, true)
+    this.version++
+  }
+
+  /** Lists the records whose index lag has passed by `nowUs`; returns how many. */
+  flushIndex(nowUs: number): number {
+    let n = 0
+    while ((this.unindexed[0]?.visibleAtUs ?? Infinity) <= nowUs) {
+      const next = this.unindexed.shift()
+      if (!next) break
+      this.indexNow(next.entry, next.charge)
+      n++
+    }
+    return n
+  }
+
+  /** Records added but not listed yet (index lag). */
+  get unindexedCount(): number {
+    return this.unindexed.length
   }
 
   /**
@@ -352,7 +394,7 @@ export class Dataset {
 
   private newestUs(): number {
     const lastHistory = this.history[this.history.length - 1]
-    return lastHistory ? lastHistory.createdUs : 0
+    return Math.max(lastHistory ? lastHistory.createdUs : 0, this.newestCreatedUs)
   }
 
   private indexCharge(charge: SandboxCharge): void {

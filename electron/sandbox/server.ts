@@ -46,6 +46,12 @@ export interface SandboxOptions {
    * start (default DEFAULT_LATE_CHANGE_EVERY_MS); 0: only on demand (control endpoint, applyLateChanges).
    */
   lateChangeEveryMs?: number
+  /**
+   * Records added while running (growth, control endpoint, `data.addCharge`) appear in the lists only up
+   * to this long after their `created_on` (seeded per record), like the real service's search index.
+   * Default 0: at once. Any shape.
+   */
+  indexLagMs?: number
   /** 403 faults of the app token (default valid, merchant-wide); changeable while running. */
   appTokenState?: AppTokenState
   appTokenScope?: AppTokenScope
@@ -152,6 +158,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     throw new SandboxInputError('shape', `must be one of ${SANDBOX_SHAPES.join(', ')}`)
   const lateChangeEveryMs = options.lateChangeEveryMs ?? DEFAULT_LATE_CHANGE_EVERY_MS
   if (!(lateChangeEveryMs >= 0)) throw new SandboxInputError('lateChangeEveryMs', 'must be 0 or more')
+  const indexLagMs = options.indexLagMs ?? 0
+  if (!(indexLagMs >= 0)) throw new SandboxInputError('indexLagMs', 'must be 0 or more')
   let tokenState: AppTokenState = options.appTokenState ?? 'valid'
   let tokenScope: AppTokenScope = options.appTokenScope ?? 'merchant'
   const fromUs = usFromIso(options.from ?? DEFAULT_FROM)
@@ -176,6 +184,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     throw new SandboxInputError('appToken', 'must be a JWT (three base64url parts)')
 
   const data = new Dataset({ seed, stores: storeCount, records, fromUs, toUs, shape })
+  data.indexLagUs = Math.round(indexLagMs * 1000)
   const secret = options.secret ?? `sk_sandbox_${randomBytes(18).toString('hex')}`
   const appToken = options.appToken ?? makeAppToken(data.merchant.id)
   const expectedAuth = `Bearer ${secret}.${appToken}`
@@ -198,8 +207,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const startedAt = now()
   let lateChangesByClock = 0
 
-  /** Varied shape: applies the late changes the clock has reached (one per `lateChangeEveryMs`). */
-  function catchUpLateChanges(): void {
+  /**
+   * Brings the data to the clock: lists the records whose index lag has passed, and (varied shape) applies
+   * the late changes the clock has reached (one per `lateChangeEveryMs`).
+   */
+  function catchUp(): void {
+    data.flushIndex(now() * 1000)
     if (shape !== 'varied' || lateChangeEveryMs <= 0) return
     const due = Math.floor((now() - startedAt) / lateChangeEveryMs)
     for (let i = 0; lateChangesByClock < due && data.lateChanges.length > 0 && i < 10_000; i++) {
@@ -282,7 +295,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     if (!route) return send(res, 404, errorBody('NOT_FOUND'), headers)
     if (tokenScope === 'store' && route.storeId === undefined)
       return send(res, 403, errorBody('INVALID_PERMISSIONS'), headers)
-    catchUpLateChanges()
+    catchUp()
     if (route.storeId !== undefined) {
       if (!UUID.test(route.storeId))
         return send(
@@ -442,7 +455,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     )
       return send(res, 403, errorBody('FORBIDDEN'))
     if (url.pathname === '/__control/state' && req.method === 'GET') {
-      catchUpLateChanges()
+      catchUp()
       return send(res, 200, {
         charges: data.charges.length,
         history: data.history.length,
@@ -597,7 +610,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       ...(controlToken ? { controlToken } : {}),
     }),
     snapshot: () => {
-      catchUpLateChanges()
+      catchUp()
       return {
         history: data.history.map((e) => historyItem(e, names, shape)),
         charges: data.charges.map((c) => chargeItem(c, names, shape)),

@@ -458,6 +458,45 @@ describe('late changes to old records', () => {
   })
 })
 
+describe('index lag', () => {
+  it('lists a record added while running only once its lag has passed, with its original created_on', async () => {
+    let clock = Date.parse('2026-11-10T00:00:00Z')
+    await withSandbox({ seed: 4, shape: 'varied', indexLagMs: 20_000, now: () => clock }, async (sb) => {
+      const added = Array.from({ length: 20 }, () => sb.data.addCharge(clock * 1000))
+      const listed = async () =>
+        new Set(
+          (
+            await get<Page<Charge>>(sb, '/charges', { limit: 100, from: '2026-11-09T00:00:00Z' })
+          ).body.items.map((c) => c.id),
+        )
+      const before = await listed()
+      expect(added.filter((c) => before.has(c.id))).toHaveLength(0)
+      clock += 10_000
+      const half = await listed()
+      const seen = added.filter((c) => half.has(c.id)).length
+      expect(seen).toBeGreaterThan(0)
+      expect(seen).toBeLessThan(20)
+      expect(sb.data.unindexedCount).toBe(20 - seen)
+      clock += 10_001
+      const all = await listed()
+      expect(added.every((c) => all.has(c.id))).toBe(true)
+      const page = await get<Page<Charge>>(sb, '/charges', {
+        limit: 1,
+        cursor_direction: 'asc',
+        from: '2026-11-09T00:00:00Z',
+      })
+      expect(page.body.items[0]?.created_on).toBe('2026-11-10T00:00:00.000000Z')
+    })
+  })
+
+  it('is off by default: an added record is listed at once', async () => {
+    await withSandbox({ seed: 4, shape: 'varied' }, async (sb) => {
+      const c = sb.data.addCharge(Date.now() * 1000)
+      expect((await get<Page<Charge>>(sb, '/charges', { limit: 1 })).body.items[0]?.id).toBe(c.id)
+    })
+  })
+})
+
 describe('varied faults', () => {
   it('rate-limit 429s carry no Retry-After, some no body at all; the rate headers stay', async () => {
     await withSandbox({ seed: 9, shape: 'varied', rateLimit: true }, async (sb) => {
