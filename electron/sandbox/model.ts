@@ -48,6 +48,8 @@ export interface SandboxPayment {
   /** Card brand, konbini chain, wallet or bank brand; null where the service sends null. */
   brand: string | null
   bankTransfer?: { status: BankTransferStatus; latestDepositUs: number | null }
+  /** Metadata the provider adds, with number values (java fixtures: QR receipt numbers, WeChat rates). */
+  providerMetadata?: Record<string, number>
 }
 
 export interface SandboxCard {

@@ -15,7 +15,7 @@ import {
   type SandboxShape,
 } from './model'
 import { hash32 } from './prng'
-import { isCardLike } from './variety'
+import { isCardLike, servedMetadata } from './variety'
 
 export interface Names {
   merchant: SandboxMerchant
@@ -244,7 +244,7 @@ function variedHistoryItem(entry: HistoryEntry, names: Names): Record<string, un
     type: entry.kind,
     status: refund ? refund.status : charge.status,
   }
-  if (q('metadata') >= 0.1) item['metadata'] = { ...(refund ? refund.metadata : charge.metadata) }
+  if (q('metadata') >= 0.1) item['metadata'] = refund ? { ...refund.metadata } : servedMetadata(charge)
   // The same instant, written in Tokyo time on some rows.
   item['created_on'] = isoFromUsWithOffset(entry.createdUs, q('offset') < 0.3 ? 540 : 0)
   item['mode'] = charge.mode
@@ -299,7 +299,7 @@ function variedChargeItem(charge: SandboxCharge, names: Names): Record<string, u
     descriptor_phone_number: charge.descriptor ? '03-0000-0000' : null,
     status: charge.status,
     error: charge.error ? { ...charge.error } : null,
-    metadata: { ...charge.metadata },
+    metadata: servedMetadata(charge),
     mode: charge.mode,
     created_on: isoFromUs(charge.createdUs),
     redirect: {},

@@ -118,7 +118,22 @@ export function assignPayment(charge: SandboxCharge, rng: Prng): void {
       }
       break
   }
+  // Number-valued metadata as the java fixtures show it (`payment_id: 999`, `float: 10.3`).
+  if (type === 'qr_scan')
+    payment.providerMetadata = {
+      payment_id: rng.int(1, 99999),
+      internal_payments_terminal_id: rng.int(100, 999),
+    }
+  else if (payment.brand === 'we_chat_mpm')
+    payment.providerMetadata = { internal_wechat_exchange_rate: Number((0.05 + rng.next() / 100).toFixed(6)) }
+  else if (type === 'card' && rng.chance(0.05)) payment.providerMetadata = { float: rng.int(1, 999) / 10 }
   charge.payment = payment
+}
+
+/** A charge's metadata as served in the varied shape: the merchant's plus the provider's. */
+export function servedMetadata(charge: SandboxCharge): Record<string, string | number> {
+  const extra = charge.payment?.providerMetadata
+  return extra ? { ...charge.metadata, ...extra } : { ...charge.metadata }
 }
 
 /** Card-like payments: the ones whose `user_data` has cardholder fields and that the card filter matches. */

@@ -217,6 +217,11 @@ describe('varied shape: the forms the real service sends', () => {
 
   it('leaves out metadata, store_name and the bank-transfer fields on some rows, and adds unknown fields', () => {
     expect(rows.some((r) => !('metadata' in r))).toBe(true)
+    const numeric = (o: unknown) => Object.values(o ?? {}).some((v) => typeof v === 'number')
+    expect(rows.filter((r) => numeric(r['metadata'])).map((r) => r.payment_type)).toEqual(
+      expect.arrayContaining(['qr_scan', 'qr_merchant', 'card']),
+    )
+    expect(charges.some((c) => numeric(c['metadata']))).toBe(true)
     expect(rows.some((r) => !('store_name' in r))).toBe(true)
     const others = rows.filter((r) => r.payment_type !== 'bank_transfer' || r.type === 'refund')
     expect(others.some((r) => !('bank_transfer_payment_status' in r))).toBe(true)
