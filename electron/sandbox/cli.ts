@@ -5,13 +5,28 @@
  */
 import { parseArgs } from 'node:util'
 import { SandboxInputError } from './dataset'
-import { DEFAULT_FROM, DEFAULT_TO, startSandbox, type SandboxOptions } from './server'
+import { SANDBOX_SHAPES, type SandboxShape } from './model'
+import {
+  DEFAULT_FROM,
+  DEFAULT_LATE_CHANGE_EVERY_MS,
+  DEFAULT_SHAPE,
+  DEFAULT_TO,
+  startSandbox,
+  type SandboxOptions,
+} from './server'
 
 const HELP = `Closebook payment API sandbox: the seed's four list operations on 127.0.0.1.
 
 Usage: npm run sandbox -- [flags]
 
 Data
+  --shape S                seed (the seed's single card shape) or varied (the real service's variety)
+                           (default ${DEFAULT_SHAPE})
+  --late-change-every-ms N varied: one queued late change to an old record every N ms (capture,
+                           konbini/bank transfer paid, refund succeeded); 0: only via the control
+                           endpoint (default ${DEFAULT_LATE_CHANGE_EVERY_MS})
+  --index-lag-ms N         records added while running show in the lists only up to N ms after their
+                           created_on, like the real search index (default 0: at once)
   --port N                 port to listen on (default 0: a free port)
   --seed N                 seed of the generated data and of fault decisions (default 42)
   --stores N               number of stores (default 3)
@@ -36,6 +51,8 @@ Faults (each reproducible by --seed)
   --truncate-rate R        share of 200 answers whose JSON is cut short
   --bad-item-rate R        share of pages with one item that violates the schema
   --storm PERIOD:DURATION  429 for the last DURATION ms of every PERIOD ms (e.g. 10000:2000)
+  --outdated-app-token     403 OUTDATED_APP_TOKEN to every authenticated request
+  --store-scoped-token     403 INVALID_PERMISSIONS on the all-stores paths (store paths still work)
 
   --help                   this text
 
@@ -50,6 +67,11 @@ function parse(argv: string[]) {
     strict: true,
     options: {
       port: { type: 'string' },
+      shape: { type: 'string' },
+      'late-change-every-ms': { type: 'string' },
+      'index-lag-ms': { type: 'string' },
+      'outdated-app-token': { type: 'boolean' },
+      'store-scoped-token': { type: 'boolean' },
       seed: { type: 'string' },
       stores: { type: 'string' },
       records: { type: 'string' },
@@ -106,6 +128,18 @@ export function optionsFromArgs(argv: string[]): SandboxOptions | 'help' {
     if (value !== undefined) options[key] = value
   }
   set('port', number(v, 'port', whole(0, 65535), 'a port from 0 to 65535'))
+  if (v.shape !== undefined) {
+    if (!(SANDBOX_SHAPES as readonly string[]).includes(v.shape))
+      throw new SandboxInputError('--shape', `expected ${SANDBOX_SHAPES.join(' or ')}, got "${v.shape}"`)
+    options.shape = v.shape as SandboxShape
+  }
+  set(
+    'lateChangeEveryMs',
+    number(v, 'late-change-every-ms', whole(0, 86_400_000), 'milliseconds (0 for on demand only)'),
+  )
+  set('indexLagMs', number(v, 'index-lag-ms', whole(0, 600_000), 'milliseconds'))
+  if (v['outdated-app-token']) options.appTokenState = 'outdated'
+  if (v['store-scoped-token']) options.appTokenScope = 'store'
   set('seed', number(v, 'seed', whole(0, 2 ** 32), 'a whole number'))
   set('stores', number(v, 'stores', whole(1, 1000), 'a whole number from 1 to 1000'))
   set('records', number(v, 'records', whole(0, 5_000_000), 'a whole number from 0 to 5000000'))

@@ -4,16 +4,26 @@
  * and a page is a short scan. Counts for `total_hits` are memoized per query until the data changes.
  */
 import { ChargeFactory, generateCharges, generateMerchant, type GenerateOptions } from './generator'
-import type {
-  ChargeStatus,
-  HistoryEntry,
-  RefundStatus,
-  SandboxCharge,
-  SandboxMerchant,
-  SandboxRefund,
-  SandboxStore,
+import {
+  DEFAULT_SHAPE,
+  type ChargeStatus,
+  type HistoryEntry,
+  type RefundStatus,
+  type SandboxCharge,
+  type SandboxMerchant,
+  type SandboxRefund,
+  type SandboxShape,
+  type SandboxStore,
 } from './model'
-import { Prng } from './prng'
+import { Prng, roll } from './prng'
+import {
+  applyLateChange,
+  assignPayment,
+  planLateChanges,
+  settleFee,
+  type AppliedLateChange,
+  type LateChange,
+} from './variety'
 
 interface Keyed {
   id: string
@@ -92,10 +102,26 @@ export class Dataset {
   private readonly counts = new Map<string, number>()
   private readonly factory: ChargeFactory
   private readonly mutationRng: Prng
+  /** Varied shape: payment types of charges added while running (seed shape: none). */
+  private readonly varietyRng: Prng | undefined
+  readonly shape: SandboxShape
+  /** Varied shape: late changes to old records not applied yet, next first (README.md, "Late changes"). */
+  readonly lateChanges: LateChange[] = []
+  /** Late changes applied so far, in order. */
+  readonly appliedLateChanges: AppliedLateChange[] = []
+  /**
+   * Index lag: a record added while running shows in the lists only up to this long after its
+   * `created_on` (a seeded share of it per record), as the real service's search index does. 0: at once.
+   */
+  indexLagUs = 0
+  /** Records added but not in the lists yet, oldest `visibleAtUs` first. */
+  private readonly unindexed: { visibleAtUs: number; charge?: SandboxCharge; entry: HistoryEntry }[] = []
+  private newestCreatedUs = 0
   /** Bumped on every change: memoized counts are only valid for one version. */
   version = 0
 
   constructor(options: GenerateOptions) {
+    this.shape = options.shape ?? DEFAULT_SHAPE
     const { merchant, stores } = generateMerchant(options.seed, options.stores)
     this.merchant = merchant
     this.stores = stores
@@ -106,6 +132,13 @@ export class Dataset {
     const { charges, factory } = generateCharges(options, stores)
     this.factory = factory
     this.mutationRng = new Prng(`mutations:${options.seed}`)
+    if (this.shape === 'varied') {
+      // Its own generators: the seed shape's records above are drawn exactly as before.
+      const variety = new Prng(`variety:${options.seed}`)
+      for (const charge of charges) assignPayment(charge, variety)
+      this.lateChanges.push(...planLateChanges(charges, new Prng(`late:${options.seed}`)))
+      this.varietyRng = new Prng(`variety-growth:${options.seed}`)
+    }
     const history: HistoryEntry[] = []
     for (const charge of charges) {
       this.indexCharge(charge)
@@ -202,15 +235,12 @@ export class Dataset {
     const createdUs = Math.max(atUs, this.newestUs() + 1)
     const charge = this.factory.charge(createdUs, createdUs, options.storeId)
     charge.refunds = [] // refunds of new charges come later, through addRefund
+    if (this.varietyRng) assignPayment(charge, this.varietyRng)
     if (options.status) {
       charge.status = options.status
-      const hasFee = options.status === 'successful' || options.status === 'authorized'
-      charge.feeAmount = hasFee ? Math.round(charge.chargedAmount * 0.0324) : null
-      charge.feeCurrency = hasFee ? charge.chargedCurrency : null
+      settleFee(charge)
     }
-    this.indexCharge(charge)
-    this.indexHistory(chargeEntry(charge), true)
-    this.version++
+    this.publish(chargeEntry(charge), charge)
     return charge
   }
 
@@ -230,26 +260,100 @@ export class Dataset {
     const createdUs = Math.max(atUs, this.newestUs() + 1)
     const refund = this.factory.refund(charge, amount, createdUs, options.status ?? 'successful')
     charge.refunds.push(refund)
-    this.indexHistory(refundEntry(charge, refund), true)
-    this.version++
+    this.publish(refundEntry(charge, refund))
     return refund
   }
 
-  /** Changes the status of a charge or a refund in place (a late capture, a failed refund …). */
-  setStatus(id: string, status: string): void {
+  /** Puts a new record in the lists now, or queues it until the index lag has passed. */
+  private publish(entry: HistoryEntry, charge?: SandboxCharge): void {
+    this.newestCreatedUs = entry.createdUs
+    // Known by id at once (the control endpoint may refund or change it); listed when indexed.
+    if (charge) this.chargeById.set(charge.id, charge)
+    this.historyById.set(entry.id, entry)
+    const lag = this.indexLagUs > 0 ? Math.floor(roll('index-lag', entry.id) * this.indexLagUs) : 0
+    if (lag === 0) return this.indexNow(entry, charge)
+    const visibleAtUs = entry.createdUs + lag
+    let i = this.unindexed.length
+    while (i > 0 && (this.unindexed[i - 1]?.visibleAtUs ?? 0) > visibleAtUs) i--
+    this.unindexed.splice(i, 0, { visibleAtUs, entry, ...(charge ? { charge } : {}) })
+  }
+
+  private indexNow(entry: HistoryEntry, charge?: SandboxCharge): void {
+    if (charge) this.indexCharge(charge)
+    this.indexHistory(entry, true)
+    this.version++
+  }
+
+  /** Lists the records whose index lag has passed by `nowUs`; returns how many. */
+  flushIndex(nowUs: number): number {
+    let n = 0
+    while ((this.unindexed[0]?.visibleAtUs ?? Infinity) <= nowUs) {
+      const next = this.unindexed.shift()
+      if (!next) break
+      this.indexNow(next.entry, next.charge)
+      n++
+    }
+    return n
+  }
+
+  /** Records added but not listed yet (index lag). */
+  get unindexedCount(): number {
+    return this.unindexed.length
+  }
+
+  /**
+   * Changes the status of a charge or a refund in place (a late capture, a failed refund …); `atUs`, when
+   * given, is the time of the change (the varied shape's `updated_on`).
+   */
+  setStatus(id: string, status: string, atUs?: number): void {
     const charge = this.chargeById.get(id)
     if (charge) {
       if (!(CHARGE_STATUS_SET as Set<string>).has(status))
         throw new SandboxInputError('status', 'not a charge status')
       charge.status = status as ChargeStatus
+      if (atUs !== undefined) charge.updatedUs = atUs
+      // Seed shape: the fee stays as generated (its output is frozen); varied: it follows the status.
+      if (this.shape === 'varied') settleFee(charge)
+      const bank = charge.payment?.bankTransfer
+      if (bank && status === 'successful' && bank.status !== 'exact' && bank.status !== 'exceeded') {
+        bank.status = 'exact'
+        bank.latestDepositUs = atUs ?? charge.createdUs
+      }
     } else {
       const entry = this.historyById.get(id)
       if (!entry || entry.kind !== 'refund') throw new SandboxInputError('id', 'no such charge or refund')
       if (!(REFUND_STATUS_SET as Set<string>).has(status))
         throw new SandboxInputError('status', 'not a refund status')
       entry.refund.status = status as RefundStatus
+      if (atUs !== undefined) entry.refund.updatedUs = atUs
     }
     this.version++
+  }
+
+  /**
+   * Applies up to `count` queued late changes at `atUs`, next first; a change whose record moved on
+   * meanwhile is dropped. Returns what was applied.
+   */
+  applyLateChanges(count: number, atUs: number): AppliedLateChange[] {
+    const done: AppliedLateChange[] = []
+    const find = {
+      charge: (id: string) => this.chargeById.get(id),
+      refund: (id: string) => {
+        const entry = this.historyById.get(id)
+        return entry?.kind === 'refund' ? entry.refund : undefined
+      },
+    }
+    while (done.length < count) {
+      const change = this.lateChanges.shift()
+      if (!change) break
+      const result = applyLateChange(change, atUs, find)
+      if (!result) continue
+      if (result.followUp) this.lateChanges.push(result.followUp)
+      done.push(result.applied)
+      this.appliedLateChanges.push(result.applied)
+    }
+    if (done.length > 0) this.version++
+    return done
   }
 
   /** One random change of the kinds a live merchant produces, for `--growth-per-minute`. */
@@ -273,10 +377,15 @@ export class Dataset {
     if (roll < 0.15) {
       const pending = this.charges
         .slice(-500)
-        .filter((c) => c.status === 'pending' || c.status === 'authorized')
+        .filter(
+          (c) =>
+            c.status === 'pending' ||
+            c.status === 'authorized' ||
+            (this.shape === 'varied' && c.status === 'awaiting'),
+        )
       if (pending.length > 0) {
         const target = rng.pick(pending)
-        this.setStatus(target.id, 'successful')
+        this.setStatus(target.id, 'successful', this.shape === 'varied' ? atUs : undefined)
         return { kind: 'status', id: target.id }
       }
     }
@@ -285,7 +394,7 @@ export class Dataset {
 
   private newestUs(): number {
     const lastHistory = this.history[this.history.length - 1]
-    return lastHistory ? lastHistory.createdUs : 0
+    return Math.max(lastHistory ? lastHistory.createdUs : 0, this.newestCreatedUs)
   }
 
   private indexCharge(charge: SandboxCharge): void {

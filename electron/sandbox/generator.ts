@@ -5,6 +5,7 @@
  */
 import { Prng } from './prng'
 import type {
+  SandboxShape,
   ChargeStatus,
   RefundStatus,
   SandboxCard,
@@ -22,6 +23,8 @@ export interface GenerateOptions {
   fromUs: number
   /** Microseconds, exclusive. */
   toUs: number
+  /** Absent: DEFAULT_SHAPE. */
+  shape?: SandboxShape
 }
 
 const LATIN_NAMES = [

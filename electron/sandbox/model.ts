@@ -16,6 +16,42 @@ export type ChargeStatus = (typeof CHARGE_STATUSES)[number]
 export const REFUND_STATUSES = ['pending', 'successful', 'failed', 'error'] as const
 export type RefundStatus = (typeof REFUND_STATUSES)[number]
 
+/**
+ * What the sandbox serves: `seed` is the seed document's single shape (every row a card payment with every
+ * field); `varied` is the variety the real service sends (README.md, "Shapes").
+ */
+export const SANDBOX_SHAPES = ['seed', 'varied'] as const
+export type SandboxShape = (typeof SANDBOX_SHAPES)[number]
+/** The shape of a sandbox started without one: the CLI, tests, and the app's demo connection. */
+export const DEFAULT_SHAPE: SandboxShape = 'seed'
+
+/** `payment_type` values of the varied shape (java SDK `PaymentTypeName`, plus one the SDKs do not list). */
+export const PAYMENT_TYPES = [
+  'card',
+  'apple_pay',
+  'google_pay',
+  'konbini',
+  'paidy',
+  'online',
+  'qr_scan',
+  'qr_merchant',
+  'bank_transfer',
+] as const
+export type PaymentType = (typeof PAYMENT_TYPES)[number]
+
+export const BANK_TRANSFER_STATUSES = ['unpaid', 'insufficient', 'exact', 'exceeded'] as const
+export type BankTransferStatus = (typeof BANK_TRANSFER_STATUSES)[number]
+
+/** How a charge was paid, in the varied shape only (seed-shaped charges have none: they are cards). */
+export interface SandboxPayment {
+  type: PaymentType
+  /** Card brand, konbini chain, wallet or bank brand; null where the service sends null. */
+  brand: string | null
+  bankTransfer?: { status: BankTransferStatus; latestDepositUs: number | null }
+  /** Metadata the provider adds, with number values (java fixtures: QR receipt numbers, WeChat rates). */
+  providerMetadata?: Record<string, number>
+}
+
 export interface SandboxCard {
   name: string
   email: string
@@ -36,6 +72,8 @@ export interface SandboxRefund {
   reason: 'customer_request' | 'duplicate' | 'fraud'
   createdUs: number
   metadata: Record<string, string>
+  /** Set when the refund changed after creation (varied shape: `updated_on`). */
+  updatedUs?: number
 }
 
 export interface SandboxCharge {
@@ -59,6 +97,10 @@ export interface SandboxCharge {
   descriptor: string | null
   card: SandboxCard
   refunds: SandboxRefund[]
+  /** Varied shape only; absent means a card payment as in the seed. */
+  payment?: SandboxPayment
+  /** Set when the charge changed after creation (varied shape: `updated_on`). */
+  updatedUs?: number
 }
 
 export interface SandboxStore {
@@ -84,7 +126,7 @@ export type HistoryEntry =
     }
 
 /** ISO-4217 minor-unit exponents of the currencies the sandbox uses. */
-export const CURRENCY_EXPONENT: Record<string, number> = { JPY: 0, USD: 2, EUR: 2 }
+export const CURRENCY_EXPONENT: Record<string, number> = { JPY: 0, USD: 2, EUR: 2, CNY: 2 }
 
 export function formatted(amount: number, currency: string): number {
   const exponent = CURRENCY_EXPONENT[currency] ?? 2
@@ -95,9 +137,20 @@ export function formatted(amount: number, currency: string): number {
 export function isoFromUs(us: number): string {
   const ms = Math.floor(us / 1000)
   const micros = us - ms * 1000
-  return new Date(ms)
-    .toISOString()
-    .replace(/\.(\d{3})Z$/, (_, m: string) => `.${m}${String(micros).padStart(3, '0')}Z`)
+  // toISOString ends in `.mmmZ` for every year the sandbox makes: append the microseconds before the Z.
+  const iso = new Date(ms).toISOString()
+  return `${iso.slice(0, -1)}${micros < 10 ? '00' : micros < 100 ? '0' : ''}${micros}Z`
+}
+
+/** The same instant written with a fixed offset, e.g. `2026-10-31T01:30:00.123456+09:00`. */
+export function isoFromUsWithOffset(us: number, offsetMinutes: number): string {
+  if (offsetMinutes === 0) return isoFromUs(us)
+  const local = isoFromUs(us + offsetMinutes * 60_000_000).slice(0, -1)
+  const sign = offsetMinutes < 0 ? '-' : '+'
+  const abs = Math.abs(offsetMinutes)
+  const hh = String(Math.floor(abs / 60)).padStart(2, '0')
+  const mm = String(abs % 60).padStart(2, '0')
+  return `${local}${sign}${hh}:${mm}`
 }
 
 /**

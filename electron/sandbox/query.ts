@@ -5,6 +5,7 @@
  */
 import type { ListWindow } from './dataset'
 import { usFromIso, type HistoryEntry, type SandboxCharge } from './model'
+import { isCardLike, servedMetadata } from './variety'
 
 export interface FieldError {
   field: string
@@ -98,7 +99,7 @@ function all<T>(tests: ((item: T) => boolean)[]): ((item: T) => boolean) | undef
   return (item) => tests.every((t) => t(item))
 }
 
-function metadataText(metadata: Record<string, string>): string {
+function metadataText(metadata: Record<string, string | number>): string {
   return Object.entries(metadata)
     .map(([k, v]) => `${k}=${v}`)
     .join('\n')
@@ -128,7 +129,7 @@ export function parseHistoryQuery(params: URLSearchParams): ParseResult<HistoryE
       return (
         c.id.includes(needle) ||
         (e.kind === 'refund' && e.refund.id.includes(needle)) ||
-        metadataText(e.kind === 'refund' ? e.refund.metadata : c.metadata).includes(needle) ||
+        metadataText(e.kind === 'refund' ? e.refund.metadata : servedMetadata(c)).includes(needle) ||
         c.card.name.toLowerCase().includes(needle) ||
         c.card.email.toLowerCase().includes(needle) ||
         c.card.lastFour === search
@@ -186,6 +187,7 @@ export function parseChargeQuery(params: URLSearchParams): ParseResult<SandboxCh
     const wanted = name.toLowerCase()
     tests.push(
       (c) =>
+        isCardLike(c) && // a konbini or QR payment has no card to match
         c.card.lastFour === lastFour &&
         c.card.name.toLowerCase() === wanted &&
         c.card.expMonth === expMonth &&
@@ -209,7 +211,7 @@ export function parseChargeQuery(params: URLSearchParams): ParseResult<SandboxCh
   if (mode) tests.push((c) => c.mode === mode)
   if (metadata) {
     const needle = metadata.toLowerCase()
-    tests.push((c) => metadataText(c.metadata).includes(needle))
+    tests.push((c) => metadataText(servedMetadata(c)).includes(needle))
   }
   if (tokenId) tests.push((c) => c.transactionTokenId === tokenId)
   return {

@@ -11,19 +11,50 @@ import type { AddressInfo, Socket } from 'node:net'
 import { Dataset, SandboxInputError } from './dataset'
 import { BAD_ITEM_VARIANTS, Faults, type FaultOptions } from './faults'
 import {
+  DEFAULT_SHAPE,
+  SANDBOX_SHAPES,
   usFromIso,
+  type SandboxShape,
   type ChargeStatus,
   type HistoryEntry,
   type RefundStatus,
   type SandboxCharge,
 } from './model'
+import { roll } from './prng'
 import { parseChargeQuery, parseHistoryQuery, type FieldError, type ParseResult } from './query'
 import { retryAfterValue, SandboxRateLimits } from './rate-limits'
 import { chargeItem, historyItem, type Names } from './serialize'
+import type { AppliedLateChange } from './variety'
+
+export { DEFAULT_SHAPE } from './model'
+
+/** What the app token may do: `outdated` answers 403 OUTDATED_APP_TOKEN to everything. */
+export type AppTokenState = 'valid' | 'outdated'
+/** `store`: a store-scoped token, refused (403 INVALID_PERMISSIONS) on the all-stores paths. */
+export type AppTokenScope = 'merchant' | 'store'
+
+/** Varied shape: one queued late change is applied every this many ms of the sandbox's clock. */
+export const DEFAULT_LATE_CHANGE_EVERY_MS = 30_000
 
 export interface SandboxOptions {
   /** 0 (default): a free port. */
   port?: number
+  /** `seed`: the seed's single shape; `varied`: the real service's variety (README.md). Default DEFAULT_SHAPE. */
+  shape?: SandboxShape
+  /**
+   * Varied shape: apply one queued late change to an old record every this many ms of `now()` since the
+   * start (default DEFAULT_LATE_CHANGE_EVERY_MS); 0: only on demand (control endpoint, applyLateChanges).
+   */
+  lateChangeEveryMs?: number
+  /**
+   * Records added while running (growth, control endpoint, `data.addCharge`) appear in the lists only up
+   * to this long after their `created_on` (seeded per record), like the real service's search index.
+   * Default 0: at once. Any shape.
+   */
+  indexLagMs?: number
+  /** 403 faults of the app token (default valid, merchant-wide); changeable while running. */
+  appTokenState?: AppTokenState
+  appTokenScope?: AppTokenScope
   seed?: number
   stores?: number
   records?: number
@@ -52,6 +83,8 @@ export interface SandboxStats {
   dropped: number
   truncated: number
   badItems: number
+  /** Varied shape: 429 answers sent with no body at all. */
+  bodiless429: number
 }
 
 export interface RunningSandbox {
@@ -61,8 +94,13 @@ export interface RunningSandbox {
   storeIds: string[]
   controlToken?: string
   data: Dataset
+  shape: SandboxShape
   stats: SandboxStats
   rateLimits: SandboxRateLimits
+  /** Applies the next `count` queued late changes now (as the clock would, only sooner). */
+  applyLateChanges(count: number): AppliedLateChange[]
+  /** Changes the app token's 403 faults while running (a token revoked or re-scoped mid-sync). */
+  setAppToken(state: { state?: AppTokenState; scope?: AppTokenScope }): void
   /** The ready line's content (what the CLI prints). */
   readyInfo(): Record<string, unknown>
   /** Every record as the API serves it, oldest first: the ground truth a synced cache must equal. */
@@ -115,6 +153,15 @@ function matchRoute(path: string): RouteMatch | undefined {
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const now = options.now ?? Date.now
   const seed = options.seed ?? 42
+  const shape = options.shape ?? DEFAULT_SHAPE
+  if (!(SANDBOX_SHAPES as readonly string[]).includes(shape))
+    throw new SandboxInputError('shape', `must be one of ${SANDBOX_SHAPES.join(', ')}`)
+  const lateChangeEveryMs = options.lateChangeEveryMs ?? DEFAULT_LATE_CHANGE_EVERY_MS
+  if (!(lateChangeEveryMs >= 0)) throw new SandboxInputError('lateChangeEveryMs', 'must be 0 or more')
+  const indexLagMs = options.indexLagMs ?? 0
+  if (!(indexLagMs >= 0)) throw new SandboxInputError('indexLagMs', 'must be 0 or more')
+  let tokenState: AppTokenState = options.appTokenState ?? 'valid'
+  let tokenScope: AppTokenScope = options.appTokenScope ?? 'merchant'
   const fromUs = usFromIso(options.from ?? DEFAULT_FROM)
   const toUs = usFromIso(options.to ?? DEFAULT_TO)
   if (fromUs === undefined) throw new SandboxInputError('from', 'must be an ISO-8601 timestamp')
@@ -136,7 +183,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   )
     throw new SandboxInputError('appToken', 'must be a JWT (three base64url parts)')
 
-  const data = new Dataset({ seed, stores: storeCount, records, fromUs, toUs })
+  const data = new Dataset({ seed, stores: storeCount, records, fromUs, toUs, shape })
+  data.indexLagUs = Math.round(indexLagMs * 1000)
   const secret = options.secret ?? `sk_sandbox_${randomBytes(18).toString('hex')}`
   const appToken = options.appToken ?? makeAppToken(data.merchant.id)
   const expectedAuth = `Bearer ${secret}.${appToken}`
@@ -147,8 +195,48 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const faults = new Faults(seed, options.faults ?? {}, now())
   const storeNames = new Map(data.stores.map((s) => [s.id, s.name]))
   const names: Names = { merchant: data.merchant, storeName: (id) => storeNames.get(id) ?? '' }
-  const stats: SandboxStats = { requests: 0, byStatus: {}, dropped: 0, truncated: 0, badItems: 0 }
+  const stats: SandboxStats = {
+    requests: 0,
+    byStatus: {},
+    dropped: 0,
+    truncated: 0,
+    badItems: 0,
+    bodiless429: 0,
+  }
   const sockets = new Set<Socket>()
+  const startedAt = now()
+  let lateChangesByClock = 0
+
+  /**
+   * Brings the data to the clock: lists the records whose index lag has passed, and (varied shape) applies
+   * the late changes the clock has reached (one per `lateChangeEveryMs`).
+   */
+  function catchUp(): void {
+    data.flushIndex(now() * 1000)
+    if (shape !== 'varied' || lateChangeEveryMs <= 0) return
+    const due = Math.floor((now() - startedAt) / lateChangeEveryMs)
+    for (let i = 0; lateChangesByClock < due && data.lateChanges.length > 0 && i < 10_000; i++) {
+      data.applyLateChanges(1, now() * 1000)
+      lateChangesByClock++
+    }
+  }
+
+  /** A 429. Varied shape: never a `Retry-After`, and on some answers no body at all. */
+  function tooMany(
+    res: ServerResponse,
+    headers: Record<string, string>,
+    retryAfter: string,
+    key: string,
+    n: number,
+  ) {
+    if (shape === 'seed')
+      return send(res, 429, errorBody('TOO_MANY_REQUESTS'), { ...headers, 'Retry-After': retryAfter })
+    if (roll(seed, '429-body', key, n) < 0.5) return send(res, 429, errorBody('TOO_MANY_REQUESTS'), headers)
+    stats.byStatus[429] = (stats.byStatus[429] ?? 0) + 1
+    stats.bodiless429++
+    res.writeHead(429, { 'Content-Length': '0', 'Cache-Control': 'no-store', ...headers })
+    res.end()
+  }
 
   function send(
     res: ServerResponse,
@@ -186,13 +274,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const delay = faults.delayMs(exactKey, attempt)
     if (delay > 0) await new Promise((r) => setTimeout(r, delay))
 
-    if (!verdict.allowed) {
-      send(res, 429, errorBody('TOO_MANY_REQUESTS'), {
-        ...headers,
-        'Retry-After': retryAfterValue(verdict.retryAfterSeconds ?? 1, scale !== 1),
-      })
-      return
-    }
+    if (!verdict.allowed)
+      return tooMany(
+        res,
+        headers,
+        retryAfterValue(verdict.retryAfterSeconds ?? 1, scale !== 1),
+        exactKey,
+        attempt,
+      )
     if (auth === undefined) return send(res, 401, errorBody('AUTH_HEADER_MISSING'), headers)
     if (!authorized) {
       const wellFormed =
@@ -200,15 +289,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         /^Bearer [^.\s]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(auth)
       return send(res, 401, errorBody(wellFormed ? 'INVALID_CREDENTIALS' : 'IMPROPER_AUTH'), headers)
     }
+    if (tokenState === 'outdated') return send(res, 403, errorBody('OUTDATED_APP_TOKEN'), headers)
     const stormLeft = faults.stormLeftMs(now())
-    if (stormLeft > 0) {
-      send(res, 429, errorBody('TOO_MANY_REQUESTS'), {
-        ...headers,
-        'Retry-After': retryAfterValue(stormLeft / 1000),
-      })
-      return
-    }
+    if (stormLeft > 0) return tooMany(res, headers, retryAfterValue(stormLeft / 1000), exactKey, attempt)
     if (!route) return send(res, 404, errorBody('NOT_FOUND'), headers)
+    if (tokenScope === 'store' && route.storeId === undefined)
+      return send(res, 403, errorBody('INVALID_PERMISSIONS'), headers)
+    catchUp()
     if (route.storeId !== undefined) {
       if (!UUID.test(route.storeId))
         return send(
@@ -224,6 +311,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     let items: Record<string, unknown>[]
     let hasMore: boolean
     let totalHits: number
+    let nextCursor: string | undefined
     if (route.resource === 'transaction_history') {
       const parsed: ParseResult<HistoryEntry> = parseHistoryQuery(url.searchParams)
       if (!parsed.ok) return send(res, 400, errorBody('VALIDATION_ERROR', parsed.errors), headers)
@@ -250,7 +338,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         direction: query.paging.direction,
         ...(after ? { after } : {}),
       })
-      items = page.items.map((e) => historyItem(e, names))
+      items = page.items.map((e) => historyItem(e, names, shape))
+      const last = page.items[page.items.length - 1]
+      if (shape === 'varied' && page.hasMore && last) nextCursor = last.id
       hasMore = page.hasMore
       totalHits = page.totalHits
     } else {
@@ -279,7 +369,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         direction: query.paging.direction,
         ...(after ? { after } : {}),
       })
-      items = page.items.map((c) => chargeItem(c, names))
+      items = page.items.map((c) => chargeItem(c, names, shape))
       hasMore = page.hasMore
       totalHits = page.totalHits
     }
@@ -301,7 +391,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       stats.badItems++
       BAD_ITEM_VARIANTS[fault.variant]?.(items[fault.index] as Record<string, unknown>)
     }
-    const body = { items, has_more: hasMore, total_hits: totalHits }
+    // Varied: `total_hits` only when no cursor is given (node SDK `CRUDAOSItemsResponse`).
+    const body =
+      shape === 'seed'
+        ? { items, has_more: hasMore, total_hits: totalHits }
+        : {
+            items,
+            has_more: hasMore,
+            ...(url.searchParams.has('cursor') ? {} : { total_hits: totalHits }),
+            ...(nextCursor ? { next_cursor: nextCursor } : {}),
+          }
     if (fault.kind === 'truncate') {
       stats.truncated++
       const text = JSON.stringify(body)
@@ -355,12 +454,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       !sameText(token, controlToken)
     )
       return send(res, 403, errorBody('FORBIDDEN'))
-    if (url.pathname === '/__control/state' && req.method === 'GET')
+    if (url.pathname === '/__control/state' && req.method === 'GET') {
+      catchUp()
       return send(res, 200, {
         charges: data.charges.length,
         history: data.history.length,
         version: data.version,
+        shape,
+        lateChangesApplied: data.appliedLateChanges.length,
+        lateChangesLeft: data.lateChanges.length,
       })
+    }
     if (req.method !== 'POST') return send(res, 405, errorBody('METHOD_NOT_ALLOWED'))
     try {
       const body = await readJson(req)
@@ -402,6 +506,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         if (!status) throw new SandboxInputError('status', 'required')
         data.setStatus(id, status)
         return send(res, 200, { ok: true })
+      }
+      if (url.pathname === '/__control/late-changes') {
+        const count = body['count'] ?? 1
+        if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 100_000)
+          throw new SandboxInputError('count', 'must be a whole number from 1 to 100000')
+        const applied = data.applyLateChanges(count, at)
+        return send(res, 200, { applied, left: data.lateChanges.length })
+      }
+      if (url.pathname === '/__control/app-token') {
+        const state = optionalString(body, 'state')
+        const scope = optionalString(body, 'scope')
+        if (state !== undefined && state !== 'valid' && state !== 'outdated')
+          throw new SandboxInputError('state', 'must be valid or outdated')
+        if (scope !== undefined && scope !== 'merchant' && scope !== 'store')
+          throw new SandboxInputError('scope', 'must be merchant or store')
+        if (state) tokenState = state
+        if (scope) tokenScope = scope
+        return send(res, 200, { state: tokenState, scope: tokenScope })
       }
       return send(res, 404, errorBody('NOT_FOUND'))
     } catch (error) {
@@ -472,8 +594,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     storeIds: data.stores.map((s) => s.id),
     ...(controlToken ? { controlToken } : {}),
     data,
+    shape,
     stats,
     rateLimits: limits,
+    applyLateChanges: (count) => data.applyLateChanges(count, now() * 1000),
+    setAppToken: (change) => {
+      if (change.state) tokenState = change.state
+      if (change.scope) tokenScope = change.scope
+    },
     readyInfo: () => ({
       url: running.url,
       secret,
@@ -481,10 +609,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       storeIds: running.storeIds,
       ...(controlToken ? { controlToken } : {}),
     }),
-    snapshot: () => ({
-      history: data.history.map((e) => historyItem(e, names)),
-      charges: data.charges.map((c) => chargeItem(c, names)),
-    }),
+    snapshot: () => {
+      catchUp()
+      return {
+        history: data.history.map((e) => historyItem(e, names, shape)),
+        charges: data.charges.map((c) => chargeItem(c, names, shape)),
+      }
+    },
     close: () =>
       new Promise<void>((resolve) => {
         if (growthTimer) clearInterval(growthTimer)
