@@ -16,6 +16,7 @@ import type { AttemptResult } from '../scheduler/scheduler'
 import { authorizationHeader, type Credentials } from '../vault/credentials'
 import {
   malformedJson,
+  nestedTooDeep,
   pageTooLarge,
   malformedSchema,
   redactCredentials,
@@ -24,6 +25,8 @@ import {
 } from './failures'
 import type { BuiltRequest } from './list-request'
 import { parseRateLimitHeaders } from './rate-limit-headers'
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../shared/json-depth'
+import { credentialForms, scrubCredentials } from './scrub-credentials'
 
 export type ListEnvelope =
   { resource: 'transaction_history'; list: HistoryList } | { resource: 'charges'; list: ChargeList }
@@ -145,13 +148,15 @@ export class PaymentApiClient {
       } catch (error) {
         return failed(error, limits)
       }
+      if (jsonNestsDeeperThan(text)) return nestedTooDeep(MAX_JSON_DEPTH, limits)
       let json: unknown
       try {
         json = JSON.parse(text)
       } catch {
         return malformedJson(limits)
       }
-      return this.validate(request.resource, json, limits)
+      // A page that echoes our own credentials must not carry them on to the cache and exports.
+      return this.validate(request.resource, scrubCredentials(json, credentialForms(credentials)), limits)
     } finally {
       timer.abort()
       signal.removeEventListener('abort', onAbort)

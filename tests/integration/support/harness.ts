@@ -18,6 +18,7 @@ import type { DesktopApi } from '../../../electron/shared/contract'
 import { ClosebookDb } from '../../../src/db/database'
 import { CacheSyncStore } from '../../../src/sync/cache-sync-store'
 import type { SyncApiPort } from '../../../src/sync/sync-engine'
+import { startEchoProxy, type EchoProxy } from './echo-proxy'
 
 let dbCount = 0
 
@@ -31,6 +32,8 @@ export interface Harness {
   db: ClosebookDb
   store: CacheSyncStore
   connectionId: string
+  /** The echoing proxy, when the harness was asked for one. */
+  echo: EchoProxy | undefined
   /**
    * The web host dies: every call in flight or made later answers as the HTTP transport does when the host
    * is unreachable (`network`), and main's services are disposed (scheduler, demo, files).
@@ -43,9 +46,18 @@ export interface Harness {
   close(): Promise<void>
 }
 
-export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harness> {
+export interface HarnessOptions {
+  /** Main talks to the sandbox through a proxy that echoes the Authorization header into every page. */
+  echoCredentials?: boolean
+}
+
+export async function startHarness(
+  sandboxOptions: SandboxOptions,
+  harnessOptions: HarnessOptions = {},
+): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'closebook-int-'))
   const sandbox = await startSandbox(sandboxOptions)
+  const echo = harnessOptions.echoCredentials ? await startEchoProxy(sandbox.url) : undefined
   const adapters: Parameters<typeof createAppServices>[0] = {
     host: 'web',
     version: '0.0.0-test',
@@ -61,7 +73,8 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
       return { savedTo: 'path', path, fileName }
     },
     // The harness closes the sandbox itself (tests also close it early to go offline).
-    startDemoSandbox: () => Promise.resolve({ ...sandbox, close: () => Promise.resolve() }),
+    startDemoSandbox: () =>
+      Promise.resolve({ ...sandbox, url: echo?.url ?? sandbox.url, close: () => Promise.resolve() }),
   }
   let services = createAppServices(adapters)
   let handlers = createHandlers(services)
@@ -119,6 +132,7 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
     db,
     store,
     connectionId: summary.id,
+    echo,
     killHost: async () => {
       hostUp = false
       hostGeneration++
@@ -142,6 +156,7 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
     },
     close: async () => {
       await services.dispose()
+      await echo?.close()
       await sandbox.close()
       db.close()
       await db.delete()
