@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createAppServices, createHandlers } from '../services/app-services'
 import { KeyringSecretStore } from '../services/vault/keyring-secret-store'
+import { startSandbox } from '../sandbox/server'
 import { DownloadRegistry } from './downloads'
 import {
   acquireInstanceLock,
@@ -30,6 +31,9 @@ Usage: npm run start:web -- [options]
   --no-open        do not open a browser; just print the URL
   --data-dir DIR   where the connection registry and exports live
                    (default: $XDG_DATA_HOME/closebook-web or ~/.local/share/closebook-web)
+  --demo-storm PERIOD:DURATION
+                   the demo's payment API answers 429 for the last DURATION ms of every
+                   PERIOD ms (to see how the app behaves under a 429 storm; tests use it)
   --help           this text
 `
 
@@ -49,12 +53,23 @@ function appVersion(): string {
   }
 }
 
+function parseStorm(value: string | undefined): { periodMs: number; durationMs: number } | undefined {
+  if (value === undefined) return undefined
+  const match = /^(\d+):(\d+)$/.exec(value)
+  const periodMs = Number(match?.[1])
+  const durationMs = Number(match?.[2])
+  if (!match || !(periodMs > 0) || durationMs >= periodMs)
+    throw new Error(`--demo-storm: expected PERIOD:DURATION in ms with DURATION < PERIOD, got "${value}"`)
+  return { periodMs, durationMs }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       port: { type: 'string' },
       'no-open': { type: 'boolean', default: false },
       'data-dir': { type: 'string' },
+      'demo-storm': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -67,6 +82,7 @@ async function main(): Promise<void> {
   if (givenPort !== undefined && (!Number.isInteger(givenPort) || givenPort < 0 || givenPort > 65535)) {
     throw new Error(`--port: expected a whole number from 0 to 65535, got "${values.port}"`)
   }
+  const storm = parseStorm(values['demo-storm'])
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir())
   ensurePrivateDir(dataDir)
   const lock = acquireInstanceLock(dataDir)
@@ -82,6 +98,9 @@ async function main(): Promise<void> {
     secretStore: new KeyringSecretStore(),
     openExternal: openInBrowser,
     deliverFile: downloads.deliver,
+    ...(storm
+      ? { startDemoSandbox: () => startSandbox({ seed: 42, stores: 3, records: 5000, faults: { storm } }) }
+      : {}),
   })
   const host = await startWebHost({
     port: choice.port,

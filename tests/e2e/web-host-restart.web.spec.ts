@@ -41,7 +41,6 @@ test('marks survive stopping and starting the web host with default flags', asyn
 
   const second = await startBuiltWebHost({ dataDir, port: 'default' })
   try {
-    expect(second.origin).toBe(firstOrigin)
     await page.goto(second.launchUrl)
     await page
       .getByRole('navigation', { name: 'Main navigation' })
@@ -53,6 +52,7 @@ test('marks survive stopping and starting the web host with default flags', asyn
         .getByRole('grid', { name: 'Ledger records' })
         .getByRole('gridcell', { name: 'Kept across restarts' }),
     ).toHaveCount(1)
+    expect(second.origin).toBe(firstOrigin)
   } finally {
     await second.stop()
   }

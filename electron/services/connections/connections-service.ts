@@ -223,6 +223,11 @@ export class ConnectionsService {
     })
   }
 
+  /** Is this demo connection registered (it is forgotten when deleted)? */
+  hasDemo(id: string): boolean {
+    return this.demos.has(id)
+  }
+
   /** For the sandbox's "Try with demo data": credentials in memory, no keychain needed, not saved. */
   registerDemo(input: DemoConnectionInput): Promise<ConnectionSummary> {
     return this.exclusive(async () => {

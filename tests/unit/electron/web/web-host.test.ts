@@ -168,4 +168,21 @@ describe('web host', () => {
       expect(reply.body).not.toContain('outside')
     }
   })
+
+  it('answers a malformed percent-escape with 400, not 500', async () => {
+    for (const path of ['/%', '/%zz', '/assets/%E0%A4%A']) {
+      const reply = await send({ path, headers: own() })
+      expect(reply.status, path).toBe(400)
+      expect(JSON.parse(reply.body)).toMatchObject({ ok: false, error: { code: 'bad_request' } })
+    }
+  })
+
+  it('refuses a call body nested deeper than the bound before any handler runs', async () => {
+    const before = calls
+    const deep = `{"args":${'['.repeat(200_000)}${']'.repeat(200_000)}}`
+    const reply = await call({ ...own(), Authorization: `Bearer ${TOKEN}` }, deep)
+    expect(reply.status).toBe(400)
+    expect(JSON.parse(reply.body)).toMatchObject({ ok: false, error: { code: 'invalid_argument' } })
+    expect(calls).toBe(before)
+  })
 })
