@@ -119,7 +119,8 @@ async function main(): Promise<void> {
   process.stdout.write(
     `Closebook web host is running (data: ${dataDir}). Open this URL:\n${host.launchUrl}\n`,
   )
-  if (!values['no-open']) await openInBrowser(host.launchUrl)
+  // The browser we open gets a one-time code, not the token: see WebHost.oneTimeUrl.
+  if (!values['no-open']) await openInBrowser(host.oneTimeUrl())
 
   const stop = (): void => {
     void host

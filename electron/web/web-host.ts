@@ -19,6 +19,10 @@ import type { CallOutcome } from '../shared/errors'
 import type { DownloadRegistry } from './downloads'
 
 export const API_PREFIX = '/api/call/'
+/** Exchanges a one-time launch code for the session token. */
+export const SESSION_PATH = '/api/session'
+/** An unused launch code expires after this long. */
+export const LAUNCH_CODE_MS = 5 * 60_000
 /** Collects the outcomes of calls answered "pending" (see `CallBoard`). */
 export const WAIT_PATH = '/api/wait'
 export const DOWNLOAD_PREFIX = '/download/'
@@ -50,6 +54,12 @@ export interface WebHost {
   origin: string
   /** The URL to open: carries the token as `?token=`, which the renderer removes from the address bar. */
   launchUrl: string
+  /**
+   * A URL for the browser the host opens itself: it carries a one-time launch code (`?launch=`), which
+   * the page exchanges for the token. The command line of `xdg-open`/`open`/`start` (visible to other
+   * local users) and the browser's history then hold only a code that is already spent.
+   */
+  oneTimeUrl(): string
   close(): Promise<void>
 }
 
@@ -239,6 +249,39 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const waitHoldMs = options.timing?.waitHoldMs ?? WAIT_HOLD_MS
   const board = new CallBoard(options.timing?.abandonMs ?? ABANDON_MS)
 
+  const launchCodes = new Map<string, number>()
+
+  async function serveSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'Sessions are POST requests.')
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
+      return refuse(res, 415, 'unsupported_media_type', 'Send the launch code as application/json.')
+    }
+    const body = await readBody(req, 1024)
+    let code = ''
+    try {
+      const parsed: unknown = body === 'too-large' ? null : JSON.parse(body.toString('utf8'))
+      if (
+        typeof parsed === 'object' &&
+        parsed !== null &&
+        'code' in parsed &&
+        typeof parsed.code === 'string'
+      )
+        code = parsed.code
+    } catch {
+      code = ''
+    }
+    const expiresAt = launchCodes.get(code)
+    launchCodes.delete(code) // one use, whatever happens
+    if (expiresAt === undefined || expiresAt < Date.now())
+      return refuse(
+        res,
+        401,
+        'unauthorized',
+        'This launch link was already used or has expired: open the URL the web host printed.',
+      )
+    sendJson(res, 200, { token })
+  }
+
   function authorized(req: IncomingMessage): boolean {
     const auth = req.headers.authorization ?? ''
     const given = auth.startsWith('Bearer ') ? auth.slice('Bearer '.length) : ''
@@ -377,9 +420,11 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       ? serveCall(req, res, pathname.slice(API_PREFIX.length))
       : pathname === WAIT_PATH
         ? serveWait(req, res)
-        : pathname.startsWith(DOWNLOAD_PREFIX)
-          ? serveDownload(req, res, pathname.slice(DOWNLOAD_PREFIX.length))
-          : serveStatic(req, res, pathname)
+        : pathname === SESSION_PATH
+          ? serveSession(req, res)
+          : pathname.startsWith(DOWNLOAD_PREFIX)
+            ? serveDownload(req, res, pathname.slice(DOWNLOAD_PREFIX.length))
+            : serveStatic(req, res, pathname)
     work.catch(() => {
       options.log?.error('web host request failed')
       if (!res.headersSent)
@@ -401,6 +446,11 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     port,
     origin,
     launchUrl: `${origin}/?token=${token}`,
+    oneTimeUrl: () => {
+      const code = randomBytes(24).toString('base64url')
+      launchCodes.set(code, Date.now() + LAUNCH_CODE_MS)
+      return `${origin}/?launch=${code}`
+    },
     close: () =>
       new Promise<void>((resolve) => {
         board.close()
