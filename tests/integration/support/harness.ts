@@ -41,6 +41,8 @@ export interface Harness {
   killHost(): Promise<void>
   /** A new host process on the same data directory and keychain; the demo is opened again, as a user would. */
   startHost(): Promise<void>
+  /** A second Dexie on the same IndexedDB, open alongside the first: another tab of the same origin. */
+  openTab(): Promise<{ db: ClosebookDb; store: CacheSyncStore }>
   /** A fresh Dexie on the same IndexedDB, as after a reload. */
   reopenDb(): Promise<{ db: ClosebookDb; store: CacheSyncStore }>
   close(): Promise<void>
@@ -108,6 +110,7 @@ export async function startHarness(
   const open = () => new ClosebookDb(name, { indexedDB, IDBKeyRange })
   let db = open()
   await db.open()
+  const tabs: ClosebookDb[] = []
   let store = new CacheSyncStore(db)
   await store.connections.put({
     id: summary.id,
@@ -145,6 +148,12 @@ export async function startHarness(
       hostUp = true
       await api.sandbox.startDemo({})
     },
+    openTab: async () => {
+      const tab = open()
+      await tab.open()
+      tabs.push(tab)
+      return { db: tab, store: new CacheSyncStore(tab) }
+    },
     reopenDb: async () => {
       db.close()
       db = open()
@@ -158,6 +167,7 @@ export async function startHarness(
       await services.dispose()
       await echo?.close()
       await sandbox.close()
+      for (const tab of tabs) tab.close()
       db.close()
       await db.delete()
       rmSync(dataDir, { recursive: true, force: true })
