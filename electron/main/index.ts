@@ -2,12 +2,14 @@
  * The Electron host: app start, the one window, security, and the IPC transport of DesktopApi.
  * Everything else is in electron/services, shared with the web host.
  */
+import { chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import { app, BrowserWindow, dialog, ipcMain, session, shell } from 'electron'
 import { createAppServices, createHandlers } from '../services/app-services'
 import { KeyringSecretStore } from '../services/vault/keyring-secret-store'
 import { createOpenExternal } from './external-links'
 import { registerIpcHost } from './ipc-host'
+import { claimSingleInstance } from './single-instance'
 import { createSaveDialogDelivery } from './save-dialog'
 import { lockDownSession, lockDownWebContents, secureWebPreferences, type AppOrigin } from './security'
 
@@ -51,34 +53,49 @@ app.on('web-contents-created', (_event, contents) => {
   contents.setWindowOpenHandler(() => ({ action: 'deny' }))
 })
 
-void app.whenReady().then(() => {
-  lockDownSession(session.defaultSession)
-  const services = createAppServices({
-    host: 'electron',
-    version: app.getVersion(),
-    platform: process.platform,
-    dataDir: app.getPath('userData'),
-    secretStore: new KeyringSecretStore(),
-    openExternal: createOpenExternal(shell),
-    deliverFile: createSaveDialogDelivery({
-      dialog,
-      app,
-      focusedWindow: () => BrowserWindow.getFocusedWindow(),
-    }),
-  })
-  registerIpcHost({
-    ipcMain,
-    handlers: createHandlers(services),
-    appOrigin,
-    isOwnWebContents: (webContentsId) => ownWindows.has(webContentsId),
-    log: { error: (message) => console.error(`[closebook] ${message}`) },
-  })
-  createWindow()
-  app.on('activate', () => {
-    if (BrowserWindow.getAllWindows().length === 0) createWindow()
-  })
-  app.on('before-quit', () => void services.dispose())
+const isOnlyInstance = claimSingleInstance(app, () => {
+  const window = BrowserWindow.getAllWindows()[0]
+  if (!window) return
+  if (window.isMinimized()) window.restore()
+  window.show()
+  window.focus()
 })
+
+if (isOnlyInstance)
+  void app.whenReady().then(() => {
+    // The profile holds the cache (IndexedDB) and the connection registry: its owner's alone.
+    try {
+      chmodSync(app.getPath('userData'), 0o700)
+    } catch {
+      // not fatal: a profile on a file system without modes
+    }
+    lockDownSession(session.defaultSession)
+    const services = createAppServices({
+      host: 'electron',
+      version: app.getVersion(),
+      platform: process.platform,
+      dataDir: app.getPath('userData'),
+      secretStore: new KeyringSecretStore(),
+      openExternal: createOpenExternal(shell),
+      deliverFile: createSaveDialogDelivery({
+        dialog,
+        app,
+        focusedWindow: () => BrowserWindow.getFocusedWindow(),
+      }),
+    })
+    registerIpcHost({
+      ipcMain,
+      handlers: createHandlers(services),
+      appOrigin,
+      isOwnWebContents: (webContentsId) => ownWindows.has(webContentsId),
+      log: { error: (message) => console.error(`[closebook] ${message}`) },
+    })
+    createWindow()
+    app.on('activate', () => {
+      if (BrowserWindow.getAllWindows().length === 0) createWindow()
+    })
+    app.on('before-quit', () => void services.dispose())
+  })
 
 app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit()

@@ -46,14 +46,21 @@ export function registerIpcHost(options: IpcHostOptions): () => void {
           }
         }
         const controller = new AbortController()
-        event.sender.once('destroyed', () => controller.abort())
-        return dispatch(
-          options.handlers,
-          channel,
-          args,
-          { host: 'electron', signal: controller.signal },
-          options.log,
-        )
+        // One listener per call in flight, removed when the call ends: queue polling alone makes
+        // thousands of calls an hour, and a listener left behind per call would pile up on the sender.
+        const abort = (): void => controller.abort()
+        event.sender.once('destroyed', abort)
+        try {
+          return await dispatch(
+            options.handlers,
+            channel,
+            args,
+            { host: 'electron', signal: controller.signal },
+            options.log,
+          )
+        } finally {
+          event.sender.removeListener('destroyed', abort)
+        }
       },
     )
   }

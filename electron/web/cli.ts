@@ -2,13 +2,22 @@
  * `npm run start:web [-- --port N --no-open --data-dir DIR]`: the web host. Prints the URL to open on a
  * line of its own (it carries this launch's token) and stops cleanly on SIGINT/SIGTERM.
  */
-import { mkdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createAppServices, createHandlers } from '../services/app-services'
 import { KeyringSecretStore } from '../services/vault/keyring-secret-store'
+import { startSandbox } from '../sandbox/server'
 import { DownloadRegistry } from './downloads'
+import {
+  acquireInstanceLock,
+  choosePort,
+  ensurePrivateDir,
+  InstanceError,
+  portTakenMessage,
+  rememberPort,
+} from './instance'
 import { openInBrowser } from './open-browser'
 import { startWebHost } from './web-host'
 
@@ -16,10 +25,15 @@ const HELP = `Closebook web host: the app in your browser, served on 127.0.0.1 o
 
 Usage: npm run start:web -- [options]
 
-  --port N         port to listen on (default: 0, a free port)
+  --port N         port to listen on, remembered for this data directory from now on
+                   (default: the port remembered for the data directory, else a new one;
+                   0: any free port, not remembered — the browser cache starts empty there)
   --no-open        do not open a browser; just print the URL
   --data-dir DIR   where the connection registry and exports live
                    (default: $XDG_DATA_HOME/closebook-web or ~/.local/share/closebook-web)
+  --demo-storm PERIOD:DURATION
+                   the demo's payment API answers 429 for the last DURATION ms of every
+                   PERIOD ms (to see how the app behaves under a 429 storm; tests use it)
   --help           this text
 `
 
@@ -39,12 +53,23 @@ function appVersion(): string {
   }
 }
 
+function parseStorm(value: string | undefined): { periodMs: number; durationMs: number } | undefined {
+  if (value === undefined) return undefined
+  const match = /^(\d+):(\d+)$/.exec(value)
+  const periodMs = Number(match?.[1])
+  const durationMs = Number(match?.[2])
+  if (!match || !(periodMs > 0) || durationMs >= periodMs)
+    throw new Error(`--demo-storm: expected PERIOD:DURATION in ms with DURATION < PERIOD, got "${value}"`)
+  return { periodMs, durationMs }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      port: { type: 'string', default: '0' },
+      port: { type: 'string' },
       'no-open': { type: 'boolean', default: false },
       'data-dir': { type: 'string' },
+      'demo-storm': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -53,12 +78,16 @@ async function main(): Promise<void> {
     process.stdout.write(HELP)
     return
   }
-  const port = Number(values.port)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  const givenPort = values.port === undefined ? undefined : Number(values.port)
+  if (givenPort !== undefined && (!Number.isInteger(givenPort) || givenPort < 0 || givenPort > 65535)) {
     throw new Error(`--port: expected a whole number from 0 to 65535, got "${values.port}"`)
   }
+  const storm = parseStorm(values['demo-storm'])
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir())
-  mkdirSync(dataDir, { recursive: true })
+  ensurePrivateDir(dataDir)
+  const lock = acquireInstanceLock(dataDir)
+  process.once('exit', () => lock.release())
+  const choice = await choosePort(dataDir, givenPort)
   const downloads = new DownloadRegistry(join(dataDir, 'exports'))
 
   const services = createAppServices({
@@ -69,18 +98,29 @@ async function main(): Promise<void> {
     secretStore: new KeyringSecretStore(),
     openExternal: openInBrowser,
     deliverFile: downloads.deliver,
+    ...(storm
+      ? { startDemoSandbox: () => startSandbox({ seed: 42, stores: 3, records: 5000, faults: { storm } }) }
+      : {}),
   })
   const host = await startWebHost({
-    port,
+    port: choice.port,
     rendererDir: resolve(__dirname, '../renderer'),
     handlers: createHandlers(services),
     downloads,
     log: { error: (message) => console.error(`[closebook] ${message}`) },
+  }).catch(async (error: unknown) => {
+    await services.dispose()
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new InstanceError(portTakenMessage(choice.port, choice.why, dataDir))
+    throw error
   })
+  if (choice.remember) rememberPort(dataDir, host.port)
+  lock.describe(host.origin)
   process.stdout.write(
     `Closebook web host is running (data: ${dataDir}). Open this URL:\n${host.launchUrl}\n`,
   )
-  if (!values['no-open']) await openInBrowser(host.launchUrl)
+  // The browser we open gets a one-time code, not the token: see WebHost.oneTimeUrl.
+  if (!values['no-open']) await openInBrowser(host.oneTimeUrl())
 
   const stop = (): void => {
     void host

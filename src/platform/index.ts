@@ -4,7 +4,7 @@
  */
 import { createDesktopApi, decodeBridgedErrors } from '../../electron/shared/channels'
 import type { DesktopApi } from '../../electron/shared/contract'
-import { createHttpTransport, takeLaunchToken } from './http-transport'
+import { createHttpTransport, sessionToken } from './http-transport'
 
 export { DesktopApiError } from '../../electron/shared/errors'
 export type { DesktopApi } from '../../electron/shared/contract'
@@ -16,7 +16,7 @@ export function desktopApi(): DesktopApi {
   api = window.closebook
     ? decodeBridgedErrors(window.closebook)
     : createDesktopApi(
-        createHttpTransport(takeLaunchToken(window.location, window.sessionStorage, window.history)),
+        createHttpTransport(sessionToken(window.location, window.sessionStorage, window.history)),
       )
   return api
 }

@@ -168,6 +168,20 @@ export function pageTooLarge(limits?: RateLimitInfo): Failure {
   }
 }
 
+export function nestedTooDeep(maxDepth: number, limits?: RateLimitInfo): Failure {
+  return {
+    ok: false,
+    // The same page would come back just as deep: retrying cannot help.
+    retry: 'never',
+    ...(limits ? { limits } : {}),
+    error: new DesktopApiError(
+      'malformed_response',
+      `The payment service sent a page nested more than ${maxDepth} levels deep; it was refused unread.`,
+      { reason: 'nested_too_deep' },
+    ),
+  }
+}
+
 export function malformedJson(limits?: RateLimitInfo): Failure {
   return {
     ok: false,

@@ -9,16 +9,19 @@ import type { AttemptResult } from '../scheduler/scheduler'
 import { authorizationHeader, type Credentials } from '../vault/credentials'
 import {
   malformedJson,
+  nestedTooDeep,
   pageTooLarge,
   malformedSchema,
   redactCredentials,
-  scrubCredentials,
+  scrubCredentials as scrubCredentialPieces,
   statusFailure,
   transportFailure,
 } from './failures'
 import type { BuiltRequest } from './list-request'
 import { validatePage, type ValidatedPage } from './page-validation'
 import { parseRateLimitHeaders } from './rate-limit-headers'
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../shared/json-depth'
+import { credentialForms, scrubCredentials } from './scrub-credentials'
 
 /** A page whose envelope was valid: its good items, and the bad ones quarantined (page-validation.ts). */
 export type ListEnvelope = ValidatedPage
@@ -77,7 +80,7 @@ export class PaymentApiClient {
     if (result.value.quarantined.length === 0) return result
     return {
       ...result,
-      value: { ...result.value, quarantined: scrubCredentials(result.value.quarantined, credentials) },
+      value: { ...result.value, quarantined: scrubCredentialPieces(result.value.quarantined, credentials) },
     }
   }
 
@@ -146,13 +149,15 @@ export class PaymentApiClient {
       } catch (error) {
         return failed(error, limits)
       }
+      if (jsonNestsDeeperThan(text)) return nestedTooDeep(MAX_JSON_DEPTH, limits)
       let json: unknown
       try {
         json = JSON.parse(text)
       } catch {
         return malformedJson(limits)
       }
-      const validated = validatePage(request.resource, json, {
+      // A page that echoes our own credentials must not carry them on to the cache and exports.
+      const validated = validatePage(request.resource, scrubCredentials(json, credentialForms(credentials)), {
         request: request.display,
         ...(request.window ? { window: request.window } : {}),
       })

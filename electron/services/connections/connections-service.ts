@@ -78,6 +78,10 @@ export class ConnectionsService {
   private saved: StoredConnection[] = []
   private readonly demos = new Map<string, StoredConnection>()
   private readonly credentialCache = new Map<string, Credentials>()
+  /** Bumped whenever a connection's base URL or credentials change or it is deleted (see `resolve`). */
+  private readonly generations = new Map<string, number>()
+  /** Connections whose base URL or credentials are being changed right now, settled when done. */
+  private readonly changes = new Map<string, Promise<void>>()
   private loading: Promise<void> | undefined
   private registryProblem: string | undefined
   private keychain: Promise<KeychainStatus> | undefined
@@ -182,12 +186,21 @@ export class ConnectionsService {
         this.demos.set(record.id, record)
         return this.summary(record, true)
       }
-      if (input.credentials) await this.vault.save(record.id, input.credentials)
-      const next = this.saved.map((c) => (c.id === record.id ? record : c))
-      await this.registry.save(next)
-      this.saved = next
-      if (input.credentials || hostChanged) this.invalidate(record.id)
-      return this.summary(record, false)
+      if (!input.credentials && !hostChanged) {
+        const next = this.saved.map((c) => (c.id === record.id ? record : c))
+        await this.registry.save(next)
+        this.saved = next
+        return this.summary(record, false)
+      }
+      // While the keychain and registry change, a resolve() could pair new credentials with the old
+      // base URL or the reverse: it waits for this change and never caches what it read meanwhile.
+      return this.changing(record.id, async () => {
+        if (input.credentials) await this.vault.save(record.id, input.credentials)
+        const next = this.saved.map((c) => (c.id === record.id ? record : c))
+        await this.registry.save(next)
+        this.saved = next
+        return this.summary(record, false)
+      })
     })
   }
 
@@ -198,17 +211,23 @@ export class ConnectionsService {
         this.invalidate(id)
         return { deleted: true, credentialsRemoved: await this.demoVault.remove(id) }
       }
-      // Remove the keychain entry even for an id the registry has forgotten: no orphaned secrets.
-      const credentialsRemoved = await this.vault.remove(id)
-      const exists = this.saved.some((c) => c.id === id)
-      if (exists) {
-        const next = this.saved.filter((c) => c.id !== id)
-        await this.registry.save(next)
-        this.saved = next
-      }
-      this.invalidate(id)
-      return { deleted: exists, credentialsRemoved }
+      return this.changing(id, async () => {
+        // Remove the keychain entry even for an id the registry has forgotten: no orphaned secrets.
+        const credentialsRemoved = await this.vault.remove(id)
+        const exists = this.saved.some((c) => c.id === id)
+        if (exists) {
+          const next = this.saved.filter((c) => c.id !== id)
+          await this.registry.save(next)
+          this.saved = next
+        }
+        return { deleted: exists, credentialsRemoved }
+      })
     })
+  }
+
+  /** Is this demo connection registered (it is forgotten when deleted)? */
+  hasDemo(id: string): boolean {
+    return this.demos.has(id)
   }
 
   /** For the sandbox's "Try with demo data": credentials in memory, no keychain needed, not saved. */
@@ -236,35 +255,73 @@ export class ConnectionsService {
     })
   }
 
-  /** Base URL and usable credentials of a connection, for one call. Never leaves main. */
+  /**
+   * Base URL and usable credentials of a connection, for one call. Never leaves main.
+   *
+   * Reading the keychain takes time, and `update()` may change the base URL or credentials (and clear
+   * the cache) meanwhile. Each connection has a generation, bumped by every invalidation: what was read
+   * under an older generation is neither cached nor returned, so old credentials can never be cached
+   * after an update and then sent to the new base URL.
+   */
   async resolve(id: string): Promise<ResolvedConnection> {
     await this.ensureLoaded()
-    const demo = this.demos.get(id)
-    const record = demo ?? this.saved.find((c) => c.id === id)
-    if (!record) throw this.notFound()
-    let credentials = this.credentialCache.get(id)
-    if (!credentials) {
-      const read = await (demo ? this.demoVault : this.vault).read(id)
-      if (!read) {
-        throw new DesktopApiError(
-          'unauthorized',
-          `No credentials are stored for "${record.label}"; enter its secret and app token again.`,
-          { reason: 'missing_credentials' },
-        )
+    for (let attempt = 0; ; attempt++) {
+      await this.changes.get(id)
+      const generation = this.generationOf(id)
+      const demo = this.demos.get(id)
+      const record = demo ?? this.saved.find((c) => c.id === id)
+      if (!record) throw this.notFound()
+      let credentials = this.credentialCache.get(id)
+      if (!credentials) {
+        const read = await (demo ? this.demoVault : this.vault).read(id)
+        if (this.generationOf(id) !== generation || this.changes.has(id)) {
+          // Changed while we read: start again from the current record. Updates are user actions, so
+          // this settles at once; the bound only guards against a pathological stream of them.
+          if (attempt < 5) continue
+          throw new DesktopApiError(
+            'conflict',
+            `The connection "${record.label}" keeps changing; try again in a moment.`,
+          )
+        }
+        if (!read) {
+          throw new DesktopApiError(
+            'unauthorized',
+            `No credentials are stored for "${record.label}"; enter its secret and app token again.`,
+            { reason: 'missing_credentials' },
+          )
+        }
+        credentials = read
+        this.credentialCache.set(id, credentials)
       }
-      credentials = read
-      this.credentialCache.set(id, credentials)
+      const { expiresAt } = assertUsableCredentials(credentials, this.clock.now())
+      return {
+        id,
+        label: record.label,
+        baseUrl: record.baseUrl,
+        isDemo: demo !== undefined,
+        credentials,
+        appTokenExpiresAt: expiresAt,
+        storeIds: [...record.storeIds],
+      }
     }
-    const { expiresAt } = assertUsableCredentials(credentials, this.clock.now())
-    return {
-      id,
-      label: record.label,
-      baseUrl: record.baseUrl,
-      isDemo: demo !== undefined,
-      credentials,
-      appTokenExpiresAt: expiresAt,
-      storeIds: [...record.storeIds],
+  }
+
+  /** Runs a change of a connection's base URL or credentials: invalidated before and after. */
+  private async changing<T>(id: string, run: () => Promise<T>): Promise<T> {
+    this.invalidate(id)
+    let done!: () => void
+    this.changes.set(id, new Promise<void>((resolve) => (done = resolve)))
+    try {
+      return await run()
+    } finally {
+      this.changes.delete(id)
+      this.invalidate(id)
+      done()
     }
+  }
+
+  private generationOf(id: string): number {
+    return this.generations.get(id) ?? 0
   }
 
   private summary(record: StoredConnection, isDemo: boolean): ConnectionSummary {
@@ -286,6 +343,7 @@ export class ConnectionsService {
   }
 
   private invalidate(id: string): void {
+    this.generations.set(id, this.generationOf(id) + 1)
     this.credentialCache.delete(id)
     for (const listener of this.listeners) listener(id)
   }

@@ -31,31 +31,42 @@ export class DemoService {
     },
   ) {}
 
-  start(): Promise<ConnectionSummary> {
+  /**
+   * Starts the demo, or returns the running one. The demo connection may have been deleted meanwhile
+   * (it lives in memory only): then it is registered again on the running sandbox, so "Try with demo
+   * data" after a delete brings it back rather than reporting success with nothing to show.
+   */
+  async start(): Promise<ConnectionSummary> {
     this.running ??= this.launch().catch((error: unknown) => {
       this.running = undefined // a failed start may be retried
       throw error
     })
-    return this.running.then((r) => r.summary)
+    const running = await this.running
+    if (!this.deps.connections.hasDemo(running.summary.id))
+      running.summary = await this.register(running.sandbox)
+    return running.summary
   }
 
   private async launch(): Promise<{ sandbox: DemoSandbox; summary: ConnectionSummary }> {
     const sandbox = await this.deps.startSandbox()
     try {
-      const summary = await this.deps.connections.registerDemo({
-        id: DEMO_CONNECTION_ID,
-        label: 'Demo merchant',
-        baseUrl: sandbox.url,
-        secret: sandbox.secret,
-        appToken: sandbox.appToken,
-        storeIds: sandbox.storeIds,
-        timeZone: this.deps.timeZone,
-      })
-      return { sandbox, summary }
+      return { sandbox, summary: await this.register(sandbox) }
     } catch (error) {
       await sandbox.close()
       throw error
     }
+  }
+
+  private register(sandbox: DemoSandbox): Promise<ConnectionSummary> {
+    return this.deps.connections.registerDemo({
+      id: DEMO_CONNECTION_ID,
+      label: 'Demo merchant',
+      baseUrl: sandbox.url,
+      secret: sandbox.secret,
+      appToken: sandbox.appToken,
+      storeIds: sandbox.storeIds,
+      timeZone: this.deps.timeZone,
+    })
   }
 
   async dispose(): Promise<void> {

@@ -5,12 +5,30 @@
  * temporary file is removed and nothing is delivered.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, rm, type FileHandle } from 'node:fs/promises'
+import { chmod, mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DeliveredFile, FileTextEncoding } from '../../shared/contract/files'
 import { DesktopApiError } from '../../shared/errors'
 import { encodeShiftJis, NotShiftJisError } from '../../shared/shift-jis'
 import { diskError } from './move-into-place'
+
+/** Temporary files older than this were left by a run that crashed; no writer of ours still uses them. */
+const LEFTOVER_AGE_MS = 24 * 60 * 60_000
+
+async function removeLeftovers(dir: string, olderThan: number): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [])) {
+    if (!name.endsWith('.partial')) continue
+    const path = join(dir, name)
+    const info = await stat(path).catch(() => null)
+    if (info && info.mtimeMs < olderThan) await rm(path, { force: true })
+  }
+}
+
+/** A folder only its owner may enter: temporary files hold what exports hold. */
+export async function privateDir(path: string): Promise<void> {
+  await mkdir(path, { recursive: true, mode: 0o700 })
+  await chmod(path, 0o700)
+}
 
 export type DeliverFile = (tempPath: string, suggestedName: string) => Promise<DeliveredFile>
 
@@ -35,6 +53,7 @@ export class FileWriter {
   private readonly files = new Map<string, OpenFile>()
   private readonly now: () => number
   private readonly idleMs: number
+  private leftovers: Promise<void> | undefined
 
   constructor(private readonly options: FileWriterOptions) {
     this.now = options.now ?? Date.now
@@ -47,10 +66,14 @@ export class FileWriter {
 
   async begin(suggestedName: string, encoding: FileTextEncoding = 'utf-8'): Promise<string> {
     await this.sweep()
-    await mkdir(this.tmpDir, { recursive: true })
+    await privateDir(this.tmpDir)
+    this.leftovers ??= removeLeftovers(this.tmpDir, this.now() - LEFTOVER_AGE_MS)
+    await this.leftovers
     const fileId = randomBytes(18).toString('base64url')
     const path = join(this.tmpDir, `${fileId}.partial`)
-    const handle = await open(path, 'wx').catch((e: unknown) => Promise.reject(diskError(e, suggestedName)))
+    const handle = await open(path, 'wx', 0o600).catch((e: unknown) =>
+      Promise.reject(diskError(e, suggestedName)),
+    )
     this.files.set(fileId, { path, handle, suggestedName, encoding, bytes: 0, lastUsed: this.now() })
     return fileId
   }

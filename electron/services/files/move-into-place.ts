@@ -39,6 +39,8 @@ export async function moveIntoPlace(tempPath: string, targetPath: string): Promi
     }
     const handle = await open(sibling, 'r+')
     try {
+      // Exports and backups hold cardholder names and e-mails: readable by their owner only.
+      await handle.chmod(0o600)
       await handle.sync()
     } finally {
       await handle.close()

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createWriteStream, type WriteStream } from 'node:fs'
-import { mkdir, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import ExcelJS, { type Worksheet } from 'exceljs'
 import type { DeliveredFile } from '../../shared/contract/files'
@@ -21,7 +21,7 @@ import {
   type PackedRows,
 } from '../../shared/contract/export'
 import { DesktopApiError } from '../../shared/errors'
-import type { DeliverFile } from '../files/file-writer'
+import { privateDir, type DeliverFile } from '../files/file-writer'
 import { diskError } from '../files/move-into-place'
 import { HEADER_STYLE, isWritableCell, isWritableDate, writeCell } from './cells'
 import {
@@ -111,10 +111,10 @@ export class WorkbookExports {
 
   async begin(args: ExportBeginArgs): Promise<string> {
     await this.sweep()
-    await mkdir(this.tmpDir, { recursive: true })
+    await privateDir(this.tmpDir)
     const exportId = randomBytes(18).toString('base64url')
     const path = join(this.tmpDir, `${exportId}.xlsx.partial`)
-    const out = createWriteStream(path, { flags: 'wx' })
+    const out = createWriteStream(path, { flags: 'wx', mode: 0o600 })
     await new Promise<void>((resolve, reject) => {
       out.once('open', () => resolve())
       out.once('error', reject)

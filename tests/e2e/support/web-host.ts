@@ -18,14 +18,29 @@ export interface RunningWebHost {
 
 const WEB_ENTRY = resolve(__dirname, '../../../out/main/web.js')
 
+export interface StartOptions {
+  /** Reuse a data directory (kept when the host stops); default: a fresh one, removed on stop. */
+  dataDir?: string
+  /**
+   * 'ephemeral' (default): `--port 0`, a throwaway origin per test. 'default': no `--port` at all, as a
+   * user launches it (the port remembered for the data directory).
+   */
+  port?: 'ephemeral' | 'default'
+  extraArgs?: string[]
+}
+
 export async function startBuiltWebHost(
-  extraArgs: string[] = [],
-): Promise<RunningWebHost & { stop(): Promise<void> }> {
+  extraArgsOrOptions: string[] | StartOptions = [],
+): Promise<RunningWebHost & { stop(): Promise<void>; stderr(): string }> {
+  const options = Array.isArray(extraArgsOrOptions) ? { extraArgs: extraArgsOrOptions } : extraArgsOrOptions
+  const extraArgs = options.extraArgs ?? []
   if (!existsSync(WEB_ENTRY)) throw new Error(`${WEB_ENTRY} is missing: run \`npm run build\` first.`)
-  const dataDir = mkdtempSync(join(tmpdir(), 'closebook-e2e-'))
+  const ownDataDir = options.dataDir === undefined
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'closebook-e2e-'))
+  const portArgs = options.port === 'default' ? [] : ['--port', '0']
   const child: ChildProcess = spawn(
     process.execPath,
-    [WEB_ENTRY, '--no-open', '--port', '0', '--data-dir', dataDir, ...extraArgs],
+    [WEB_ENTRY, '--no-open', ...portArgs, '--data-dir', dataDir, ...extraArgs],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -47,13 +62,14 @@ export async function startBuiltWebHost(
     launchUrl,
     origin: new URL(launchUrl).origin,
     dataDir,
+    stderr: () => stderr,
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r))
         child.kill('SIGTERM')
         await exited
       }
-      rmSync(dataDir, { recursive: true, force: true })
+      if (ownDataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }

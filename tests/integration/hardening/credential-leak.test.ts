@@ -123,4 +123,63 @@ describe('credential leak scan', () => {
     // The scan would see them: the canary is really in use.
     expect(h.sandbox.secret).toBe(CANARY_SECRET)
   }, 120_000)
+
+  it('a server that echoes the Authorization header into successful pages leaks nothing past main', async () => {
+    h = await startHarness(
+      { seed: 6, stores: 2, records: 200, rateScale: 50, secret: CANARY_SECRET, appToken: CANARY_TOKEN },
+      { echoCredentials: true },
+    )
+    const result = await new SyncEngine({ api: h.syncApi, store: h.store }).run({
+      scope: {
+        connectionId: h.connectionId,
+        storeIds: h.sandbox.storeIds,
+        resources: ['transaction_history', 'charges'],
+      },
+      since: Date.parse('2026-07-01T00:00:00Z'),
+      lookbackMs: 0,
+      coveredUntil: {},
+    })
+    expect(result.state).toBe('done')
+    expect(h.echo?.echoedPages).toBeGreaterThan(0)
+    const tested = await h.api.connections.test({ id: h.connectionId })
+    expect(tested.ok).toBe(true)
+
+    const conn = await h.store.connections.get(h.connectionId)
+    if (!conn) throw new Error('connection not cached')
+    const range = periodRange('2026-10', conn.timeZone)
+    const history = await h.store.history.inRange(conn.id, range.from, range.to)
+    expect(history.length).toBeGreaterThan(0)
+    // The echo arrived, scrubbed: the rest of each text is kept.
+    expect(history[0]?.raw.metadata['echo_callback']).toBe('https://merchant.example/cb?auth=[redacted]')
+    setDesktopApiForTests(h.api)
+    const delivered = await exportMonthWorkbook({
+      merchantName: history[0]?.raw.merchant_name ?? 'x',
+      connection: { id: conn.id, label: conn.label, timeZone: conn.timeZone },
+      period: '2026-10',
+      storeId: null,
+      history,
+      charges: await h.store.charges.inRange(conn.id, range.from, range.to),
+      marks: new Map(),
+      audit: [],
+      generatedAt: Date.now(),
+      appVersion: 'test',
+    })
+    setDesktopApiForTests(undefined)
+    if (delivered.savedTo !== 'path') throw new Error('workbook not saved to a path')
+    const book = new ExcelJS.Workbook()
+    await book.xlsx.readFile(delivered.path)
+    const cells: string[] = []
+    book.eachSheet((ws) => ws.eachRow((row) => cells.push(JSON.stringify(row.values))))
+
+    const dump: string[] = []
+    for (const table of TABLE_NAMES) dump.push(JSON.stringify(await h.db.table(table).toArray()))
+    const backup = [...backupChunks(await exportBackup(h.db))].join('')
+    const places: [string, string][] = [
+      ['contract traffic', h.wire.join('\n')],
+      ['IndexedDB', dump.join('\n')],
+      ['backup file', backup],
+      ['workbook', cells.join('\n')],
+    ]
+    for (const [where, text] of places) expect(canaryLeaks(text), where).toEqual([])
+  }, 120_000)
 })

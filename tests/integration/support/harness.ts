@@ -18,6 +18,7 @@ import type { DesktopApi } from '../../../electron/shared/contract'
 import { ClosebookDb } from '../../../src/db/database'
 import { CacheSyncStore } from '../../../src/sync/cache-sync-store'
 import type { SyncApiPort } from '../../../src/sync/sync-engine'
+import { startEchoProxy, type EchoProxy } from './echo-proxy'
 
 let dbCount = 0
 
@@ -31,6 +32,8 @@ export interface Harness {
   db: ClosebookDb
   store: CacheSyncStore
   connectionId: string
+  /** The echoing proxy, when the harness was asked for one. */
+  echo: EchoProxy | undefined
   /**
    * The web host dies: every call in flight or made later answers as the HTTP transport does when the host
    * is unreachable (`network`), and main's services are disposed (scheduler, demo, files).
@@ -38,14 +41,25 @@ export interface Harness {
   killHost(): Promise<void>
   /** A new host process on the same data directory and keychain; the demo is opened again, as a user would. */
   startHost(): Promise<void>
+  /** A second Dexie on the same IndexedDB, open alongside the first: another tab of the same origin. */
+  openTab(): Promise<{ db: ClosebookDb; store: CacheSyncStore }>
   /** A fresh Dexie on the same IndexedDB, as after a reload. */
   reopenDb(): Promise<{ db: ClosebookDb; store: CacheSyncStore }>
   close(): Promise<void>
 }
 
-export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harness> {
+export interface HarnessOptions {
+  /** Main talks to the sandbox through a proxy that echoes the Authorization header into every page. */
+  echoCredentials?: boolean
+}
+
+export async function startHarness(
+  sandboxOptions: SandboxOptions,
+  harnessOptions: HarnessOptions = {},
+): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'closebook-int-'))
   const sandbox = await startSandbox(sandboxOptions)
+  const echo = harnessOptions.echoCredentials ? await startEchoProxy(sandbox.url) : undefined
   const adapters: Parameters<typeof createAppServices>[0] = {
     host: 'web',
     version: '0.0.0-test',
@@ -61,7 +75,8 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
       return { savedTo: 'path', path, fileName }
     },
     // The harness closes the sandbox itself (tests also close it early to go offline).
-    startDemoSandbox: () => Promise.resolve({ ...sandbox, close: () => Promise.resolve() }),
+    startDemoSandbox: () =>
+      Promise.resolve({ ...sandbox, url: echo?.url ?? sandbox.url, close: () => Promise.resolve() }),
   }
   let services = createAppServices(adapters)
   let handlers = createHandlers(services)
@@ -95,6 +110,7 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
   const open = () => new ClosebookDb(name, { indexedDB, IDBKeyRange })
   let db = open()
   await db.open()
+  const tabs: ClosebookDb[] = []
   let store = new CacheSyncStore(db)
   await store.connections.put({
     id: summary.id,
@@ -119,6 +135,7 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
     db,
     store,
     connectionId: summary.id,
+    echo,
     killHost: async () => {
       hostUp = false
       hostGeneration++
@@ -131,6 +148,12 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
       hostUp = true
       await api.sandbox.startDemo({})
     },
+    openTab: async () => {
+      const tab = open()
+      await tab.open()
+      tabs.push(tab)
+      return { db: tab, store: new CacheSyncStore(tab) }
+    },
     reopenDb: async () => {
       db.close()
       db = open()
@@ -142,7 +165,9 @@ export async function startHarness(sandboxOptions: SandboxOptions): Promise<Harn
     },
     close: async () => {
       await services.dispose()
+      await echo?.close()
       await sandbox.close()
+      for (const tab of tabs) tab.close()
       db.close()
       await db.delete()
       rmSync(dataDir, { recursive: true, force: true })

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import type { IpcMainInvokeEvent } from 'electron'
 import { isTrustedSender, registerIpcHost } from '../../../../electron/main/ipc-host'
@@ -28,7 +29,7 @@ function event(
   const topFrame = { url: options.url ?? APP_URL, parent: null }
   const frame = options.isSubframe ? { url: options.url ?? APP_URL, parent: topFrame } : topFrame
   return {
-    sender: { id: options.senderId ?? OWN_ID, once: () => undefined },
+    sender: { id: options.senderId ?? OWN_ID, once: () => undefined, removeListener: () => undefined },
     senderFrame: options.noFrame ? null : frame,
   } as unknown as IpcMainInvokeEvent
 }
@@ -115,5 +116,38 @@ describe('IPC host', () => {
     expect(isTrustedSender(event({ url: 'http://localhost:5173/#/ledger' }), own)).toBe(true)
     expect(isTrustedSender(event({ url: 'http://localhost:5174/' }), own)).toBe(false)
     expect(isTrustedSender(event({ url: APP_URL }), own)).toBe(false)
+  })
+
+  it('leaves no destroyed listener behind on the sender, and still aborts a call in flight', async () => {
+    let started!: () => void
+    const running = new Promise<void>((resolve) => (started = resolve))
+    const waiting = handlersWith({
+      'app:info': (_args, ctx) =>
+        new Promise((_resolve, reject) => {
+          started()
+          ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))
+        }),
+      'connections:list': () => Promise.resolve([]),
+    })
+    const ipcMain = fakeIpcMain()
+    registerIpcHost({ ipcMain, handlers: waiting, appOrigin, isOwnWebContents: (id) => id === OWN_ID })
+    const sender = Object.assign(new EventEmitter(), { id: OWN_ID })
+    const e = {
+      sender,
+      senderFrame: { url: APP_URL, parent: null },
+    } as unknown as IpcMainInvokeEvent
+    for (let i = 0; i < 200; i++)
+      await expect(ipcMain.registered.get('connections:list')!(e, {})).resolves.toEqual({
+        ok: true,
+        value: [],
+      })
+    expect(sender.listenerCount('destroyed')).toBe(0)
+
+    const call = ipcMain.registered.get('app:info')!(e, {})
+    await running
+    expect(sender.listenerCount('destroyed')).toBe(1)
+    sender.emit('destroyed')
+    await expect(call).resolves.toMatchObject({ ok: false, error: { code: 'cancelled' } })
+    expect(sender.listenerCount('destroyed')).toBe(0)
   })
 })

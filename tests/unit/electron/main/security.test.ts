@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { Session, WebContents } from 'electron'
 import {
+  isAppUrl,
   lockDownSession,
   lockDownWebContents,
   secureWebPreferences,
@@ -107,5 +108,40 @@ describe('Electron hardening', () => {
     await expect(open('https://evil.example/')).rejects.toThrow(/allow-list/)
     await expect(open('file:///etc/passwd')).rejects.toThrow(/allow-list/)
     expect(opened).toEqual([EXTERNAL_LINKS.docs])
+  })
+
+  describe('isAppUrl compares file URLs as paths of their platform', () => {
+    it('accepts the packaged page on Windows, whatever the drive letter case or escapes', () => {
+      const win: AppOrigin = {
+        kind: 'file',
+        indexPath: 'C:\\Program Files\\Closebook\\resources\\app.asar\\out\\renderer\\index.html',
+        platform: 'win32',
+      }
+      const page = 'file:///C:/Program%20Files/Closebook/resources/app.asar/out/renderer/index.html'
+      expect(isAppUrl(page, win)).toBe(true)
+      expect(isAppUrl(`${page}#/ledger?x=1`, win)).toBe(true)
+      expect(isAppUrl(page.replace('C:', 'c:'), win)).toBe(true)
+      expect(isAppUrl('file:///C:/Program%20Files/Closebook/resources/other.html', win)).toBe(false)
+      expect(
+        isAppUrl('file:///D:/Program%20Files/Closebook/resources/app.asar/out/renderer/index.html', win),
+      ).toBe(false)
+      expect(isAppUrl('file://evil-share/C$/index.html', win)).toBe(false)
+      expect(isAppUrl('https://evil.example/index.html', win)).toBe(false)
+    })
+
+    it('accepts the packaged page on macOS (spaces, non-ASCII) and refuses look-alikes', () => {
+      const mac: AppOrigin = {
+        kind: 'file',
+        indexPath: '/Applications/Close Book ß.app/Contents/Resources/app.asar/out/renderer/index.html',
+        platform: 'darwin',
+      }
+      const page =
+        'file:///Applications/Close%20Book%20%C3%9F.app/Contents/Resources/app.asar/out/renderer/index.html'
+      expect(isAppUrl(page, mac)).toBe(true)
+      expect(isAppUrl(`${page}#/settings`, mac)).toBe(true)
+      expect(isAppUrl(page.replace('Close%20Book', 'close%20book'), mac)).toBe(false)
+      expect(isAppUrl(page.replace('/renderer/', '/renderer/..%2F'), mac)).toBe(false)
+      expect(isAppUrl('file://evil-host' + page.slice('file://'.length), mac)).toBe(false)
+    })
   })
 })

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -60,19 +60,40 @@ describe('web host downloads', () => {
       expect(reply.body).toBe('one')
       expect(reply.disposition).toContain("filename*=UTF-8''closebook-2026-10.csv")
       expect((await get(host, first.downloadUrl)).status).toBe(404) // one use
+      // The browser has it: the host keeps no copy of what it delivered.
+      await expect
+        .poll(() =>
+          stat(join(dir, 'exports', 'closebook-2026-10.csv')).then(
+            () => true,
+            () => false,
+          ),
+        )
+        .toBe(false)
       expect((await get(host, '/download/guessed-id')).status).toBe(404)
     } finally {
       await host.close()
     }
   })
 
-  it('expires offers that were not taken in time', async () => {
+  it('expires offers that were not taken in time, and removes their files', async () => {
     let now = 0
     const registry = new DownloadRegistry(join(dir, 'exports'), () => now, 1000)
     const offer = await registry.deliver(await tempFile('x'), 'a.json')
     now = 1001
+    await registry.sweep()
+    expect(await readdir(join(dir, 'exports'))).toEqual([])
     expect(
       offer.savedTo === 'download' && registry.take(offer.downloadUrl.slice('/download/'.length)),
     ).toBeNull()
+  })
+
+  it('keeps files private (0700 folder, 0600 files) and clears what an earlier run left', async () => {
+    await mkdir(join(dir, 'exports'), { recursive: true, mode: 0o755 })
+    await writeFile(join(dir, 'exports', 'closebook-backup-old.json'), 'left by a crash', { mode: 0o644 })
+    const registry = new DownloadRegistry(join(dir, 'exports'))
+    await registry.deliver(await tempFile('new'), 'closebook-2026-11.csv')
+    expect(await readdir(join(dir, 'exports'))).toEqual(['closebook-2026-11.csv'])
+    expect((await stat(join(dir, 'exports'))).mode & 0o777).toBe(0o700)
+    expect((await stat(join(dir, 'exports', 'closebook-2026-11.csv'))).mode & 0o777).toBe(0o600)
   })
 })

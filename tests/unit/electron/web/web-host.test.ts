@@ -168,4 +168,48 @@ describe('web host', () => {
       expect(reply.body).not.toContain('outside')
     }
   })
+
+  it('answers a malformed percent-escape with 400, not 500', async () => {
+    for (const path of ['/%', '/%zz', '/assets/%E0%A4%A']) {
+      const reply = await send({ path, headers: own() })
+      expect(reply.status, path).toBe(400)
+      expect(JSON.parse(reply.body)).toMatchObject({ ok: false, error: { code: 'bad_request' } })
+    }
+  })
+
+  it('refuses a call body nested deeper than the bound before any handler runs', async () => {
+    const before = calls
+    const deep = `{"args":${'['.repeat(200_000)}${']'.repeat(200_000)}}`
+    const reply = await call({ ...own(), Authorization: `Bearer ${TOKEN}` }, deep)
+    expect(reply.status).toBe(400)
+    expect(JSON.parse(reply.body)).toMatchObject({ ok: false, error: { code: 'invalid_argument' } })
+    expect(calls).toBe(before)
+  })
+
+  it('exchanges a one-time launch code for the token exactly once', async () => {
+    const url = new URL(host.oneTimeUrl())
+    const code = url.searchParams.get('launch') ?? ''
+    expect(url.origin).toBe(host.origin)
+    expect(url.href).not.toContain(TOKEN)
+    const exchange = () =>
+      send({
+        method: 'POST',
+        path: '/api/session',
+        headers: { ...own(), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ code }),
+      })
+    const first = await exchange()
+    expect(first.status).toBe(200)
+    expect(JSON.parse(first.body)).toEqual({ token: TOKEN })
+    const again = await exchange()
+    expect(again.status).toBe(401)
+    expect(again.body).not.toContain(TOKEN)
+    const foreign = await send({
+      method: 'POST',
+      path: '/api/session',
+      headers: { ...own(), 'Content-Type': 'application/json', Origin: 'http://evil.example' },
+      body: JSON.stringify({ code: new URL(host.oneTimeUrl()).searchParams.get('launch') }),
+    })
+    expect(foreign.status).toBe(403)
+  })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createHttpTransport, takeLaunchToken } from '../../../../src/platform/http-transport'
+import { createHttpTransport, sessionToken, takeLaunchToken } from '../../../../src/platform/http-transport'
 
 function fakeStorage(): Storage {
   const map = new Map<string, string>()
@@ -58,5 +58,28 @@ describe('web host transport', () => {
       ok: false,
       error: { code: 'unauthorized' },
     })
+  })
+
+  it('exchanges a one-time launch code for the token, and removes the code from the address', async () => {
+    const storage = fakeStorage()
+    const replaced: string[] = []
+    const history = {
+      state: null,
+      replaceState: (_s: unknown, _t: string, url: string) => void replaced.push(url),
+    } as unknown as History
+    const asked: string[] = []
+    const fetchImpl = ((url: string, init: RequestInit) => {
+      asked.push(`${url} ${typeof init.body === 'string' ? init.body : ''}`)
+      return Promise.resolve(new Response(JSON.stringify({ token: 'tok-1' }), { status: 200 }))
+    }) as typeof fetch
+    const location = { search: '?launch=code-1', pathname: '/', hash: '' } as Location
+    expect(await sessionToken(location, storage, history, fetchImpl)).toBe('tok-1')
+    expect(asked).toEqual(['/api/session {"code":"code-1"}'])
+    expect(replaced).toEqual(['/'])
+    expect(storage.getItem('closebook.webHostToken')).toBe('tok-1')
+    // A spent code (history, a second tab): the tab keeps what it has, or has nothing.
+    const refused = (() =>
+      Promise.resolve(new Response('{"ok":false}', { status: 401 }))) as unknown as typeof fetch
+    expect(await sessionToken(location, fakeStorage(), history, refused)).toBeNull()
   })
 })

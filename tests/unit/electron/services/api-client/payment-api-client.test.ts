@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer'
 import { describe, expect, it } from 'vitest'
 import { buildListRequest } from '../../../../../electron/services/api-client/list-request'
 import { PaymentApiClient } from '../../../../../electron/services/api-client/payment-api-client'
@@ -382,6 +383,55 @@ describe('no error carries a credential', () => {
         }
       }
     }
+  })
+})
+
+describe('no successful page carries a credential', () => {
+  it('scrubs the header, secret, app token and their encoded forms from a page that echoes them', async () => {
+    const header = `Bearer ${CANARY_CREDENTIALS.secret}.${CANARY_CREDENTIALS.appToken}`
+    const { api } = client((req) =>
+      json({
+        items: [
+          historyItem({
+            metadata: {
+              order_no: 'A-1',
+              echoed: req.headers['authorization'],
+              in_a_url: `https://shop.example/?auth=${encodeURIComponent(header)}`,
+              lower_hex: encodeURIComponent(header).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()),
+              basic: Buffer.from(header).toString('base64'),
+              [`key ${CANARY_CREDENTIALS.secret}`]: 'a field name',
+              nested: [{ token: CANARY_CREDENTIALS.appToken.split('.')[2] }],
+            },
+          }),
+        ],
+        has_more: false,
+      }),
+    )
+    const result = await call(api, { resource: 'transaction_history' })
+    expect(result.ok).toBe(true)
+    const text = JSON.stringify(result)
+    expect(canaryLeaks(text)).toEqual([])
+    expect(text).not.toContain(Buffer.from(header).toString('base64').slice(0, 40))
+    if (!result.ok) return
+    const metadata = result.value.list.items[0]?.metadata ?? {}
+    // Only the credentials go; the rest of each text stays.
+    expect(metadata['order_no']).toBe('A-1')
+    expect(metadata['echoed']).toBe('[redacted]')
+    expect(metadata['in_a_url']).toBe('https://shop.example/?auth=[redacted]')
+    expect(metadata['key [redacted]']).toBe('a field name')
+  })
+
+  it('refuses a page nested deeper than the bound, unread and without a retry', async () => {
+    let deep = '"x"'
+    for (let i = 0; i < 200_000; i++) deep = `{"a":${deep}}`
+    const body = `{"items":[${JSON.stringify(historyItem()).replace('{"order_no":"A-1"}', deep)}],"has_more":false}`
+    const { api } = client(() => new Response(body, { status: 200 }))
+    const result = await call(api, { resource: 'transaction_history' })
+    expect(result).toMatchObject({
+      ok: false,
+      retry: 'never',
+      error: { code: 'malformed_response', details: { reason: 'nested_too_deep' } },
+    })
   })
 })
 

@@ -216,4 +216,37 @@ describe('ConnectionsService', () => {
     expect(readdirSync(dir).some((f) => f.startsWith('connections.json.corrupt-'))).toBe(true)
     expect(await connections.list()).toEqual([])
   })
+
+  it('never caches credentials read before an update changed them (resolve/update race)', async () => {
+    // A keychain whose next read answers with what was stored when it was asked, but only when released.
+    class SlowReadStore extends InMemorySecretStore {
+      gated = false
+      release: (() => void) | undefined
+      override async get(account: string): Promise<string | null> {
+        const value = await super.get(account)
+        if (this.gated) {
+          this.gated = false
+          await new Promise<void>((release) => (this.release = release))
+        }
+        return value
+      }
+    }
+    const store = new SlowReadStore()
+    const { connections } = setup(store)
+    const created = await connections.create(input)
+    const newCredentials = { secret: 'sk_new_secret', appToken: makeJwt({ n: 2 }) }
+    store.gated = true
+    const racing = connections.resolve(created.id) // reads the old credentials, slowly
+    while (!store.release) await new Promise((r) => setTimeout(r, 1))
+    await connections.update({
+      id: created.id,
+      baseUrl: 'https://new.example.test',
+      credentials: newCredentials,
+    })
+    store.release() // the old value arrives after the update
+    const first = await racing
+    expect(first).toMatchObject({ baseUrl: 'https://new.example.test', credentials: newCredentials })
+    const again = await connections.resolve(created.id)
+    expect(again).toMatchObject({ baseUrl: 'https://new.example.test', credentials: newCredentials })
+  })
 })

@@ -69,4 +69,21 @@ describe('DemoService', () => {
     await demo.dispose()
     expect(closed).toBe(1)
   })
+
+  it('after the demo connection is deleted, "Try with demo data" brings it back', async () => {
+    let starts = 0
+    const { demo, connections } = setup(async () => {
+      starts++
+      return startSandbox({ seed: 1, stores: 1, records: 10 })
+    })
+    await demo.start()
+    expect(await connections.delete(DEMO_CONNECTION_ID)).toMatchObject({ deleted: true })
+    expect(await connections.list()).toEqual([])
+    const again = await demo.start()
+    expect(again.id).toBe(DEMO_CONNECTION_ID)
+    expect((await connections.list()).map((c) => c.id)).toEqual([DEMO_CONNECTION_ID])
+    expect((await connections.resolve(DEMO_CONNECTION_ID)).isDemo).toBe(true)
+    expect(starts).toBe(1) // the running sandbox is reused
+    await demo.dispose()
+  })
 })

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile, chmod } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -56,6 +56,28 @@ describe('FileWriter', () => {
     const bad = await files.begin('bad.txt', 'shift_jis')
     await expect(files.append(bad, '売上😀')).rejects.toMatchObject({ code: 'invalid_argument' })
     expect(await tmpFiles()).toBe(0)
+  })
+
+  it('writes temporary and delivered files 0600 in a 0700 folder, and clears a crashed run’s leftovers', async () => {
+    await mkdir(join(dir, 'tmp'), { mode: 0o755 })
+    const old = join(dir, 'tmp', 'crashed.partial')
+    await writeFile(old, 'names and e-mails')
+    await utimes(old, new Date(Date.now() - 2 * 86_400_000), new Date(Date.now() - 2 * 86_400_000))
+    const target = join(dir, 'export.csv')
+    let tempMode = 0
+    const deliver: DeliverFile = async (temp, name) => {
+      tempMode = (await stat(temp)).mode & 0o777
+      await moveIntoPlace(temp, target)
+      return { savedTo: 'path', path: target, fileName: name }
+    }
+    const files = new FileWriter({ dataDir: dir, deliverFile: deliver })
+    const id = await files.begin('export.csv')
+    expect((await stat(join(dir, 'tmp'))).mode & 0o777).toBe(0o700)
+    expect(await readdir(join(dir, 'tmp'))).toHaveLength(1) // the leftover is gone, ours is there
+    await files.append(id, 'a,b')
+    await files.finish(id)
+    expect(tempMode).toBe(0o600)
+    expect((await stat(target)).mode & 0o777).toBe(0o600)
   })
 
   it('leaves nothing behind on cancel, and refuses further chunks', async () => {

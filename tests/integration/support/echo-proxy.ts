@@ -1,0 +1,59 @@
+/**
+ * A hostile server for leak tests: a proxy in front of the sandbox that echoes the request's
+ * Authorization header into every item of a successful page (as metadata, percent-encoded in a URL, and
+ * base64-encoded), the way a misconfigured gateway or a debugging middleware might.
+ */
+import { Buffer } from 'node:buffer'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface EchoProxy {
+  url: string
+  /** Pages whose items were given the echo. */
+  echoedPages: number
+  close(): Promise<void>
+}
+
+export async function startEchoProxy(target: string): Promise<EchoProxy> {
+  const proxy: EchoProxy = { url: '', echoedPages: 0, close: () => Promise.resolve() }
+  const server = createServer((req, res) => {
+    const auth = req.headers.authorization ?? ''
+    const headers: Record<string, string> = {}
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && k !== 'host' && k !== 'connection') headers[k] = v
+    fetch(new URL(req.url ?? '/', target), { headers, redirect: 'manual' })
+      .then(async (upstream) => {
+        let body = Buffer.from(await upstream.arrayBuffer())
+        if (upstream.status === 200) {
+          const page = JSON.parse(body.toString('utf8')) as { items?: Record<string, unknown>[] }
+          for (const item of page.items ?? []) {
+            item['metadata'] = {
+              ...(item['metadata'] as object),
+              echo_authorization: auth,
+              echo_callback: `https://merchant.example/cb?auth=${encodeURIComponent(auth)}`,
+              echo_basic: Buffer.from(auth).toString('base64'),
+            }
+            if (typeof item['description'] === 'string' || item['description'] === undefined)
+              item['description'] = `debug ${auth}`
+          }
+          proxy.echoedPages++
+          body = Buffer.from(JSON.stringify(page))
+        }
+        const out: Record<string, string> = {}
+        upstream.headers.forEach((v, k) => {
+          if (k !== 'content-length' && k !== 'content-encoding' && k !== 'transfer-encoding') out[k] = v
+        })
+        res.writeHead(upstream.status, { ...out, 'content-length': String(body.length) })
+        res.end(body)
+      })
+      .catch(() => res.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  proxy.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  return proxy
+}
