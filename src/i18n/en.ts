@@ -273,6 +273,19 @@ export const en = {
     matchByHand: 'Match line {row} by hand',
     match: 'Match',
     unmatchedTitle: '{count} lines without a match',
+    fileErrors: {
+      file_too_large:
+        'This file is {size} MB; files up to {max} MB can be imported. Split it by month and import the parts.',
+      xlsx_too_many_entries:
+        'This Excel file holds {entries} parts (at most {max}): it is not an ordinary workbook and was not opened.',
+      xlsx_too_large_uncompressed:
+        'This Excel file expands to more than {size} MB (at most {max} MB). Save the sheet as CSV, or split it, and import that.',
+      xlsx_ratio:
+        'Part "{entry}" of this Excel file expands {ratio} times (at most {max}): it looks like a zip bomb and was not opened.',
+      xlsx_unreadable: 'This Excel file is damaged or not a real .xlsx ({reason}). Nothing was imported.',
+      unknown_encoding:
+        'This file is not valid text in UTF-8, UTF-16, Shift_JIS or EUC-JP: some bytes fit none of them. Save it as CSV (UTF-8) and import it again.',
+    },
   },
   monthEnd: {
     title: 'Month-end',

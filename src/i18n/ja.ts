@@ -271,6 +271,20 @@ export const ja: MessageSchema = {
     matchByHand: '{row} 行目を手動で照合',
     match: '照合',
     unmatchedTitle: '照合できなかった行 {count} 件',
+    fileErrors: {
+      file_too_large:
+        'このファイルは {size} MB です。取り込めるのは {max} MB までです。月ごとに分けて取り込んでください。',
+      xlsx_too_many_entries:
+        'この Excel ファイルには {entries} 個の部品が含まれています（上限 {max}）。通常のブックではないため開きませんでした。',
+      xlsx_too_large_uncompressed:
+        'この Excel ファイルは展開すると {size} MB を超えます（上限 {max} MB）。シートを CSV で保存するか分割してから取り込んでください。',
+      xlsx_ratio:
+        'この Excel ファイルの「{entry}」は {ratio} 倍に展開されます（上限 {max} 倍）。zip 爆弾の疑いがあるため開きませんでした。',
+      xlsx_unreadable:
+        'この Excel ファイルは壊れているか、正しい .xlsx ではありません（{reason}）。何も取り込んでいません。',
+      unknown_encoding:
+        'このファイルは UTF-8、UTF-16、Shift_JIS、EUC-JP のいずれとしても正しく読めません。CSV（UTF-8）で保存し直してから取り込んでください。',
+    },
   },
   monthEnd: {
     title: '月次締め',
