@@ -44,6 +44,13 @@ const SUITES: Suite[] = [
     metrics: ['export.rows_per_s', 'export.peak_rss_mb', 'export.rss_vs_inmemory'],
   },
   { name: 'match', module: './match-bench', exportName: 'benchMatch', metrics: ['match.50k_ms'] },
+  {
+    // A 500k-record cache backed up to a file and restored from it, in Chromium.
+    name: 'backup',
+    module: './backup-bench',
+    exportName: 'benchBackup',
+    metrics: ['backup.roundtrip_s', 'backup.peak_renderer_mb'],
+  },
 ]
 
 type SuiteFn = (opts: { quick: boolean }) => Promise<MetricMap>
