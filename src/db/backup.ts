@@ -100,7 +100,7 @@ const recordKey = z
   .regex(/^(charge|refund):.+$/, 'expected charge:<id> or refund:<id>') as z.ZodType<HistoryRecord['key']>
 const syncResource = z.enum(['transaction_history', 'charges'])
 
-const connectionSchema = z.object({
+export const connectionSchema = z.object({
   id: z.string().min(1),
   label: z.string(),
   baseUrl: z.string(),
@@ -111,7 +111,7 @@ const connectionSchema = z.object({
   highWater: z.object({ transaction_history: ms.optional(), charges: ms.optional() }),
 })
 
-const storeSchema = z.object({
+export const storeSchema = z.object({
   connectionId: z.string().min(1),
   storeId: z.string().min(1),
   storeName: z.string(),
@@ -159,7 +159,7 @@ const chargeSchema = z.object({
   syncedAt: ms,
 })
 
-const markSchema = z.object({
+export const markSchema = z.object({
   connectionId: z.string().min(1),
   key: recordKey,
   state: z.enum(['reconciled', 'unreconciled']),
@@ -172,7 +172,7 @@ const markSchema = z.object({
   matchRef: z.string().optional(),
 })
 
-const auditSchema = z.object({
+export const auditSchema = z.object({
   seq: z.number().int().positive(),
   part: z.number().int().nonnegative().optional(),
   connectionId: z.string().min(1),
@@ -186,7 +186,7 @@ const auditSchema = z.object({
   reason: z.string().optional(),
 })
 
-const checkpointSchema = z.object({
+export const checkpointSchema = z.object({
   connectionId: z.string().min(1),
   partitionId: z.string().min(1),
   resource: syncResource,
@@ -200,18 +200,18 @@ const checkpointSchema = z.object({
   updatedAt: ms,
 })
 
-const lockSchema = z.object({
+export const lockSchema = z.object({
   connectionId: z.string().min(1),
   period,
   lockedAt: ms,
   lockedBy: z.string(),
 })
 
-const settingSchema = z.object({ key: z.string().min(1), value: z.unknown() })
+export const settingSchema = z.object({ key: z.string().min(1), value: z.unknown() })
 
 const importSource = z.enum(['orders', 'bank'])
 
-const importSchema = z.object({
+export const importSchema = z.object({
   connectionId: z.string().min(1),
   id: z.string().min(1),
   source: importSource,
@@ -223,7 +223,7 @@ const importSchema = z.object({
   encoding: z.string(),
 })
 
-const importedRowSchema = z.object({
+export const importedRowSchema = z.object({
   connectionId: z.string().min(1),
   importId: z.string().min(1),
   line: z.number().int().positive(),

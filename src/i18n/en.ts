@@ -330,6 +330,19 @@ export const en = {
     matchByHand: 'Match line {row} by hand',
     match: 'Match',
     unmatchedTitle: '{count} lines without a match',
+    fileErrors: {
+      file_too_large:
+        'This file is {size} MB; files up to {max} MB can be imported. Split it by month and import the parts.',
+      xlsx_too_many_entries:
+        'This Excel file holds {entries} parts (at most {max}): it is not an ordinary workbook and was not opened.',
+      xlsx_too_large_uncompressed:
+        'This Excel file expands to more than {size} MB (at most {max} MB). Save the sheet as CSV, or split it, and import that.',
+      xlsx_ratio:
+        'Part "{entry}" of this Excel file expands {ratio} times (at most {max}): it looks like a zip bomb and was not opened.',
+      xlsx_unreadable: 'This Excel file is damaged or not a real .xlsx ({reason}). Nothing was imported.',
+      unknown_encoding:
+        'This file is not valid text in UTF-8, UTF-16, Shift_JIS or EUC-JP: some bytes fit none of them. Save it as CSV (UTF-8) and import it again.',
+    },
   },
   monthEnd: {
     title: 'Month-end',
@@ -417,6 +430,40 @@ export const en = {
     keychainAvailable: 'Available: credentials are stored in the system keychain.',
     keychainUnavailable:
       'Not available (no keychain): {reason}. Real credentials cannot be saved; the demo works without it.',
+    backupStream: {
+      backup: 'Writing the backup…',
+      check: 'Checking the backup file: {percent} %',
+      restore: 'Restoring: {percent} % (do not close the app)',
+      written: '{mb} MB written',
+      cancel: 'Cancel',
+      errors: {
+        not_a_backup: 'This file is not a Closebook backup ({reason}). Nothing was changed.',
+        unsupported_version:
+          'This backup is format version {version}, which this version of Closebook cannot read.',
+        legacy_too_large: 'This old-format backup is too large to read in one piece. Nothing was changed.',
+        line_too_long:
+          'This backup has a line longer than any backup writes: it is damaged. Nothing was changed.',
+        invalid_line: 'Line {line} of the backup is damaged. Nothing was changed.',
+        invalid_row: 'A row of “{table}” (line {line}) is not valid: {issue}. Nothing was changed.',
+        duplicate_key: '“{table}” holds {key} twice (line {line}). Nothing was changed.',
+        truncated:
+          'The backup is incomplete (it stops in or after “{table}”): it may not have finished downloading. Nothing was changed.',
+        unknown_time_zone:
+          'Connection “{connection}” has a time zone this system does not know ({zone}). Nothing was changed.',
+        mark_contradicts_record:
+          'The mark of {key} says {period}, but its record is in {actual}. Nothing was changed.',
+        mark_after_lock: 'The mark of {key} was changed after {period} was closed. Nothing was changed.',
+        audit_contradicts_record:
+          'Audit entry {seq} puts {key} in {period}, but the record is in {actual}. Nothing was changed.',
+        lock_contradicts_audit:
+          '{period} is closed in the backup, but its audit log does not say so (last: {action}). Nothing was changed.',
+        audit_split_action:
+          'Audit entry {seq} is split or mixes different actions (line {line}). Nothing was changed.',
+        changed_during_backup:
+          'The cache changed while the backup was written (a sync or a mark). Nothing was saved; try again.',
+        restore_interrupted: 'A restore did not finish: the cache is incomplete. Restore the backup again.',
+      },
+    },
   },
   errors: {
     generic: 'Something went wrong: {message}',

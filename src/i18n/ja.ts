@@ -328,6 +328,20 @@ export const ja: MessageSchema = {
     matchByHand: '{row} 行目を手動で照合',
     match: '照合',
     unmatchedTitle: '照合できなかった行 {count} 件',
+    fileErrors: {
+      file_too_large:
+        'このファイルは {size} MB です。取り込めるのは {max} MB までです。月ごとに分けて取り込んでください。',
+      xlsx_too_many_entries:
+        'この Excel ファイルには {entries} 個の部品が含まれています（上限 {max}）。通常のブックではないため開きませんでした。',
+      xlsx_too_large_uncompressed:
+        'この Excel ファイルは展開すると {size} MB を超えます（上限 {max} MB）。シートを CSV で保存するか分割してから取り込んでください。',
+      xlsx_ratio:
+        'この Excel ファイルの「{entry}」は {ratio} 倍に展開されます（上限 {max} 倍）。zip 爆弾の疑いがあるため開きませんでした。',
+      xlsx_unreadable:
+        'この Excel ファイルは壊れているか、正しい .xlsx ではありません（{reason}）。何も取り込んでいません。',
+      unknown_encoding:
+        'このファイルは UTF-8、UTF-16、Shift_JIS、EUC-JP のいずれとしても正しく読めません。CSV（UTF-8）で保存し直してから取り込んでください。',
+    },
   },
   monthEnd: {
     title: '月次締め',
@@ -417,6 +431,42 @@ export const ja: MessageSchema = {
     keychainAvailable: '利用可能：認証情報はシステムのキーチェーンに保存されます。',
     keychainUnavailable:
       '利用できません（キーチェーンなし）：{reason}。本番の認証情報は保存できません（デモは利用できます）。',
+    backupStream: {
+      backup: 'バックアップを書き出しています…',
+      check: 'バックアップファイルを確認しています：{percent} %',
+      restore: '復元しています：{percent} %（アプリを閉じないでください）',
+      written: '{mb} MB 書き出しました',
+      cancel: 'キャンセル',
+      errors: {
+        not_a_backup:
+          'このファイルは Closebook のバックアップではありません（{reason}）。何も変更していません。',
+        unsupported_version:
+          'このバックアップは形式バージョン {version} で、この Closebook では読み込めません。',
+        legacy_too_large: 'この旧形式のバックアップは大きすぎて一度に読み込めません。何も変更していません。',
+        line_too_long:
+          'このバックアップには通常ありえない長さの行があり、壊れています。何も変更していません。',
+        invalid_line: 'バックアップの {line} 行目が壊れています。何も変更していません。',
+        invalid_row: '「{table}」の行（{line} 行目）が正しくありません：{issue}。何も変更していません。',
+        duplicate_key: '「{table}」に {key} が重複しています（{line} 行目）。何も変更していません。',
+        truncated:
+          'バックアップが途中で切れています（「{table}」またはその後）。ダウンロードが完了していない可能性があります。何も変更していません。',
+        unknown_time_zone:
+          '接続「{connection}」のタイムゾーン（{zone}）はこのシステムでは使えません。何も変更していません。',
+        mark_contradicts_record:
+          '{key} の消込は {period} となっていますが、記録は {actual} のものです。何も変更していません。',
+        mark_after_lock: '{key} の消込が {period} の締め後に変更されています。何も変更していません。',
+        audit_contradicts_record:
+          '監査ログ {seq} は {key} を {period} としていますが、記録は {actual} のものです。何も変更していません。',
+        lock_contradicts_audit:
+          'バックアップでは {period} が締められていますが、監査ログと一致しません（最後の操作：{action}）。何も変更していません。',
+        audit_split_action:
+          '監査ログ {seq} が分割されているか、異なる操作が混在しています（{line} 行目）。何も変更していません。',
+        changed_during_backup:
+          'バックアップ中にキャッシュが変更されました（同期または消込）。保存していません。もう一度お試しください。',
+        restore_interrupted:
+          '復元が完了していません。キャッシュが不完全です。もう一度バックアップから復元してください。',
+      },
+    },
   },
   errors: {
     generic: 'エラーが発生しました：{message}',

@@ -1,26 +1,120 @@
 /**
- * Text of an imported file. Japanese banks and order systems still export Shift_JIS (CP932), everyone
- * else UTF-8 with or without a BOM; the bytes say which, so the accountant never picks an encoding.
+ * Text of an imported file. Japanese banks and order systems still export Shift_JIS (CP932), some EUC-JP,
+ * Windows tools UTF-16; everyone else UTF-8 with or without a BOM. The bytes say which, so the accountant
+ * never picks an encoding. The decision is made over the whole file, never a prefix: an ASCII header says
+ * nothing, and the first non-ASCII byte can be megabytes in.
  */
-import Encoding from 'encoding-japanese'
+import { ImportFileError } from './limits'
 
-export type DetectedEncoding = 'utf-8' | 'utf-8-bom' | 'shift_jis'
+export type DetectedEncoding = 'utf-8' | 'utf-8-bom' | 'utf-16le' | 'utf-16be' | 'shift_jis' | 'euc-jp'
 
 export interface DecodedText {
   text: string
   encoding: DetectedEncoding
 }
 
+type Candidate = 'utf-8' | 'shift_jis' | 'euc-jp'
+
+function decodeStrict(bytes: Uint8Array, label: string): string | null {
+  try {
+    // fatal: one invalid sequence anywhere in the file rules the encoding out.
+    return new TextDecoder(label, { fatal: true, ignoreBOM: true }).decode(bytes)
+  } catch {
+    return null
+  }
+}
+
+/** Whether the file has a UTF-8 sequence of three or more bytes: Japanese or symbols written as UTF-8. */
+function hasLongUtf8Sequence(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b >= 0xe0) return true
+  return false
+}
+
+/**
+ * How much a decoding looks like what these files hold (Japanese, Latin text, digits), character by
+ * character; ASCII is the same in every candidate and counts nothing. Tuned so that the ambiguous cases
+ * go the likely way: Shift_JIS half-width kana that happens to be valid UTF-8 (`ﾃｽﾄｰ` reads as `ýİ`)
+ * is Shift_JIS; UTF-8 `café` (also valid Shift_JIS, as `cafﾃｩ`) stays UTF-8; EUC-JP kana (valid
+ * Shift_JIS as half-width kana pairs) is EUC-JP.
+ */
+function plausibility(text: string): number {
+  let score = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x80) continue
+    if ((c >= 0x3041 && c <= 0x30ff) || c === 0x30fc)
+      score += 4 // hiragana, katakana
+    else if (c >= 0x4e00 && c <= 0x9fff)
+      score += 2.5 // kanji
+    else if ((c >= 0x3000 && c <= 0x303f) || (c >= 0xff01 && c <= 0xff60) || c === 0xffe5) score += 2
+    else if (c >= 0xff61 && c <= 0xff9f)
+      score += 1.5 // half-width katakana (bank exports)
+    // Latin-1 letters and signs: two UTF-8 bytes, worth the two half-width kana they would be in Shift_JIS.
+    else if (c >= 0xa0 && c <= 0xff) score += 3
+    else if ((c >= 0x2010 && c <= 0x2027) || c === 0x20ac || c === 0x2212)
+      score += 2 // dashes, quotes, €
+    else if (c < 0xa0 || (c >= 0xe000 && c <= 0xf8ff) || c === 0xfffd) score -= 4 // C1, private use
+  }
+  return score
+}
+
+const PREFERENCE: readonly Candidate[] = ['utf-8', 'shift_jis', 'euc-jp']
+
+/** UTF-16 without a BOM: one byte of each pair is NUL in most text (ASCII digits and separators). */
+function utf16WithoutBom(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
+  if (bytes.length < 4 || bytes.length % 2 !== 0) return null
+  let evenZero = 0
+  let oddZero = 0
+  const n = Math.min(bytes.length, 1 << 20)
+  for (let i = 0; i < n; i += 2) {
+    if (bytes[i] === 0) evenZero++
+    if (bytes[i + 1] === 0) oddZero++
+  }
+  const pairs = n / 2
+  if (oddZero > pairs * 0.3 && evenZero === 0) return 'utf-16le'
+  if (evenZero > pairs * 0.3 && oddZero === 0) return 'utf-16be'
+  return null
+}
+
+/** Decodes a whole file; throws ImportFileError('unknown_encoding') when no supported encoding fits it. */
 export function decodeBytes(bytes: Uint8Array): DecodedText {
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-    return { text: new TextDecoder('utf-8').decode(bytes.subarray(3)), encoding: 'utf-8-bom' }
+    const text = decodeStrict(bytes.subarray(3), 'utf-8')
+    if (text === null) throw new ImportFileError('unknown_encoding', { encoding: 'UTF-8' })
+    return { text, encoding: 'utf-8-bom' }
   }
-  try {
-    // fatal: any invalid sequence throws, which is how Shift_JIS bytes are told apart from UTF-8.
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), encoding: 'utf-8' }
-  } catch {
-    // Not UTF-8: Japanese exports are then Shift_JIS (encoding-japanese maps the CP932 extensions too).
-    const text = Encoding.convert(bytes, { to: 'UNICODE', from: 'SJIS', type: 'string' })
-    return { text, encoding: 'shift_jis' }
+  const bomUtf16 =
+    bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe
+      ? 'utf-16le'
+      : bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff
+        ? 'utf-16be'
+        : null
+  const utf16 = bomUtf16 ?? utf16WithoutBom(bytes)
+  if (utf16) {
+    const text = decodeStrict(bomUtf16 ? bytes.subarray(2) : bytes, utf16)
+    if (text === null) throw new ImportFileError('unknown_encoding', { encoding: utf16.toUpperCase() })
+    return { text, encoding: utf16 }
   }
+
+  const utf8 = decodeStrict(bytes, 'utf-8')
+  // Valid UTF-8 with a 3-byte sequence is UTF-8: Shift_JIS and EUC-JP text almost never is. Without one,
+  // only 2-byte sequences are in play, and those are exactly what half-width kana can imitate.
+  if (utf8 !== null && hasLongUtf8Sequence(bytes)) return { text: utf8, encoding: 'utf-8' }
+  if (utf8 !== null && !bytes.some((b) => b >= 0x80)) return { text: utf8, encoding: 'utf-8' }
+
+  const decoded = new Map<Candidate, string>()
+  if (utf8 !== null) decoded.set('utf-8', utf8)
+  for (const label of ['shift_jis', 'euc-jp'] as const) {
+    const text = decodeStrict(bytes, label)
+    if (text !== null) decoded.set(label, text)
+  }
+  let best: { encoding: Candidate; text: string; score: number } | null = null
+  for (const encoding of PREFERENCE) {
+    const text = decoded.get(encoding)
+    if (text === undefined) continue
+    const score = plausibility(text)
+    if (!best || score > best.score) best = { encoding, text, score }
+  }
+  if (!best) throw new ImportFileError('unknown_encoding', { encoding: '' })
+  return { text: best.text, encoding: best.encoding }
 }

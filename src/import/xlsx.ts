@@ -3,6 +3,7 @@
  * the text a user sees (dates as ISO, numbers as plain digits), so the same profile and parsers serve CSV
  * and Excel. exceljs is loaded only when an Excel file is chosen.
  */
+import { checkXlsxArchive } from './limits'
 import type { ParsedCsv } from './parse'
 
 function cellText(value: unknown): string {
@@ -24,7 +25,9 @@ function cellText(value: unknown): string {
   return ''
 }
 
+/** Reads the first sheet; a zip bomb or a broken archive is refused (ImportFileError) before exceljs. */
 export async function readXlsx(bytes: Uint8Array): Promise<ParsedCsv> {
+  await checkXlsxArchive(bytes)
   const { default: ExcelJS } = await import('exceljs')
   const book = new ExcelJS.Workbook()
   await book.xlsx.load(

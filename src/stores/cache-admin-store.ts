@@ -2,21 +2,28 @@
 import { defineStore } from 'pinia'
 import { ref, shallowRef } from 'vue'
 import {
-  BackupValidationError,
+  BACKUP_TABLE_NAMES,
   countTables,
-  exportBackup,
-  restoreBackup,
-  summarizeRestore,
-  validateBackup,
   type Backup,
   type RestoreSummary,
   type TableCounts,
 } from '../db/backup'
+import {
+  assertRestoreComplete,
+  BackupError,
+  checkBackupFile,
+  restoreBackupFile,
+  streamBackup,
+  type StreamProgress,
+} from '../db/backup-stream'
 import { appCache } from '../db/cache'
 import { estimateStorage, requestPersistentStorage, type StorageEstimateResult } from '../db/storage'
 import { writeFileThroughHost } from '../platform/files'
 
-/** The backup as JSON text, a row at a time, so a large cache never becomes one giant string. */
+/**
+ * A version-1 backup as JSON text, a row at a time. The app now writes version 2 (`streamBackup`), which
+ * never holds the cache in memory; this stays for tests that build a version-1 file.
+ */
 export function* backupChunks(backup: Backup): Generator<string> {
   const { tables, ...head } = backup
   yield `${JSON.stringify(head).slice(0, -1)},"tables":{`
@@ -40,10 +47,19 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
   const storage = ref<StorageEstimateResult | null>(null)
   const counts = ref<TableCounts | null>(null)
   const actorName = ref('accountant')
-  const busy = ref<'backup' | 'restore' | null>(null)
+  const busy = ref<'backup' | 'check' | 'restore' | null>(null)
+  const progress = ref<StreamProgress | null>(null)
   const message = ref<string | null>(null)
   const error = ref<string | null>(null)
-  const pending = shallowRef<{ backup: Backup; summary: RestoreSummary } | null>(null)
+  /** A backup refused or interrupted: the view words it from the code. */
+  const backupError = shallowRef<BackupError | null>(null)
+  const pending = shallowRef<{ file: File; summary: RestoreSummary } | null>(null)
+  let abort: AbortController | null = null
+
+  function fail(e: unknown): void {
+    if (e instanceof BackupError) backupError.value = e
+    error.value = e instanceof Error ? e.message : String(e)
+  }
 
   async function load(): Promise<void> {
     const cache = appCache()
@@ -51,6 +67,7 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
     counts.value = await countTables(cache.db)
     const name = await cache.settings.getRaw('actorName')
     if (typeof name === 'string' && name.trim()) actorName.value = name
+    await assertRestoreComplete(cache.db).catch(fail)
   }
 
   async function persist(): Promise<void> {
@@ -65,55 +82,81 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
     actorName.value = trimmed
   }
 
-  async function backup(): Promise<string | null> {
-    busy.value = 'backup'
+  function begin(kind: 'backup' | 'check' | 'restore'): AbortSignal {
+    busy.value = kind
     error.value = null
+    backupError.value = null
+    progress.value = { done: 0, total: null }
+    abort = new AbortController()
+    return abort.signal
+  }
+
+  function end(): void {
+    busy.value = null
+    progress.value = null
+    abort = null
+  }
+
+  /** Streams the backup to the host a page at a time; Cancel leaves no file. */
+  async function backup(): Promise<string | null> {
+    const signal = begin('backup')
     try {
-      const data = await exportBackup(appCache().db)
-      const day = data.exportedAt.slice(0, 10)
+      const now = new Date()
       const delivered = await writeFileThroughHost(
-        `closebook-backup-${day}.json`,
+        `closebook-backup-${now.toISOString().slice(0, 10)}.jsonl`,
         'application/json',
-        backupChunks(data),
+        streamBackup(appCache().db, { now, signal }),
+        { signal, onProgress: (done) => (progress.value = { done, total: null }) },
       )
       return delivered.fileName
     } catch (e) {
-      error.value = e instanceof Error ? e.message : String(e)
+      if (!signal.aborted) fail(e)
       return null
     } finally {
-      busy.value = null
+      end()
     }
   }
 
-  /** Reads and checks a backup file; nothing changes until `confirmRestore`. */
+  /** Reads and checks the whole backup file (pass one); nothing changes until `confirmRestore`. */
   async function prepareRestore(file: File): Promise<void> {
-    error.value = null
     pending.value = null
+    const signal = begin('check')
     try {
-      const backup = validateBackup(JSON.parse(await file.text()) as unknown)
-      pending.value = { backup, summary: summarizeRestore(await countTables(appCache().db), backup) }
+      const check = await checkBackupFile(file, { signal, onProgress: (p) => (progress.value = p) })
+      const current = await countTables(appCache().db)
+      const tables = Object.fromEntries(
+        BACKUP_TABLE_NAMES.map((t) => [t, { current: current[t], incoming: check.counts[t] }]),
+      ) as RestoreSummary['tables']
+      pending.value = { file, summary: { exportedAt: check.exportedAt, tables } }
     } catch (e) {
-      error.value =
-        e instanceof BackupValidationError || e instanceof SyntaxError
-          ? e.message
-          : `The file could not be read: ${String(e)}`
+      if (!signal.aborted) fail(e)
+    } finally {
+      end()
     }
   }
 
+  /**
+   * Replaces the cache with the checked file (pass two). Not cancellable: once the cache is cleared,
+   * stopping would leave it half-written.
+   */
   async function confirmRestore(): Promise<boolean> {
     const p = pending.value
     if (!p) return false
-    busy.value = 'restore'
+    begin('restore')
     try {
-      await restoreBackup(appCache().db, p.backup, { actor: actorName.value, at: Date.now() })
+      await restoreBackupFile(appCache().db, p.file, {
+        actor: actorName.value,
+        at: Date.now(),
+        onProgress: (next) => (progress.value = next),
+      })
       pending.value = null
       await load()
       return true
     } catch (e) {
-      error.value = e instanceof Error ? e.message : String(e)
+      fail(e)
       return false
     } finally {
-      busy.value = null
+      end()
     }
   }
 
@@ -122,8 +165,10 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
     counts,
     actorName,
     busy,
+    progress,
     message,
     error,
+    backupError,
     pending,
     load,
     persist,
@@ -131,6 +176,7 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
     backup,
     prepareRestore,
     confirmRestore,
+    cancelWork: () => abort?.abort(),
     cancelRestore: () => (pending.value = null),
   }
 })

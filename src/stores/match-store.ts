@@ -17,6 +17,7 @@ import type {
   RecordKey,
 } from '../db/records'
 import { decodeBytes } from '../import/decode'
+import { checkImportFileSize, ImportFileError } from '../import/limits'
 import { parseCsv, type ParsedCsv } from '../import/parse'
 import { isXlsx, readXlsx } from '../import/xlsx'
 import {
@@ -59,6 +60,8 @@ export const useMatchStore = defineStore('match', () => {
   const rejected = ref(new Set<number>())
   const notice = ref<string | null>(null)
   const error = ref<string | null>(null)
+  /** A file refused for its size, archive or encoding: the view words it from the code. */
+  const fileError = shallowRef<ImportFileError | null>(null)
   const toleranceDays = ref(3)
 
   const connection = computed(() => connections.value.find((c) => c.id === connectionId.value) ?? null)
@@ -80,9 +83,12 @@ export const useMatchStore = defineStore('match', () => {
   /** Reads a chosen file: encoding, CSV, and a mapping (a saved profile for the same columns, or a guess). */
   async function chooseFile(file: File): Promise<void> {
     error.value = null
+    fileError.value = null
     notice.value = null
     importErrors.value = []
     try {
+      // Before a byte is read: a huge file is refused by its size, not after filling the tab's memory.
+      checkImportFileSize(file.size, /\.xlsx$/i.test(file.name) ? 'xlsx' : 'csv')
       const bytes = new Uint8Array(await file.arrayBuffer())
       let parsed: ParsedCsv
       let encoding: string
@@ -111,6 +117,7 @@ export const useMatchStore = defineStore('match', () => {
         timeZone: zone,
       }
     } catch (e) {
+      if (e instanceof ImportFileError) fileError.value = e
       error.value = e instanceof Error ? e.message : String(e)
       pending.value = null
     }
@@ -278,6 +285,7 @@ export const useMatchStore = defineStore('match', () => {
     rejected,
     notice,
     error,
+    fileError,
     toleranceDays,
     init,
     loadImports,

@@ -43,6 +43,8 @@ export const REQUIRED_METRICS: Record<string, { unit: string; target: string }> 
   // Re-check of changeable records at 200k cached, 2 % changeable, 1 % of those changed (recheck-bench.ts).
   'sync.recheck_requests': { unit: 'requests', target: '<= 200' },
   'sync.recheck_ms': { unit: 'ms', target: 'informational' },
+  'backup.roundtrip_s': { unit: 's', target: 'informational' },
+  'backup.peak_renderer_mb': { unit: 'MiB', target: 'bounded' },
 }
 
 /** Checks a measured value against a target written as ">= 0.95", "< 150", "== 0". */

@@ -50,6 +50,13 @@ const SUITES: Suite[] = [
     exportName: 'benchRecheck',
     metrics: ['sync.recheck_requests', 'sync.recheck_ms'],
   },
+  {
+    // A 500k-record cache backed up to a file and restored from it, in Chromium.
+    name: 'backup',
+    module: './backup-bench',
+    exportName: 'benchBackup',
+    metrics: ['backup.roundtrip_s', 'backup.peak_renderer_mb'],
+  },
 ]
 
 type SuiteFn = (opts: { quick: boolean }) => Promise<MetricMap>

@@ -19,15 +19,17 @@ test.describe('settings on the web host', () => {
     const download = page.waitForEvent('download')
     await page.getByRole('button', { name: 'Back up the cache to a file…' }).click()
     const file = await download
-    expect(file.suggestedFilename()).toMatch(/^closebook-backup-\d{4}-\d{2}-\d{2}\.json$/)
+    expect(file.suggestedFilename()).toMatch(/^closebook-backup-\d{4}-\d{2}-\d{2}\.jsonl$/)
     const path = await file.path()
-    const text = readFileSync(path, 'utf8')
-    const backup = JSON.parse(text) as {
-      format: string
-      tables: { settings: { key: string; value: unknown }[] }
-    }
-    expect(backup.format).toBe('closebook-backup')
-    expect(backup.tables.settings).toContainEqual({ key: 'actorName', value: 'Sato Hanako' })
+    // Line-delimited JSON: a header, a section line per table, a row per line, an end line.
+    const lines = readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(lines[0]).toMatchObject({ format: 'closebook-backup', version: 2 })
+    expect(lines).toContainEqual({ table: 'settings', rows: 1 })
+    expect(lines).toContainEqual({ key: 'actorName', value: 'Sato Hanako' })
+    expect(lines.at(-1)).toMatchObject({ end: true })
     await expect(page.getByRole('status')).toContainText('Backup saved')
 
     await page.getByLabel('Restore from a backup file…').setInputFiles(path)
@@ -44,6 +46,6 @@ test.describe('settings on the web host', () => {
         JSON.stringify({ format: 'closebook-backup', version: 1, exportedAt: 'x', tables: {} }),
       ),
     })
-    await expect(page.getByRole('alert')).toContainText('tables')
+    await expect(page.getByRole('alert')).toContainText('is not valid')
   })
 })

@@ -14,6 +14,7 @@ import ExcelJS, { type Worksheet } from 'exceljs'
 import type { DeliveredFile } from '../../shared/contract/files'
 import { PACKED_TAG, packedRowCount, packedRowsProblem } from '../../shared/contract/export-packed'
 import {
+  neutralizeFormulaText,
   PACKED_ROWS_LIMITS,
   type ExportBeginArgs,
   type ExportRow,
@@ -129,7 +130,8 @@ export class WorkbookExports {
     })
     book.creator = 'Closebook'
     book.lastModifiedBy = 'Closebook'
-    if (args.title) book.title = args.title
+    // Document properties are shown by Excel and file browsers: guarded like any cell text.
+    if (args.title) book.title = neutralizeFormulaText(args.title)
     const open: OpenExport = {
       path,
       out,
@@ -175,7 +177,7 @@ export class WorkbookExports {
     const header = ws.getRow(headerRow)
     spec.columns.forEach((column, c) => {
       const cell = header.getCell(c + 1)
-      cell.value = column.header
+      cell.value = neutralizeFormulaText(column.header)
       cell.style = HEADER_STYLE
     })
     header.commit()

@@ -22,8 +22,23 @@ export const MAX_PREAMBLE_ROWS = 40
  */
 const FORMULA_TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20'])
 
+/**
+ * Characters a spreadsheet (or the XML writer, which drops control characters) may trim or not show
+ * before a trigger: whitespace of every kind (space, NBSP, U+3000 and the other Unicode spaces), zero-width
+ * characters and the BOM, and control characters such as NUL. `=` behind any run of them is still guarded.
+ */
+const IGNORABLE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000A-\u000C\u000E-\u0020\u007F-\u00A0\u00AD\u1680\u180E\u2000-\u200F\u2028-\u202F\u205F-\u206F\u3000\uFEFF]/
+
 export function isFormulaLike(text: string): boolean {
-  return text.length > 0 && FORMULA_TRIGGERS.has(text.charAt(0))
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charAt(i)
+    if (FORMULA_TRIGGERS.has(c)) return true
+    // Most text starts with a letter or digit: one test, no scan.
+    if (!IGNORABLE.test(c)) return false
+  }
+  return false
 }
 
 /** OWASP's fix: a leading apostrophe makes the text plain text in every spreadsheet (xlsx and CSV). */
@@ -131,6 +146,8 @@ export const sheetNameSchema = z
     message: 'expected a sheet name valid in Excel',
   })
   .refine((n) => n.toLowerCase() !== 'history', "'History' is reserved by Excel")
+  // A sheet name is shown, copied into formulas and tab lists; one that looks like a formula is refused.
+  .refine((n) => !isFormulaLike(n), 'a sheet name must not start like a formula')
 
 /** A column's default display: plain numbers get `integer`/`number`, `{date}` cells get date(time). */
 export const columnKindSchema = z.enum(['text', 'integer', 'number', 'amount', 'date', 'datetime'])

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { basename, extname, join, resolve } from 'node:path'
 import { readFile } from 'node:fs/promises'
-import { chromium } from '@playwright/test'
+import { chromium, type Page } from '@playwright/test'
 import vue from '@vitejs/plugin-vue'
 import { build } from 'vite'
 
@@ -23,6 +23,11 @@ export async function runInChromium<T>(
     timeoutMs?: number
     /** Node functions the page may call (page.exposeFunction), e.g. to stream generated data in. */
     expose?: Record<string, (...args: never[]) => unknown>
+    /**
+     * Drives the page itself instead of one `__bench(args)` call: for a benchmark with steps Node must
+     * do in between (choosing a file in an input). Gets the page and the profile directory.
+     */
+    drive?: (page: Page, profileDir: string) => Promise<T>
   } = {},
 ): Promise<T> {
   const work = mkdtempSync(join(tmpdir(), 'closebook-bench-'))
@@ -78,6 +83,7 @@ export async function runInChromium<T>(
       await page.waitForFunction(
         () => typeof (globalThis as unknown as { __bench?: unknown }).__bench === 'function',
       )
+      if (options.drive) return await options.drive(page, join(work, 'profile'))
       return (await page.evaluate(
         (a) => (globalThis as unknown as { __bench: (x: unknown) => Promise<unknown> }).__bench(a),
         args,

@@ -25,12 +25,41 @@ describe('CSV', () => {
     expect(csvField('=1+1')).toBe("'=1+1")
     expect(csvField('-2+3')).toBe("'-2+3")
     expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)")
-    expect(csvField('\t=1')).toBe("'\t=1")
-    expect(csvField('\r=1')).toBe(`"'\r=1"`)
+    expect(csvField('\t=1')).toBe(`"'\t'=1"`)
+    expect(csvField('\r=1')).toBe(`"'\r'=1"`)
     expect(csvField(EVIL_NAME)).toBe(`'${EVIL_NAME}`)
     expect(csvField(EVIL_NOTE)).toBe(`"'=HYPERLINK(""http://evil.example"",""click"")"`)
     expect(csvField(-5)).toBe('-5')
     expect(csvField({ amount: -5, decimals: 2 })).toBe('-5.00')
+  })
+
+  it('guards every part a `;`, tab or line-break reader would make a cell of', () => {
+    // Excel in a `;` locale splits this comma file on `;`, and honours a quote only at a cell's start.
+    expect(csvField('x;=1+2')).toBe(`"x;'=1+2"`)
+    expect(csvField('a; -1;ok;@x')).toBe(`"a;' -1;ok;'@x"`)
+    expect(csvField('a;\u00A0=1')).toBe(`"a;'\u00A0=1"`)
+    expect(csvField('a\t=1')).toBe(`"a\t'=1"`)
+    expect(csvField('a\r\n=1')).toBe(`"a\r\n'=1"`)
+    expect(csvField('=1;=2')).toBe(`"'=1;'=2"`)
+    expect(csvField('a;b')).toBe('"a;b"')
+    expect(csvField('1-2;3')).toBe('"1-2;3"')
+    expect(csvField({ formula: 'SUM(A1)', result: 'x;=1' })).toBe(`"x;'=1"`)
+    // A `;` reader sees each part of the line as a cell: none may start like a formula.
+    const line = toCsv(
+      ['h;=1', 'ok'],
+      [
+        ['a', 'x;=1+2'],
+        ['\u3000=2', 'y\n-3'],
+      ],
+    ).slice(1)
+    for (const cellText of line.split(/[;,\r\n]/)) {
+      const bare = cellText.replace(/^"/, '')
+      expect(/^[\s\u00A0\u3000\u200B]*[=+\-@]/.test(bare), JSON.stringify(cellText)).toBe(false)
+    }
+  })
+
+  it('guards the header row like any row', () => {
+    expect(toCsv(['=HEADER', '\u3000+x'], []).slice(1)).toBe(`'=HEADER,'\u3000+x\r\n`)
   })
 
   it('writes amounts with the currency decimals and dates as wall-clock text', () => {

@@ -26,7 +26,27 @@ describe('formula-injection guard', () => {
     expect(neutralizeFormulaText(text)).toBe(`'${text}`)
   })
 
-  it.each(['', 'plain', ' =1', "'=1", 'ORD-1', '1-2', 'a=b', '山田 太郎', '\n=1'])(
+  // Hidden or trimmed characters before the trigger: a spreadsheet (or the XML writer, which drops NUL)
+  // may not keep them, and then the text is a formula again.
+  it.each([
+    ' =1',
+    '   +1',
+    '\u00A0=1+1',
+    '\u3000=1+1',
+    '\u200B=1+1',
+    '\u200D\u2060-1',
+    '\uFEFF@SUM(A1)',
+    '\u0000=1+1',
+    '\u0000\u0001 =1',
+    '\n=1',
+    '\u2003\u202F\u205F＝1',
+    ' \t1',
+  ])('neutralizes %j: the trigger behind leading spaces, NBSP, U+3000, zero-width or NUL', (text) => {
+    expect(isFormulaLike(text)).toBe(true)
+    expect(neutralizeFormulaText(text)).toBe(`'${text}`)
+  })
+
+  it.each(['', 'plain', ' ', '\u3000', "'=1", ' 1-2', 'ORD-1', '1-2', 'a=b', '山田 太郎', '\u00A0山田'])(
     'leaves %j as it is',
     (text) => {
       expect(isFormulaLike(text)).toBe(false)

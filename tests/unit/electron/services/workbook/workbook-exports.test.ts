@@ -172,6 +172,38 @@ describe('WorkbookExports: cells, formats and sheet settings, read back with exc
   })
 })
 
+describe('WorkbookExports: text outside the cells is guarded too', () => {
+  it('writes formula-like headers and the document title with a leading apostrophe', async () => {
+    const target = join(dir, 'guard.xlsx')
+    const exports = new WorkbookExports({ dataDir: dir, deliverFile: saveTo(target) })
+    const id = await exports.begin({
+      suggestedName: 'guard.xlsx',
+      title: '=HYPERLINK("http://evil.example")',
+      sheets: [
+        {
+          name: 'Data',
+          columns: [
+            { header: '=cmd|calc!A0', kind: 'text', width: 10 },
+            { header: '\u3000+1', kind: 'text', width: 10 },
+            { header: 'Plain', kind: 'text', width: 10 },
+          ],
+        },
+      ],
+    })
+    await exports.appendRows(id, 'Data', [['\u0000=1+1', '\u00A0-1', 'x']])
+    await exports.finish(id)
+    const book = new ExcelJS.Workbook()
+    await book.xlsx.readFile(target)
+    expect(book.title).toBe(`'=HYPERLINK("http://evil.example")`)
+    const data = book.getWorksheet('Data')
+    if (!data) throw new Error('no Data')
+    expect([1, 2, 3].map((c) => data.getCell(1, c).value)).toEqual(["'=cmd|calc!A0", "'\u3000+1", 'Plain'])
+    // NUL is dropped by the XML writer: the guard must already have seen through it.
+    expect(data.getCell('A2').value).toBe("'=1+1")
+    expect(data.getCell('B2').value).toBe("'\u00A0-1")
+  })
+})
+
 describe('WorkbookExports: packed chunks', () => {
   const columns: ExportBeginArgs['sheets'][number]['columns'] = [
     { header: 'When', kind: 'datetime', width: 20 },
@@ -389,7 +421,7 @@ describe('export contract', () => {
     expect(ok(['Summary', 'Audit'])).toBe(true)
     expect(ok(['a'.repeat(31)])).toBe(true)
     expect(ok(['a'.repeat(32)])).toBe(false)
-    for (const bad of ['a/b', 'a:b', 'a?', 'a*', '[a]', "'a", 'History', ''])
+    for (const bad of ['a/b', 'a:b', 'a?', 'a*', '[a]', "'a", 'History', '', '=a', ' +a', '\u3000@a', '-a'])
       expect(ok([bad]), bad).toBe(false)
     expect(ok(['Audit', 'AUDIT'])).toBe(false)
     expect(begin.safeParse({ suggestedName: 'a.csv', sheets: [sheetWith('A')] }).success).toBe(false)

@@ -1,0 +1,809 @@
+/**
+ * Backups that scale (format version 2): line-delimited JSON, written and read a table at a time, a page
+ * of rows at a time, so neither a backup nor a restore ever holds the cache or the file in one string.
+ * A 500k-record cache is a file of well over 512 MB: Chromium's longest string, which `JSON.parse(await
+ * file.text())` could not get past.
+ *
+ *   {"format":"closebook-backup","version":2,"exportedAt":"…"}
+ *   {"table":"connections","rows":1}
+ *   {…one row…}
+ *   {"table":"history","rows":500000}
+ *   {"connectionId":"…","syncedAt":…,"raw":{…the API's item…}}
+ *   …
+ *   {"end":true,"rows":<rows in all tables>}
+ *
+ * History and charge rows carry only the API payload: every derived field (amount, key, time, search
+ * index, day rows) is derived again on restore, so a file cannot bring fields that disagree with it.
+ * Restore is two passes over the file: the first checks everything that could refuse it (rows, duplicate
+ * keys, time zones, marks, locks and audit entries against the records), keeping only record keys and
+ * times; only then the second clears the cache and writes it back a page per transaction. A restore that
+ * stops half-way (the tab closed) leaves a marker that says so. Version-1 files (one JSON document) are
+ * still read, up to LEGACY_MAX_CHARS.
+ */
+import type { IndexableType } from 'dexie'
+import { z } from 'zod'
+import { chargeItemSchema, historyItemSchema } from '../../electron/shared/payment-api'
+import { isValidTimeZone, periodOf } from '../reconcile/periods'
+import { appendAuditEntries, auditEntriesOf, auditRowsOf } from './audit-repository'
+import {
+  auditSchema,
+  BACKUP_FORMAT,
+  checkpointSchema,
+  connectionSchema,
+  importedRowSchema,
+  importSchema,
+  lockSchema,
+  markSchema,
+  settingSchema,
+  storeSchema,
+  type BackupTableName,
+  type TableCounts,
+} from './backup'
+import { chargeRecordOf } from './charge-record'
+import type { ClosebookDb } from './database'
+import { putDigests } from './day-digests'
+import { putTokens } from './day-tokens'
+import { historyRecordOf } from './history-record'
+import { markDayOf, ORPHAN_MARK_DAY } from './marks-repository'
+import type {
+  AuditEntry,
+  AuditRow,
+  CachedConnection,
+  ChargeRecord,
+  HistoryRecord,
+  ImportedRowRecord,
+  ImportRecord,
+  MarkDayRecord,
+  MarkRecord,
+  PeriodLock,
+  SettingRecord,
+  StoreRecord,
+  SyncCheckpoint,
+} from './records'
+
+export const STREAM_BACKUP_VERSION = 2
+
+/** Tables in file order: locks before marks and audit, records before what refers to them. */
+export const STREAM_TABLE_ORDER = [
+  'connections',
+  'stores',
+  'locks',
+  'history',
+  'charges',
+  'marks',
+  'audit',
+  'checkpoints',
+  'settings',
+  'imports',
+  'importedRows',
+] as const satisfies readonly BackupTableName[]
+
+/** A version-1 file is one JSON document: read whole, so only up to this many characters. */
+export const LEGACY_MAX_CHARS = 256 * 1024 * 1024
+/** No row of a version-2 file comes near this; a longer line is not a backup. */
+export const MAX_LINE_CHARS = 64 * 1024 * 1024
+/** Setting present while a restore is writing; a cache that still has it is incomplete. */
+export const RESTORE_MARKER_KEY = 'restoreInProgress'
+
+const PAGE_ROWS = 2_000
+
+export type BackupErrorCode =
+  | 'not_a_backup'
+  | 'unsupported_version'
+  | 'legacy_too_large'
+  | 'line_too_long'
+  | 'invalid_line'
+  | 'invalid_row'
+  | 'duplicate_key'
+  | 'truncated'
+  | 'unknown_time_zone'
+  | 'mark_contradicts_record'
+  | 'mark_after_lock'
+  | 'audit_contradicts_record'
+  | 'lock_contradicts_audit'
+  | 'audit_split_action'
+  | 'changed_during_backup'
+  | 'restore_interrupted'
+
+/** A backup refused (or a backup that could not be made), with a code the UI words and its details. */
+export class BackupError extends Error {
+  constructor(
+    readonly code: BackupErrorCode,
+    readonly params: Readonly<Record<string, string | number>> = {},
+  ) {
+    super(`Backup ${code}: ${JSON.stringify(params)}`)
+    this.name = 'BackupError'
+  }
+}
+
+export interface StreamProgress {
+  /** Bytes of the file read (restore) or characters written (backup). */
+  done: number
+  total: number | null
+}
+
+// --- writing --------------------------------------------------------------------------------------
+
+interface PagedTable {
+  /** The cache's table the rows are stored in. */
+  store: string
+  keyOf: (row: never) => IndexableType
+  /** Stored row → the rows the file holds (marks and audit are stored grouped). */
+  rowsOf?: (row: never) => unknown[]
+}
+
+const apiPayload = (r: HistoryRecord | ChargeRecord): unknown[] => [
+  { connectionId: r.connectionId, syncedAt: r.syncedAt, raw: r.raw },
+]
+
+const PAGED_TABLES: Record<BackupTableName, PagedTable> = {
+  connections: { store: 'connections', keyOf: (r: CachedConnection) => r.id },
+  stores: { store: 'stores', keyOf: (r: StoreRecord) => [r.connectionId, r.storeId] },
+  locks: { store: 'locks', keyOf: (r: PeriodLock) => [r.connectionId, r.period] },
+  history: { store: 'history', keyOf: (r: HistoryRecord) => [r.connectionId, r.key], rowsOf: apiPayload },
+  charges: { store: 'charges', keyOf: (r: ChargeRecord) => [r.connectionId, r.id], rowsOf: apiPayload },
+  marks: {
+    store: 'markDays',
+    keyOf: (r: MarkDayRecord) => [r.connectionId, r.day],
+    rowsOf: (r: MarkDayRecord) => r.marks,
+  },
+  audit: { store: 'audit', keyOf: (r: AuditRow) => r.seq ?? 0, rowsOf: auditEntriesOf },
+  checkpoints: { store: 'checkpoints', keyOf: (r: SyncCheckpoint) => [r.connectionId, r.partitionId] },
+  settings: { store: 'settings', keyOf: (r: SettingRecord) => r.key },
+  imports: { store: 'imports', keyOf: (r: ImportRecord) => [r.connectionId, r.id] },
+  importedRows: {
+    store: 'importedRows',
+    keyOf: (r: ImportedRowRecord) => [r.connectionId, r.importId, r.line],
+  },
+}
+
+/** What changes when anything is written: sync moves checkpoints, every user action adds audit rows. */
+async function changeStamp(db: ClosebookDb): Promise<string> {
+  return db.transaction('r', db.allTables(), async () => {
+    const counts = await Promise.all(db.allTables().map((t) => t.count()))
+    const lastAudit = await db.audit.orderBy(':id').lastKey()
+    const checkpoints = await db.checkpoints.toArray()
+    const connections = await db.connections.toArray()
+    const settings = await db.settings.toArray()
+    return JSON.stringify([counts, lastAudit, checkpoints.map((c) => c.updatedAt), connections, settings])
+  })
+}
+
+/**
+ * The backup as text chunks (≈256 KB each), read a page of rows per transaction. Pages are separate
+ * reads, so the backup checks at the end that nothing was written meanwhile (a sync, a mark) and
+ * throws `changed_during_backup` if something was: a backup is always one consistent state.
+ */
+export async function* streamBackup(
+  db: ClosebookDb,
+  options: { now?: Date; signal?: AbortSignal; pageRows?: number; chunkChars?: number } = {},
+): AsyncGenerator<string> {
+  const stamp = await changeStamp(db)
+  const pageRows = options.pageRows ?? PAGE_ROWS
+  const chunkChars = options.chunkChars ?? 256 * 1024
+  let chunk = `${JSON.stringify({ format: BACKUP_FORMAT, version: STREAM_BACKUP_VERSION, exportedAt: (options.now ?? new Date()).toISOString() })}\n`
+  let total = 0
+  for (const name of STREAM_TABLE_ORDER) {
+    const spec = PAGED_TABLES[name]
+    const table = db.table<unknown, IndexableType>(spec.store)
+    const rows = await countRows(db, name)
+    chunk += `${JSON.stringify({ table: name, rows })}\n`
+    let written = 0
+    let after: IndexableType | undefined
+    for (;;) {
+      options.signal?.throwIfAborted()
+      const page =
+        after === undefined
+          ? await table.orderBy(':id').limit(pageRows).toArray()
+          : await table.where(':id').above(after).limit(pageRows).toArray()
+      if (page.length === 0) break
+      for (const stored of page) {
+        for (const row of spec.rowsOf ? spec.rowsOf(stored as never) : [stored]) {
+          chunk += `${JSON.stringify(row)}\n`
+          written++
+        }
+        if (chunk.length >= chunkChars) {
+          yield chunk
+          chunk = ''
+        }
+      }
+      after = spec.keyOf(page[page.length - 1] as never)
+      if (page.length < pageRows) break
+    }
+    if (written !== rows) throw new BackupError('changed_during_backup', { table: name })
+    total += written
+  }
+  if ((await changeStamp(db)) !== stamp) throw new BackupError('changed_during_backup', { table: '' })
+  yield `${chunk}${JSON.stringify({ end: true, rows: total })}\n`
+}
+
+async function countRows(db: ClosebookDb, name: BackupTableName): Promise<number> {
+  if (name === 'marks') {
+    let n = 0
+    await db.markDays.each((r) => void (n += r.marks.length))
+    return n
+  }
+  if (name === 'audit') {
+    let n = 0
+    await db.audit.each((r) => void (n += r.changes.length))
+    return n
+  }
+  return db.table(name).count()
+}
+
+// --- reading --------------------------------------------------------------------------------------
+
+type Item =
+  | { kind: 'header'; exportedAt: string; version: number }
+  | { kind: 'row'; table: BackupTableName; value: unknown; line: number }
+
+const isGzip = async (file: Blob): Promise<boolean> => {
+  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer())
+  return head[0] === 0x1f && head[1] === 0x8b
+}
+
+/** The file's text as a stream (gunzipped when it is gzip), counting the file's bytes as they are read. */
+async function textStream(file: Blob, onBytes?: (bytes: number) => void): Promise<ReadableStream<string>> {
+  let read = 0
+  let bytes: ReadableStream<BufferSource> = file.stream().pipeThrough(
+    new TransformStream<Uint8Array, BufferSource>({
+      transform(chunk, controller) {
+        read += chunk.byteLength
+        onBytes?.(read)
+        controller.enqueue(chunk as Uint8Array<ArrayBuffer>)
+      },
+    }),
+  )
+  if (await isGzip(file)) bytes = bytes.pipeThrough(new DecompressionStream('gzip'))
+  return bytes.pipeThrough(new TextDecoderStream('utf-8', { fatal: true }))
+}
+
+/** Lines of a text stream, never more than MAX_LINE_CHARS held. */
+async function* linesOf(stream: ReadableStream<string>, signal?: AbortSignal): AsyncGenerator<string> {
+  const reader = stream.getReader()
+  let rest = ''
+  try {
+    for (;;) {
+      signal?.throwIfAborted()
+      const { done, value } = await reader.read()
+      if (done) break
+      rest += value
+      let at = rest.indexOf('\n')
+      let from = 0
+      while (at >= 0) {
+        yield rest.slice(from, at)
+        from = at + 1
+        at = rest.indexOf('\n', from)
+      }
+      rest = rest.slice(from)
+      if (rest.length > MAX_LINE_CHARS) throw new BackupError('line_too_long', { chars: MAX_LINE_CHARS })
+    }
+    if (rest.trim() !== '') yield rest
+  } catch (error) {
+    if (error instanceof TypeError) throw new BackupError('not_a_backup', { reason: 'not UTF-8 text' })
+    throw error
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+}
+
+/** The first line, if it comes within the first MiB of text (a version-1 file has no line break). */
+async function firstLine(file: Blob): Promise<string | null> {
+  const reader = (await textStream(file)).getReader()
+  let text = ''
+  try {
+    while (text.length < 1024 * 1024) {
+      const { done, value } = await reader.read()
+      if (done) return text
+      text += value
+      const at = text.indexOf('\n')
+      if (at >= 0) return text.slice(0, at)
+    }
+    return null
+  } catch {
+    throw new BackupError('not_a_backup', { reason: 'not UTF-8 text' })
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+}
+
+function parseLine(text: string, line: number): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new BackupError('invalid_line', { line })
+  }
+}
+
+const headerSchema = z.object({
+  format: z.literal(BACKUP_FORMAT),
+  version: z.number(),
+  exportedAt: z.string(),
+})
+const sectionSchema = z.strictObject({
+  table: z.enum(STREAM_TABLE_ORDER),
+  rows: z.number().int().nonnegative(),
+})
+const endSchema = z.strictObject({ end: z.literal(true), rows: z.number().int().nonnegative() })
+
+/** The items of a version-2 file, checking sections, their row counts and the end line. */
+async function* streamItems(
+  file: Blob,
+  options: { signal?: AbortSignal; onBytes?: (bytes: number) => void },
+): AsyncGenerator<Item> {
+  let line = 0
+  let section: { table: BackupTableName; rows: number; seen: number } | null = null
+  let order = 0
+  let total = 0
+  let ended = false
+  const closeSection = (): void => {
+    if (section && section.seen !== section.rows)
+      throw new BackupError('truncated', {
+        table: section.table,
+        expected: section.rows,
+        found: section.seen,
+      })
+  }
+  for await (const text of linesOf(await textStream(file, options.onBytes), options.signal)) {
+    line++
+    if (text.trim() === '') continue
+    if (ended) throw new BackupError('invalid_line', { line })
+    const value = parseLine(text, line)
+    if (line === 1) {
+      const head = headerSchema.safeParse(value)
+      if (!head.success) throw new BackupError('not_a_backup', { reason: 'no Closebook header' })
+      if (head.data.version !== STREAM_BACKUP_VERSION)
+        throw new BackupError('unsupported_version', { version: head.data.version })
+      yield { kind: 'header', exportedAt: head.data.exportedAt, version: head.data.version }
+      continue
+    }
+    if (typeof value === 'object' && value !== null && 'table' in value) {
+      const next = sectionSchema.safeParse(value)
+      if (!next.success) throw new BackupError('invalid_line', { line })
+      closeSection()
+      const at = STREAM_TABLE_ORDER.indexOf(next.data.table)
+      if (at < order) throw new BackupError('invalid_line', { line })
+      order = at + 1
+      section = { table: next.data.table, rows: next.data.rows, seen: 0 }
+      continue
+    }
+    if (typeof value === 'object' && value !== null && 'end' in value) {
+      const end = endSchema.safeParse(value)
+      closeSection()
+      if (!end.success || end.data.rows !== total) throw new BackupError('truncated', { table: '', line })
+      ended = true
+      continue
+    }
+    if (!section) throw new BackupError('invalid_line', { line })
+    section.seen++
+    total++
+    if (section.seen > section.rows)
+      throw new BackupError('truncated', {
+        table: section.table,
+        expected: section.rows,
+        found: section.seen,
+      })
+    yield { kind: 'row', table: section.table, value, line }
+  }
+  if (line === 0) throw new BackupError('not_a_backup', { reason: 'empty file' })
+  if (!ended) {
+    closeSection()
+    throw new BackupError('truncated', { table: section?.table ?? '', line })
+  }
+}
+
+/** A version-1 file: one JSON document, read whole (they were only ever made for small caches). */
+async function* legacyItems(file: Blob, options: { signal?: AbortSignal }): AsyncGenerator<Item> {
+  let text = ''
+  for await (const part of linesOfWhole(await textStream(file), options.signal)) {
+    text += part
+    if (text.length > LEGACY_MAX_CHARS) throw new BackupError('legacy_too_large', { max: LEGACY_MAX_CHARS })
+  }
+  let doc: unknown
+  try {
+    doc = JSON.parse(text) as unknown
+  } catch {
+    throw new BackupError('not_a_backup', { reason: 'not JSON' })
+  }
+  text = ''
+  const head = headerSchema.safeParse(doc)
+  if (!head.success) throw new BackupError('not_a_backup', { reason: 'no Closebook header' })
+  if (head.data.version !== 1) throw new BackupError('unsupported_version', { version: head.data.version })
+  const tables = (doc as { tables?: unknown }).tables
+  if (typeof tables !== 'object' || tables === null)
+    throw new BackupError('invalid_row', { table: 'tables', line: 1, issue: 'missing' })
+  yield { kind: 'header', exportedAt: head.data.exportedAt, version: 1 }
+  for (const table of STREAM_TABLE_ORDER) {
+    const rows = (tables as Record<string, unknown>)[table]
+    // Imports came later: older backups have none.
+    if (rows === undefined && (table === 'imports' || table === 'importedRows')) continue
+    if (!Array.isArray(rows))
+      throw new BackupError('invalid_row', { table, line: 1, issue: 'expected a list' })
+    for (const [i, value] of rows.entries()) yield { kind: 'row', table, value, line: i + 1 }
+  }
+}
+
+async function* linesOfWhole(stream: ReadableStream<string>, signal?: AbortSignal): AsyncGenerator<string> {
+  const reader = stream.getReader()
+  try {
+    for (;;) {
+      signal?.throwIfAborted()
+      const { done, value } = await reader.read()
+      if (done) return
+      yield value
+    }
+  } catch (error) {
+    if (error instanceof TypeError) throw new BackupError('not_a_backup', { reason: 'not UTF-8 text' })
+    throw error
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+}
+
+async function itemsOf(
+  file: Blob,
+  options: { signal?: AbortSignal; onBytes?: (bytes: number) => void },
+): Promise<AsyncGenerator<Item>> {
+  const first = await firstLine(file)
+  if (first !== null && first.trim() !== '') {
+    let head: unknown
+    try {
+      head = JSON.parse(first) as unknown
+    } catch {
+      head = null
+    }
+    const parsed = headerSchema.safeParse(head)
+    if (parsed.success && parsed.data.version !== 1) return streamItems(file, options)
+  }
+  if (file.size > LEGACY_MAX_CHARS * 4) throw new BackupError('legacy_too_large', { max: LEGACY_MAX_CHARS })
+  return legacyItems(file, options)
+}
+
+// --- checking rows --------------------------------------------------------------------------------
+
+const historyRowSchema = z.object({
+  connectionId: z.string().min(1),
+  syncedAt: z.number().finite(),
+  raw: historyItemSchema,
+})
+const chargeRowSchema = z.object({
+  connectionId: z.string().min(1),
+  syncedAt: z.number().finite(),
+  raw: chargeItemSchema,
+})
+
+const ROW_SCHEMAS = {
+  connections: connectionSchema,
+  stores: storeSchema,
+  locks: lockSchema,
+  history: historyRowSchema,
+  charges: chargeRowSchema,
+  marks: markSchema,
+  audit: auditSchema,
+  checkpoints: checkpointSchema,
+  settings: settingSchema,
+  imports: importSchema,
+  importedRows: importedRowSchema,
+} satisfies Record<BackupTableName, z.ZodType>
+
+type Row =
+  | { table: 'history'; record: HistoryRecord }
+  | { table: 'charges'; record: ChargeRecord }
+  | { table: Exclude<BackupTableName, 'history' | 'charges'>; record: unknown }
+
+/** A checked row; history and charges rebuilt from their API payload, whatever else the line says. */
+function rowOf(item: Extract<Item, { kind: 'row' }>): Row {
+  const parsed = ROW_SCHEMAS[item.table].safeParse(item.value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new BackupError('invalid_row', {
+      table: item.table,
+      line: item.line,
+      issue: `${(issue?.path ?? []).join('.')}: ${issue?.message ?? ''}`.slice(0, 200),
+    })
+  }
+  if (item.table === 'history') {
+    const r = parsed.data as z.infer<typeof historyRowSchema>
+    const record = historyRecordOf(r.connectionId, r.raw, r.syncedAt)
+    if (!Number.isFinite(record.createdAt))
+      throw new BackupError('invalid_row', { table: 'history', line: item.line, issue: 'raw.created_on' })
+    return { table: 'history', record }
+  }
+  if (item.table === 'charges') {
+    const r = parsed.data as z.infer<typeof chargeRowSchema>
+    const record = chargeRecordOf(r.connectionId, r.raw, r.syncedAt)
+    if (!Number.isFinite(record.createdAt))
+      throw new BackupError('invalid_row', { table: 'charges', line: item.line, issue: 'raw.created_on' })
+    return { table: 'charges', record }
+  }
+  return { table: item.table, record: parsed.data }
+}
+
+const SMALL_KEY: Partial<Record<BackupTableName, (r: never) => string>> = {
+  connections: (r: CachedConnection) => r.id,
+  stores: (r: { connectionId: string; storeId: string }) => `${r.connectionId}\u0001${r.storeId}`,
+  locks: (r: PeriodLock) => `${r.connectionId}\u0001${r.period}`,
+  marks: (r: MarkRecord) => `${r.connectionId}\u0001${r.key}`,
+  audit: (r: AuditEntry) => `${r.seq ?? 0}.${r.part ?? 0}`,
+  checkpoints: (r: { connectionId: string; partitionId: string }) =>
+    `${r.connectionId}\u0001${r.partitionId}`,
+  settings: (r: { key: string }) => r.key,
+  imports: (r: { connectionId: string; id: string }) => `${r.connectionId}\u0001${r.id}`,
+}
+
+export interface BackupCheck {
+  exportedAt: string
+  version: number
+  counts: TableCounts
+}
+
+/**
+ * Pass one: reads the whole file and refuses it for the first problem found. Holds record keys and
+ * times (for the marks and audit entries that refer to them) and the keys of the small tables, never
+ * the rows. Charges and imported rows are not checked for duplicates: restore writes them by key.
+ */
+export async function checkBackupFile(
+  file: Blob,
+  options: { signal?: AbortSignal; onProgress?: (p: StreamProgress) => void } = {},
+): Promise<BackupCheck> {
+  const onBytes = (done: number): void => options.onProgress?.({ done, total: file.size })
+  const items = await itemsOf(file, { signal: options.signal, onBytes })
+  const counts = Object.fromEntries(STREAM_TABLE_ORDER.map((t) => [t, 0])) as TableCounts
+  const zones = new Map<string, string>()
+  const records = new Map<string, number>()
+  const locks = new Map<string, PeriodLock>()
+  const seen = new Map<BackupTableName, Set<string>>()
+  // The last close/reopen of each (connection, period), by audit sequence.
+  const lockActions = new Map<string, { seq: number; action: string }>()
+  let head: { seq: number; entry: AuditEntry } | null = null
+  const seqsDone = new Set<number>()
+  let header: { exportedAt: string; version: number } | null = null
+
+  /**
+   * The record's period in its connection's zone, or null when the record is not in the file or the
+   * period fits it. A connection's zone can be changed after marks were made, so a period that the
+   * record has in some zone (UTC−12 to UTC+14) is accepted; one no zone gives it contradicts it.
+   */
+  const contradiction = (connectionId: string, key: string, period: string): string | null => {
+    const createdAt = records.get(`${connectionId}\u0001${key}`)
+    if (createdAt === undefined) return null
+    const possible = [periodOf(createdAt, 'Etc/GMT+12'), periodOf(createdAt, 'Etc/GMT-14')]
+    if (possible.includes(period)) return null
+    const zone = zones.get(connectionId)
+    return zone === undefined ? (possible[0] ?? '') : periodOf(createdAt, zone)
+  }
+
+  for await (const item of items) {
+    if (item.kind === 'header') {
+      header = item
+      continue
+    }
+    const row = rowOf(item)
+    counts[item.table]++
+    const keyOf = SMALL_KEY[item.table] as ((r: unknown) => string) | undefined
+    if (keyOf) {
+      let keys = seen.get(item.table)
+      if (!keys) seen.set(item.table, (keys = new Set()))
+      const key = keyOf(row.record)
+      if (keys.has(key)) throw new BackupError('duplicate_key', { table: item.table, line: item.line, key })
+      keys.add(key)
+    }
+    switch (row.table) {
+      case 'connections': {
+        const c = row.record as CachedConnection
+        if (!isValidTimeZone(c.timeZone))
+          throw new BackupError('unknown_time_zone', {
+            connection: c.label || c.id,
+            zone: c.timeZone.slice(0, 64),
+          })
+        zones.set(c.id, c.timeZone)
+        break
+      }
+      case 'locks': {
+        const l = row.record as PeriodLock
+        locks.set(`${l.connectionId}\u0001${l.period}`, l)
+        break
+      }
+      case 'history': {
+        const id = `${row.record.connectionId}\u0001${row.record.key}`
+        if (records.has(id))
+          throw new BackupError('duplicate_key', { table: 'history', line: item.line, key: row.record.key })
+        records.set(id, row.record.createdAt)
+        break
+      }
+      case 'marks': {
+        const m = row.record as MarkRecord
+        const actual = contradiction(m.connectionId, m.key, m.period)
+        if (actual !== null)
+          throw new BackupError('mark_contradicts_record', { key: m.key, period: m.period, actual })
+        const lock = locks.get(`${m.connectionId}\u0001${m.period}`)
+        if (lock && m.updatedAt > lock.lockedAt)
+          throw new BackupError('mark_after_lock', { key: m.key, period: m.period })
+        break
+      }
+      case 'audit': {
+        const e = row.record as AuditEntry
+        const seq = e.seq ?? 0
+        // One action's entries are consecutive in the file, as the cache stores them in one row.
+        if (head && head.seq === seq) {
+          if (auditRowsOf([head.entry, e]).length > 1)
+            throw new BackupError('audit_split_action', { seq, line: item.line })
+        } else {
+          if (seqsDone.has(seq)) throw new BackupError('audit_split_action', { seq, line: item.line })
+          if (head) seqsDone.add(head.seq)
+          head = { seq, entry: e }
+        }
+        if (e.key !== null && e.period !== null) {
+          const actual = contradiction(e.connectionId, e.key, e.period)
+          if (actual !== null)
+            throw new BackupError('audit_contradicts_record', { seq, key: e.key, period: e.period, actual })
+        }
+        if ((e.action === 'close-period' || e.action === 'reopen-period') && e.period !== null) {
+          const id = `${e.connectionId}\u0001${e.period}`
+          const last = lockActions.get(id)
+          if (!last || last.seq <= seq) lockActions.set(id, { seq, action: e.action })
+        }
+        break
+      }
+      default:
+        break
+    }
+  }
+  if (!header) throw new BackupError('not_a_backup', { reason: 'no Closebook header' })
+  // A closed month has its closing in the audit log, and a month last reopened is not closed.
+  for (const [id, lock] of locks) {
+    const last = lockActions.get(id)
+    if (last?.action !== 'close-period')
+      throw new BackupError('lock_contradicts_audit', { period: lock.period, action: last?.action ?? 'none' })
+  }
+  for (const [id, last] of lockActions) {
+    if (last.action === 'close-period' && !locks.has(id))
+      throw new BackupError('lock_contradicts_audit', {
+        period: id.split('\u0001')[1] ?? '',
+        action: last.action,
+      })
+  }
+  return { exportedAt: header.exportedAt, version: header.version, counts }
+}
+
+// --- writing back ---------------------------------------------------------------------------------
+
+/** Adds marks to their day rows, merging with rows an earlier page wrote. In a transaction. */
+async function addMarks(db: ClosebookDb, marks: readonly { mark: MarkRecord; day: number }[]): Promise<void> {
+  const byRow = new Map<string, { connectionId: string; day: number; marks: MarkRecord[] }>()
+  for (const { mark, day } of marks) {
+    const id = `${mark.connectionId}\u0001${day}`
+    let row = byRow.get(id)
+    if (!row) byRow.set(id, (row = { connectionId: mark.connectionId, day, marks: [] }))
+    row.marks.push(mark)
+  }
+  const groups = [...byRow.values()]
+  const stored = await db.markDays.bulkGet(groups.map((g): [string, number] => [g.connectionId, g.day]))
+  const rows = groups.map((g, i): MarkDayRecord => {
+    const all = [...(stored[i]?.marks ?? []), ...g.marks]
+    const changed = all.some((m) => m.state === 'reconciled' && m.changedSinceReconciled === 1) ? 1 : 0
+    return { connectionId: g.connectionId, day: g.day, marks: all, changed }
+  })
+  await db.markDays.bulkPut(rows)
+}
+
+/**
+ * Pass two: clears the cache and writes the file's rows back, a page per transaction, deriving history
+ * and charges again from their payloads. Call only after `checkBackupFile` accepted the same file.
+ */
+export async function restoreBackupFile(
+  db: ClosebookDb,
+  file: Blob,
+  options: {
+    actor?: string
+    at?: number
+    onProgress?: (p: StreamProgress) => void
+    pageRows?: number
+  } = {},
+): Promise<void> {
+  const pageRows = options.pageRows ?? PAGE_ROWS
+  const onBytes = (done: number): void => options.onProgress?.({ done, total: file.size })
+  const items = await itemsOf(file, { onBytes })
+  await db.transaction('rw', db.allTables(), async () => {
+    await Promise.all(db.allTables().map((t) => t.clear()))
+    await db.settings.put({ key: RESTORE_MARKER_KEY, value: { startedAt: options.at ?? Date.now() } })
+  })
+  const createdAt = new Map<string, number>()
+  const connections: CachedConnection[] = []
+  let exportedAt = ''
+  let page: Row[] = []
+  let pageTable: BackupTableName | null = null
+  let lastSeq: number | null = null
+
+  const flush = async (): Promise<void> => {
+    if (page.length === 0) return
+    const rows = page
+    page = []
+    await db.transaction('rw', db.allTables(), async () => {
+      const table = rows[0]?.table
+      if (table === 'history') {
+        const records = rows.map((r) => r.record as HistoryRecord)
+        await db.history.bulkPut(records)
+        for (const connectionId of new Set(records.map((r) => r.connectionId))) {
+          const mine = records.filter((r) => r.connectionId === connectionId)
+          await putDigests(db.dayDigests, connectionId, mine)
+          await putTokens(db.dayTokens, connectionId, mine)
+        }
+      } else if (table === 'charges') {
+        await db.charges.bulkPut(rows.map((r) => r.record as ChargeRecord))
+      } else if (table === 'marks') {
+        await addMarks(
+          db,
+          rows.map((r) => {
+            const mark = r.record as MarkRecord
+            const at = createdAt.get(`${mark.connectionId}\u0001${mark.key}`)
+            return { mark, day: at === undefined ? ORPHAN_MARK_DAY : markDayOf(at) }
+          }),
+        )
+      } else if (table === 'audit') {
+        const entries = rows.map((r) => r.record as AuditEntry)
+        const rowsBySeq: ReturnType<typeof auditRowsOf> = []
+        let group: AuditEntry[] = []
+        const close = (): void => {
+          if (group.length === 0) return
+          group.sort((a, b) => (a.part ?? 0) - (b.part ?? 0))
+          for (const row of auditRowsOf(group)) rowsBySeq.push({ ...row, seq: group[0]?.seq ?? 0 })
+          group = []
+        }
+        for (const e of entries) {
+          if (group.length > 0 && group[0]?.seq !== e.seq) close()
+          group.push(e)
+        }
+        close()
+        await db.audit.bulkAdd(rowsBySeq)
+      } else if (table) {
+        await db.table(table).bulkPut(rows.map((r) => r.record))
+      }
+    })
+  }
+
+  for await (const item of items) {
+    if (item.kind === 'header') {
+      exportedAt = item.exportedAt
+      continue
+    }
+    const row = rowOf(item)
+    if (row.table === 'settings' && (row.record as { key: string }).key === RESTORE_MARKER_KEY) continue
+    if (row.table === 'connections') connections.push(row.record as CachedConnection)
+    if (row.table === 'history')
+      createdAt.set(`${row.record.connectionId}\u0001${row.record.key}`, row.record.createdAt)
+    // A page never splits one audit action: its entries go in one row.
+    const seq = row.table === 'audit' ? ((row.record as AuditEntry).seq ?? 0) : null
+    if (row.table !== pageTable || (page.length >= pageRows && seq !== lastSeq)) await flush()
+    pageTable = row.table
+    lastSeq = seq
+    page.push(row)
+  }
+  await flush()
+  await db.transaction('rw', db.allTables(), async () => {
+    if (options.actor !== undefined) {
+      const at = options.at ?? Date.now()
+      const actor = options.actor
+      await appendAuditEntries(
+        db.audit,
+        connections.map((c) => ({
+          connectionId: c.id,
+          at,
+          actor,
+          action: 'restore' as const,
+          key: null,
+          period: null,
+          before: null,
+          after: { exportedAt },
+        })),
+      )
+    }
+    await db.settings.delete(RESTORE_MARKER_KEY)
+  })
+}
+
+/** Throws `restore_interrupted` when a restore started writing and never finished. */
+export async function assertRestoreComplete(db: ClosebookDb): Promise<void> {
+  const marker = await db.settings.get(RESTORE_MARKER_KEY)
+  if (marker) throw new BackupError('restore_interrupted')
+}

@@ -1,0 +1,192 @@
+/**
+ * A backup round trip in Chromium with its real IndexedDB (tests/bench/browser/backup-entry.ts): fill a
+ * cache of 500k records (10 % marked, each with its audit entry), back it up with streamBackup to a file
+ * on disk, choose that file in a file input, check it and restore it into an empty cache. Time of each
+ * step, and the tab's peak memory during each: the renderer's peak resident set (VmHWM, reset before each
+ * step through /proc/<pid>/clear_refs) and the largest JS heap seen (sampled every 250 ms).
+ */
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { Page } from '@playwright/test'
+import { Dataset } from '../../electron/sandbox/dataset'
+import { usFromIso } from '../../electron/sandbox/model'
+import { historyItem, type Names } from '../../electron/sandbox/serialize'
+import { measured, type MetricMap } from './metrics'
+import type { BackupBenchArgs, BackupRunResult, RestoreRunResult } from './shared/backup-bench-types'
+import { runInChromium } from './support/chromium-runner'
+
+const FROM = '2025-11-01T00:00:00Z'
+const TO = '2026-11-01T00:00:00Z'
+const MIB = 1024 * 1024
+
+/** Renderer processes of the Chromium using `profileDir` (a child's command line does not name it). */
+function rendererPids(profileDir: string): number[] {
+  const procs = new Map<number, { ppid: number; cmd: string }>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ')
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      procs.set(Number(name), { ppid, cmd })
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  const ours = (pid: number): boolean => {
+    for (let p = pid, depth = 0; p > 1 && depth < 10; depth++) {
+      const info = procs.get(p)
+      if (!info) return false
+      if (info.cmd.includes(profileDir)) return true
+      p = info.ppid
+    }
+    return false
+  }
+  return [...procs].filter(([pid, p]) => p.cmd.includes('--type=renderer') && ours(pid)).map(([pid]) => pid)
+}
+
+const peakRssMiB = (pids: number[]): number =>
+  Math.max(
+    0,
+    ...pids.map((pid) => {
+      try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+        return m ? Math.round(Number(m[1]) / 1024) : 0
+      } catch {
+        return 0
+      }
+    }),
+  )
+
+function resetPeaks(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      writeFileSync(`/proc/${pid}/clear_refs`, '5')
+    } catch {
+      // not permitted: the peak then includes the fill
+    }
+  }
+}
+
+interface Step<T> {
+  result: T
+  peakRssMiB: number
+  peakHeapMiB: number
+}
+
+/** Runs one step, tracking the renderer's peak RSS and the page's largest JS heap. */
+async function step<T>(page: Page, profileDir: string, run: () => Promise<T>): Promise<Step<T>> {
+  const pids = rendererPids(profileDir)
+  resetPeaks(pids)
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('Performance.enable')
+  let peakHeap = 0
+  let sampling = true
+  const sampler = (async () => {
+    while (sampling) {
+      const { metrics } = await cdp.send('Performance.getMetrics').catch(() => ({ metrics: [] }))
+      const heap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0
+      peakHeap = Math.max(peakHeap, heap)
+      await new Promise((r) => setTimeout(r, 250))
+    }
+  })()
+  try {
+    const result = await run()
+    return { result, peakRssMiB: peakRssMiB(pids), peakHeapMiB: Math.round(peakHeap / MIB) }
+  } finally {
+    sampling = false
+    await sampler
+    await cdp.detach().catch(() => undefined)
+  }
+}
+
+export async function benchBackup({ quick }: { quick: boolean }): Promise<MetricMap> {
+  const wanted = Number(process.env['BACKUP_BENCH_RECORDS'] ?? (quick ? 20_000 : 500_000))
+  const data = new Dataset({
+    seed: 405,
+    stores: 5,
+    records: Math.round(wanted / 1.075),
+    fromUs: usFromIso(FROM) ?? 0,
+    toUs: usFromIso(TO) ?? 0,
+  })
+  const storeNames = new Map(data.stores.map((s) => [s.id, s.name]))
+  const names: Names = { merchant: data.merchant, storeName: (id) => storeNames.get(id) ?? '' }
+  const dir = mkdtempSync(join(tmpdir(), 'closebook-backup-bench-'))
+  const path = join(dir, 'closebook-backup.jsonl')
+  const fd = openSync(path, 'w', 0o600)
+  let bytes = 0
+  const started = Date.now()
+  const log = (s: string): void =>
+    void process.stderr.write(`bench: backup: ${s} (${Math.round((Date.now() - started) / 1000)} s)\n`)
+  const args: BackupBenchArgs = { records: data.history.length, timeZone: 'Asia/Tokyo' }
+  try {
+    const { backup, restore } = await runInChromium(resolve(__dirname, 'browser/backup-entry.ts'), args, {
+      timeoutMs: 3_600_000,
+      expose: {
+        __stage: (s: string) => log(s),
+        __items: (offset: number, count: number) =>
+          JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
+        __write: (chunk: string) => {
+          bytes += writeSync(fd, chunk)
+          return bytes
+        },
+      },
+      drive: async (page, profileDir) => {
+        const backup = await step(page, profileDir, () =>
+          page.evaluate(
+            (a) =>
+              (
+                globalThis as unknown as { __bench: (x: BackupBenchArgs) => Promise<BackupRunResult> }
+              ).__bench(a),
+            args,
+          ),
+        )
+        closeSync(fd)
+        log(`backup file ${Math.round(bytes / MIB)} MiB written`)
+        await page.setInputFiles('#backup-file', path)
+        const restore = await step(page, profileDir, () =>
+          page.evaluate(() =>
+            (globalThis as unknown as { __restore: () => Promise<RestoreRunResult> }).__restore(),
+          ),
+        )
+        return { backup, restore }
+      },
+    })
+    const b = backup.result
+    const r = restore.result
+    if (r.restored !== b.records || r.restoredMarks !== b.marks || !r.sampleIdentical)
+      throw new Error(
+        `round trip lost data: ${b.records} records and ${b.marks} marks backed up, ${r.restored} and ${r.restoredMarks} restored, sample identical: ${r.sampleIdentical}`,
+      )
+    const on = `${b.records} records, ${b.marks} marks with their audit entries, in Chromium IndexedDB (${b.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}); file ${Math.round(r.fileBytes / MIB)} MiB of line-delimited JSON`
+    return {
+      'backup.roundtrip_s': measured(
+        'backup.roundtrip_s',
+        Math.round((b.backupMs + r.checkMs + r.restoreMs) / 100) / 10,
+        `backup ${Math.round(b.backupMs / 1000)} s + check (pass one) ${Math.round(r.checkMs / 1000)} s + restore into an empty cache (pass two) ${Math.round(r.restoreMs / 1000)} s; ${on}; every record, mark and a 200-record sample compared after the restore`,
+      ),
+      'backup.peak_renderer_mb': measured(
+        'backup.peak_renderer_mb',
+        Math.max(backup.peakRssMiB, restore.peakRssMiB),
+        `tab (renderer) peak RSS: backup ${backup.peakRssMiB} MiB, check + restore ${restore.peakRssMiB} MiB (VmHWM reset before each step); largest JS heap seen: backup ${backup.peakHeapMiB} MiB, check + restore ${restore.peakHeapMiB} MiB; the file is ${Math.round(r.fileBytes / MIB)} MiB`,
+      ),
+    }
+  } finally {
+    try {
+      closeSync(fd)
+    } catch {
+      // closed already
+    }
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

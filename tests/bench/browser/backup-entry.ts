@@ -1,0 +1,161 @@
+/**
+ * Runs in Chromium (real IndexedDB): fills a cache with the sandbox's records (streamed in by `__items`),
+ * marks every tenth record with its audit entry, then backs it up with the app's streamBackup, handing
+ * each chunk to Node (`__write`, which appends to a file as the host does). Node then chooses that file
+ * in the page's file input, and `__restore` checks and restores it into a second, empty cache with the
+ * app's checkBackupFile and restoreBackupFile: a disk-backed File read through file.stream().
+ */
+import type { HistoryItem } from '../../../electron/shared/payment-api'
+import { appendAuditEntries } from '../../../src/db/audit-repository'
+import { checkBackupFile, restoreBackupFile, streamBackup } from '../../../src/db/backup-stream'
+import { ClosebookDb } from '../../../src/db/database'
+import { putDigests } from '../../../src/db/day-digests'
+import { putTokens } from '../../../src/db/day-tokens'
+import { historyRecordOf } from '../../../src/db/history-record'
+import { markDayOf, markDayRowsOf, putMarkDays } from '../../../src/db/marks-repository'
+import type { AuditEntry, MarkRecord } from '../../../src/db/records'
+import { fingerprintOf } from '../../../src/reconcile/fingerprint'
+import { periodOf } from '../../../src/reconcile/periods'
+import type { BackupBenchArgs, BackupRunResult, RestoreRunResult } from '../shared/backup-bench-types'
+
+const CONNECTION = 'bench-connection'
+const CHUNK = 5000
+
+type Feed = (offset: number, count: number) => Promise<string>
+type Write = (chunk: string) => Promise<number>
+const page = window as unknown as { __items: Feed; __write: Write; __stage?: (s: string) => Promise<void> }
+const stage = (s: string): void => void page.__stage?.(s)
+const ms = (x: number): number => Math.round(x)
+
+let dbName = ''
+
+async function backupRun(args: BackupBenchArgs): Promise<BackupRunResult> {
+  dbName = `closebook-backup-bench-${Date.now()}`
+  const db = new ClosebookDb(dbName, { indexedDB, IDBKeyRange })
+  await db.open()
+  const syncedAt = Date.now()
+  await db.connections.put({
+    id: CONNECTION,
+    label: 'Bench',
+    baseUrl: 'http://127.0.0.1:1',
+    timeZone: args.timeZone,
+    storeIds: [],
+    isDemo: false,
+    lastSyncedAt: syncedAt,
+    highWater: {},
+  })
+  let t = performance.now()
+  let marks = 0
+  let seq = 0
+  for (let i = 0; i < args.records; i += CHUNK) {
+    if (i % 50_000 === 0) stage(`fill at record ${i}`)
+    const items = JSON.parse(await page.__items(i, CHUNK)) as HistoryItem[]
+    const records = items.map((item) => historyRecordOf(CONNECTION, item, syncedAt))
+    const marked = records.filter((_, n) => (i + n) % 10 === 0)
+    const markRows: MarkRecord[] = marked.map((r) => ({
+      connectionId: CONNECTION,
+      key: r.key,
+      state: 'reconciled',
+      note: `checked ${r.resourceId.slice(0, 8)}`,
+      fingerprint: fingerprintOf(r),
+      changedSinceReconciled: 0,
+      period: periodOf(r.createdAt, args.timeZone),
+      updatedAt: syncedAt,
+      updatedBy: 'bench',
+    }))
+    const audit: AuditEntry[] = markRows.map((m) => ({
+      connectionId: CONNECTION,
+      at: syncedAt + ++seq,
+      actor: 'bench',
+      action: 'mark',
+      key: m.key,
+      period: m.period,
+      before: null,
+      after: { state: 'reconciled' },
+    }))
+    const days = new Map(records.map((r) => [r.key, markDayOf(r.createdAt)]))
+    await db.transaction('rw', [db.history, db.dayDigests, db.dayTokens, db.markDays, db.audit], async () => {
+      await db.history.bulkPut(records)
+      await putDigests(db.dayDigests, CONNECTION, records)
+      await putTokens(db.dayTokens, CONNECTION, records)
+      await putMarkDays(
+        db.markDays,
+        markDayRowsOf(markRows, (m) => days.get(m.key)),
+      )
+      await appendAuditEntries(db.audit, audit)
+    })
+    marks += markRows.length
+  }
+  const fillMs = performance.now() - t
+  const records = await db.history.count()
+  // What the cache holds (a day split across two fill chunks keeps the later chunk's marks only).
+  marks = (await db.markDays.toArray()).reduce((n, r) => n + r.marks.length, 0)
+
+  stage('backup')
+  t = performance.now()
+  let chars = 0
+  for await (const chunk of streamBackup(db)) {
+    chars += chunk.length
+    await page.__write(chunk)
+  }
+  const backupMs = performance.now() - t
+  db.close()
+  return { records, marks, fillMs: ms(fillMs), backupMs: ms(backupMs), chars, userAgent: navigator.userAgent }
+}
+
+async function restoreRun(): Promise<RestoreRunResult> {
+  const input = document.querySelector<HTMLInputElement>('#backup-file')
+  const file = input?.files?.[0]
+  if (!file) throw new Error('no backup file chosen')
+  const source = new ClosebookDb(dbName, { indexedDB, IDBKeyRange })
+  const target = new ClosebookDb(`${dbName}-restored`, { indexedDB, IDBKeyRange })
+  await target.open()
+  stage('check (pass one)')
+  let t = performance.now()
+  const check = await checkBackupFile(file)
+  const checkMs = performance.now() - t
+  stage('restore (pass two)')
+  t = performance.now()
+  await restoreBackupFile(target, file, { actor: 'bench' })
+  const restoreMs = performance.now() - t
+  stage('compare')
+  const restored = await target.history.count()
+  const restoredMarks = (await target.markDays.toArray()).reduce((n, r) => n + r.marks.length, 0)
+  // A sample of records must come back exactly as they were (every field derived again from `raw`).
+  const sample = await source.history.limit(200).toArray()
+  const back = await target.history.bulkGet(
+    sample.map((r): [string, typeof r.key] => [r.connectionId, r.key]),
+  )
+  const same = sample.every((r, i) => JSON.stringify(r) === JSON.stringify(back[i]))
+  const digests = (await source.dayDigests.count()) === (await target.dayDigests.count())
+  source.close()
+  target.close()
+  return {
+    fileBytes: file.size,
+    checkMs: ms(checkMs),
+    restoreMs: ms(restoreMs),
+    checkedRecords: check.counts.history,
+    restored,
+    restoredMarks,
+    sampleIdentical: same && digests,
+  }
+}
+
+const input = document.createElement('input')
+input.type = 'file'
+input.id = 'backup-file'
+document.body.append(input)
+
+function reporting<A, R>(fn: (a: A) => Promise<R>): (a: A) => Promise<R> {
+  return async (a) => {
+    try {
+      return await fn(a)
+    } catch (error) {
+      const e = error as { name?: string; message?: string; inner?: { name?: string; message?: string } }
+      const inner = e.inner ? ` (${e.inner.name ?? ''}: ${e.inner.message ?? ''})` : ''
+      throw new Error(`${e.name ?? 'Error'}: ${e.message ?? String(error)}${inner}`)
+    }
+  }
+}
+
+Object.assign(window, { __bench: reporting(backupRun), __restore: reporting(restoreRun) })

@@ -1,0 +1,345 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { appendAuditEntries } from '../../../../src/db/audit-repository'
+import { countTables, exportBackup } from '../../../../src/db/backup'
+import {
+  assertRestoreComplete,
+  BackupError,
+  checkBackupFile,
+  RESTORE_MARKER_KEY,
+  restoreBackupFile,
+  streamBackup,
+  type BackupErrorCode,
+} from '../../../../src/db/backup-stream'
+import { chargeRecordOf } from '../../../../src/db/charge-record'
+import type { ClosebookDb } from '../../../../src/db/database'
+import { dayDigestRowsOf } from '../../../../src/db/day-digests'
+import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
+import { historyRecordOf } from '../../../../src/db/history-record'
+import type { HistoryRecord } from '../../../../src/db/records'
+import {
+  CONN,
+  HOUR,
+  STORE_1,
+  T0,
+  auditEntry,
+  chargeItem,
+  checkpoint,
+  historyItem,
+  mark,
+  openDb,
+  putMarks,
+} from './fixtures'
+
+let db: ClosebookDb
+let other: ClosebookDb
+
+/** A consistent cache: 7 records over two days, marks on three, a closed September and its audit. */
+async function seed(target: ClosebookDb): Promise<HistoryRecord[]> {
+  const history = Array.from({ length: 7 }, (_, i) => historyRecordOf(CONN, historyItem(i * 5 + 1), T0))
+  await target.connections.put({
+    id: CONN,
+    label: 'Shop',
+    baseUrl: 'http://127.0.0.1:1',
+    timeZone: 'Asia/Tokyo',
+    storeIds: [STORE_1],
+    isDemo: false,
+    lastSyncedAt: T0,
+    highWater: { transaction_history: T0 },
+  })
+  await target.stores.put({ connectionId: CONN, storeId: STORE_1, storeName: 'One', merchantName: 'M' })
+  await target.history.bulkPut(history)
+  await target.charges.bulkPut([1, 2, 3].map((n) => chargeRecordOf(CONN, chargeItem(n), T0)))
+  const marked = [history[0]!, history[3]!, history[6]!]
+  await putMarks(
+    target,
+    marked.map((h, i) => mark(h.key, { note: `n${i}`, updatedAt: T0 + 30 * 86_400_000 })),
+    (m) => history.find((h) => h.key === m.key)!.createdAt,
+  )
+  await appendAuditEntries(target.audit, [
+    auditEntry({ action: 'close-period', key: null, period: '2026-09', at: T0 - HOUR }),
+  ])
+  await appendAuditEntries(target.audit, [
+    auditEntry({ key: marked[0]!.key, at: T0 + HOUR }),
+    auditEntry({ key: marked[1]!.key, at: T0 + HOUR }),
+  ])
+  await appendAuditEntries(target.audit, [auditEntry({ key: marked[2]!.key, action: 'note', after: 'n2' })])
+  await target.locks.put({ connectionId: CONN, period: '2026-09', lockedAt: T0 - HOUR, lockedBy: 'alice' })
+  await target.checkpoints.put(checkpoint())
+  await target.settings.put({ key: 'locale', value: { lang: 'ja' } })
+  return history
+}
+
+async function backupText(source: ClosebookDb, pageRows = 2): Promise<string> {
+  let text = ''
+  for await (const chunk of streamBackup(source, { now: new Date(T0), pageRows })) text += chunk
+  return text
+}
+
+const fileOf = (text: string): Blob => new Blob([text])
+
+async function refusal(p: Promise<unknown>): Promise<BackupError> {
+  const error = await p.then(
+    () => null,
+    (e: unknown) => e,
+  )
+  if (!(error instanceof BackupError)) throw new Error(`expected a BackupError, got ${String(error)}`)
+  return error
+}
+
+/** Rewrites the line(s) of a backup that `match`, or drops them when `replace` returns null. */
+function editLines(
+  text: string,
+  match: (row: Record<string, unknown>) => boolean,
+  replace: (row: Record<string, unknown>) => object | null,
+): string {
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      if (!line) return [line]
+      const row = JSON.parse(line) as Record<string, unknown>
+      if (!match(row)) return [line]
+      const next = replace(row)
+      return next === null ? [] : [JSON.stringify(next)]
+    })
+    .join('\n')
+}
+
+beforeEach(async () => {
+  db = openDb()
+  other = openDb('other')
+  await seed(db)
+})
+afterEach(() => {
+  db.close()
+  other.close()
+})
+
+describe('streamed backup (version 2)', () => {
+  it('writes line-delimited JSON: header, a section per table, history as its API payload, an end line', async () => {
+    const lines = (await backupText(db))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(lines[0]).toEqual({
+      format: 'closebook-backup',
+      version: 2,
+      exportedAt: '2026-10-01T00:00:00.000Z',
+    })
+    expect(lines.at(-1)).toEqual({ end: true, rows: 1 + 1 + 1 + 7 + 3 + 3 + 4 + 1 + 1 })
+    const history = lines.findIndex((l) => l['table'] === 'history')
+    expect(lines[history]).toEqual({ table: 'history', rows: 7 })
+    expect(Object.keys(lines[history + 1]!).sort()).toEqual(['connectionId', 'raw', 'syncedAt'])
+    const sections = lines.filter((l) => 'table' in l).map((l) => l['table'])
+    expect(sections).toEqual([
+      'connections',
+      'stores',
+      'locks',
+      'history',
+      'charges',
+      'marks',
+      'audit',
+      'checkpoints',
+      'settings',
+      'imports',
+      'importedRows',
+    ])
+  })
+
+  it('round-trips into another cache, a page per transaction, rebuilding day rows and the search index', async () => {
+    const before = await exportBackup(db, new Date(T0))
+    await other.history.put(historyRecordOf('gone', historyItem(99), T0))
+    await other.settings.put({ key: 'stale', value: 1 })
+    const file = fileOf(await backupText(db))
+    const progress: number[] = []
+    const check = await checkBackupFile(file, { onProgress: (p) => progress.push(p.done) })
+    expect(check.counts).toEqual(await countTables(db))
+    expect(progress.at(-1)).toBe(file.size)
+    await restoreBackupFile(other, file, { pageRows: 2 })
+    expect(await exportBackup(other, new Date(T0))).toEqual(before)
+    expect(await other.dayDigests.toArray()).toEqual(dayDigestRowsOf(await db.history.toArray()))
+    expect(await other.dayTokens.toArray()).toEqual(dayTokenRowsOf(await db.history.toArray()))
+    expect(await other.markDays.toArray()).toEqual(await db.markDays.toArray())
+    await expect(assertRestoreComplete(other)).resolves.toBeUndefined()
+  })
+
+  it('reads a version-2 file only as a stream, never as one string', async () => {
+    // Past ~512 MB, Chromium cannot make the string file.text() would return: the old restore's failure.
+    class StreamOnly extends Blob {
+      override text(): Promise<string> {
+        throw new Error('file.text() called')
+      }
+      override arrayBuffer(): Promise<ArrayBuffer> {
+        throw new Error('file.arrayBuffer() called')
+      }
+    }
+    const file = new StreamOnly([await backupText(db)])
+    await checkBackupFile(file)
+    await restoreBackupFile(other, file)
+    expect(await countTables(other)).toEqual(await countTables(db))
+  })
+
+  it('appends one restore audit entry per connection when an actor is given', async () => {
+    await restoreBackupFile(other, fileOf(await backupText(db)), { actor: 'sato', at: T0 + 9 })
+    const last = await other.audit.orderBy(':id').last()
+    expect(last).toMatchObject({ connectionId: CONN, actor: 'sato', action: 'restore', at: T0 + 9 })
+  })
+
+  it('restores a gzip-compressed backup', async () => {
+    const gz = new Blob([await backupText(db)]).stream().pipeThrough(new CompressionStream('gzip'))
+    const file = new Blob([await new Response(gz).arrayBuffer()])
+    await checkBackupFile(file)
+    await restoreBackupFile(other, file)
+    expect(await countTables(other)).toEqual(await countTables(db))
+  })
+
+  it('still restores a version-1 file (one JSON document)', async () => {
+    const legacy = JSON.stringify(await exportBackup(db, new Date(T0)))
+    await checkBackupFile(fileOf(legacy))
+    await restoreBackupFile(other, fileOf(legacy))
+    expect(await exportBackup(other, new Date(T0))).toEqual(await exportBackup(db, new Date(T0)))
+  })
+
+  it('derives every indexed field from the API payload, not from what the file says', async () => {
+    const legacy = await exportBackup(db, new Date(T0))
+    const forged = legacy.tables.history[0]!
+    Object.assign(forged, { amount: 1, currency: 'USD', createdAt: 0, searchText: 'forged', storeId: 'x' })
+    await restoreBackupFile(other, fileOf(JSON.stringify(legacy)))
+    const restored = await other.history.get([CONN, forged.key])
+    expect(restored).toEqual(historyRecordOf(CONN, forged.raw, forged.syncedAt))
+    expect(restored?.amount).toBe(forged.raw.amount)
+    // Version 2 lines with extra fields: ignored the same way.
+    const text = editLines(
+      await backupText(db),
+      (r) =>
+        'raw' in r &&
+        'connectionId' in r &&
+        'syncedAt' in r &&
+        (r['raw'] as { resource_id?: string }).resource_id === forged.resourceId,
+      (r) => ({ ...r, amount: 1 }),
+    )
+    await restoreBackupFile(other, fileOf(text))
+    expect((await other.history.get([CONN, forged.key]))?.amount).toBe(forged.raw.amount)
+  })
+
+  it('refuses a backup made while the cache changed', async () => {
+    const chunks = streamBackup(db, { now: new Date(T0), pageRows: 1, chunkChars: 1 })
+    await chunks.next()
+    await appendAuditEntries(db.audit, [auditEntry({ action: 'note', key: null })])
+    const error = await refusal(
+      (async () => {
+        for (;;) if ((await chunks.next()).done) return
+      })(),
+    )
+    expect(error.code).toBe('changed_during_backup')
+  })
+
+  it('says so when a restore stopped half-way', async () => {
+    await other.settings.put({ key: RESTORE_MARKER_KEY, value: { startedAt: T0 } })
+    expect((await refusal(assertRestoreComplete(other))).code).toBe('restore_interrupted')
+  })
+})
+
+describe('restore refuses, with a specific error, and changes nothing', () => {
+  const cases: [string, BackupErrorCode, (text: string) => string][] = [
+    [
+      'a connection in an unknown time zone',
+      'unknown_time_zone',
+      (t) =>
+        editLines(
+          t,
+          (r) => r['id'] === CONN,
+          (r) => ({ ...r, timeZone: 'Mars/Olympus_Mons' }),
+        ),
+    ],
+    [
+      "a mark whose period is not its record's",
+      'mark_contradicts_record',
+      (t) =>
+        editLines(
+          t,
+          (r) => r['note'] === 'n1',
+          (r) => ({ ...r, period: '2026-03' }),
+        ),
+    ],
+    [
+      'a mark changed after its month was closed',
+      'mark_after_lock',
+      (t) =>
+        editLines(
+          t,
+          (r) => r['note'] === 'n1',
+          (r) => ({ ...r, period: '2026-09', key: 'charge:not-in-file', updatedAt: T0 }),
+        ),
+    ],
+    [
+      "an audit entry whose period is not its record's",
+      'audit_contradicts_record',
+      (t) =>
+        editLines(
+          t,
+          (r) => r['action'] === 'note',
+          (r) => ({ ...r, period: '2025-01' }),
+        ),
+    ],
+    [
+      'a closed month without its closing in the audit log',
+      'lock_contradicts_audit',
+      (t) =>
+        editLines(
+          t,
+          (r) => r['action'] === 'close-period',
+          (r) => ({ ...r, action: 'reopen-period' }),
+        ),
+    ],
+    [
+      'a row that is not valid',
+      'invalid_row',
+      (t) =>
+        editLines(
+          t,
+          (r) => 'raw' in r && 'syncedAt' in r,
+          (r) => ({ ...r, raw: { ...(r['raw'] as object), amount: 'lots' } }),
+        ),
+    ],
+    [
+      'a record twice',
+      'duplicate_key',
+      (t) => {
+        const lines = t.split('\n')
+        const at = lines.findIndex((l) => l.includes('"table":"history"'))
+        lines[at + 2] = lines[at + 1]!
+        return lines.join('\n')
+      },
+    ],
+    ['a file cut off before its end line', 'truncated', (t) => t.split('\n').slice(0, -2).join('\n')],
+    [
+      'a table missing rows',
+      'truncated',
+      (t) =>
+        editLines(
+          t,
+          (r) => r['note'] === 'n1',
+          () => null,
+        ),
+    ],
+    [
+      'a line that is not JSON',
+      'invalid_line',
+      (t) => t.replace('\n{"table":"charges"', '\n{oops\n{"table":"charges"'),
+    ],
+    ['a newer format', 'unsupported_version', (t) => t.replace('"version":2', '"version":3')],
+    ['something else entirely', 'not_a_backup', () => 'hello\nworld\n'],
+  ]
+  it.each(cases)('%s', async (_, code, edit) => {
+    const countsBefore = await countTables(other)
+    const error = await refusal(checkBackupFile(fileOf(edit(await backupText(db)))))
+    expect(error.code).toBe(code)
+    expect(await countTables(other)).toEqual(countsBefore)
+  })
+
+  it('refuses an unknown time zone in a version-1 file too', async () => {
+    const legacy = await exportBackup(db, new Date(T0))
+    legacy.tables.connections[0]!.timeZone = 'Not/AZone'
+    expect((await refusal(checkBackupFile(fileOf(JSON.stringify(legacy))))).code).toBe('unknown_time_zone')
+  })
+})
