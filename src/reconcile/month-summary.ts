@@ -212,3 +212,51 @@ export function summarizeMonth(input: MonthSummaryInput): MonthSummary {
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
+
+/** The figures of a summary row that add up across stores (all but the row's identity). */
+export type SummaryFigures = Omit<MonthSummaryRow, 'storeId' | 'currency' | 'mode'>
+
+export interface CurrencyTotal extends SummaryFigures {
+  currency: string
+  mode: Mode
+}
+
+/**
+ * The month's totals per currency × mode, summed over stores: what the Month-end screen, the checklist
+ * and the workbook's "Totals per currency" show. Live and test stay apart (test money is not money), and a
+ * currency is never added to another. Live first, then by currency.
+ */
+export function totalsByCurrency(rows: readonly MonthSummaryRow[]): CurrencyTotal[] {
+  const totals = new Map<string, CurrencyTotal>()
+  for (const row of rows) {
+    const key = JSON.stringify([row.currency, row.mode])
+    let total = totals.get(key)
+    if (!total) {
+      total = { ...emptyRow('', row.currency, row.mode) }
+      delete (total as Partial<MonthSummaryRow>).storeId
+      totals.set(key, total)
+    }
+    for (const field of FIGURE_FIELDS) total[field] += row[field]
+  }
+  for (const t of totals.values()) for (const field of FIGURE_FIELDS) assertMinorUnits(t[field], field)
+  return [...totals.values()].sort(
+    (a, b) => compare(a.mode, b.mode) || compare(a.currency, b.currency), // 'live' < 'test': live first
+  )
+}
+
+/** Every additive figure of a summary row, in the workbook's column order. */
+export const FIGURE_FIELDS = [
+  'chargeCount',
+  'chargeSum',
+  'refundCount',
+  'refundSum',
+  'feeSum',
+  'feeUnknownCurrencyCount',
+  'net',
+  'reconciledCount',
+  'reconciledSum',
+  'unreconciledCount',
+  'unreconciledSum',
+  'changedSinceReconciledCount',
+  'otherStatusCount',
+] as const satisfies readonly (keyof SummaryFigures)[]
