@@ -52,6 +52,8 @@ export interface DailyPoint {
   gross: number
   /** Successful refunds of the day (positive). */
   refunds: number
+  /** Fees of the day's successful charges in this currency (positive); net of the day = gross − refunds − fees. */
+  fees: number
 }
 
 export interface MonthSummary {
@@ -117,12 +119,21 @@ export function summarizeMonth(input: MonthSummaryInput): MonthSummary {
     }
     return row
   }
-  const daily = new Map<string, { currency: string; mode: Mode; gross: number[]; refunds: number[] }>()
+  const daily = new Map<
+    string,
+    { currency: string; mode: Mode; gross: number[]; refunds: number[]; fees: number[] }
+  >()
   const seriesFor = (currency: string, mode: Mode) => {
     const key = JSON.stringify([currency, mode])
     let series = daily.get(key)
     if (!series) {
-      series = { currency, mode, gross: days.map(() => 0), refunds: days.map(() => 0) }
+      series = {
+        currency,
+        mode,
+        gross: days.map(() => 0),
+        refunds: days.map(() => 0),
+        fees: days.map(() => 0),
+      }
       daily.set(key, series)
     }
     return series
@@ -170,7 +181,11 @@ export function summarizeMonth(input: MonthSummaryInput): MonthSummary {
       continue
     }
     // A fee in another currency than the charge belongs to that currency's row, never converted.
-    rowFor(charge.storeId, normalizeCurrency(charge.feeCurrency), charge.mode).feeSum += charge.feeAmount
+    const feeCurrency = normalizeCurrency(charge.feeCurrency)
+    rowFor(charge.storeId, feeCurrency, charge.mode).feeSum += charge.feeAmount
+    const fees = seriesFor(feeCurrency, charge.mode).fees
+    const day = dayIndex(starts, charge.createdAt)
+    fees[day] = (fees[day] ?? 0) + charge.feeAmount
   }
 
   const out = [...rows.values()]
@@ -203,6 +218,7 @@ export function summarizeMonth(input: MonthSummaryInput): MonthSummary {
         mode: s.mode,
         gross: s.gross[i] ?? 0,
         refunds: s.refunds[i] ?? 0,
+        fees: s.fees[i] ?? 0,
       })
     })
   }
