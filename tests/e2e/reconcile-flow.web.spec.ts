@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs'
-import { FINAL_COUNT } from './support/demo'
+import { FINAL_COUNT, openDemoAndSync } from './support/demo'
 import { expect, test } from './support/web-host'
 
 test.describe('month-end flow on the web host', () => {
@@ -216,5 +216,70 @@ test.describe('month-end flow on the web host', () => {
     expect(header.get('Month status')).toMatch(/^Open/)
     expect(header.get('Amounts')).toMatch(/major units/)
     expect(book.getWorksheet('Audit')?.rowCount).toBeGreaterThan(2 + n)
+  })
+
+  test('closes October in Japanese through the checklist, with charts and no English or raw keys', async ({
+    page,
+    webHost,
+  }) => {
+    test.setTimeout(120_000)
+    const cspErrors: string[] = []
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) cspErrors.push(m.text())
+    })
+    await openDemoAndSync(page, webHost.launchUrl)
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('ja')
+    const nav = page.getByRole('navigation', { name: 'メインナビゲーション' })
+    await nav.getByRole('link', { name: '設定' }).click()
+    await page.getByLabel('お名前（監査ログに記録されます）').fill('佐藤 花子')
+    await page.getByRole('button', { name: '保存', exact: true }).click()
+    await nav.getByRole('link', { name: '月次締め' }).click()
+    await page.getByLabel('月', { exact: true }).fill('2026-10')
+    await page.getByLabel('月', { exact: true }).dispatchEvent('change')
+    await expect(page.getByRole('heading', { name: '2026-10 を締める前に' })).toBeVisible()
+    const checklist = page.getByRole('list', { name: '2026-10 の締めチェックリスト' })
+    await expect(checklist).toContainText('確認できません')
+    await expect(page.getByTestId('check-unreconciled')).toContainText('要対応')
+    await expect(page.getByTestId('check-unreconciled').getByRole('listitem').first()).toHaveText(
+      /^[A-Z]{3}（(本番|テスト)）：[\d,]+ 件、\S*[\d,.]+/,
+    )
+
+    // Charts: ECharts' SVG with its accessible description, Japanese legends, a data table alongside.
+    const daily = page.getByTestId('chart-daily-JPY')
+    await expect(daily.locator('svg').first()).toBeVisible()
+    await expect(daily.locator('[aria-label*="JPY の日別差引の棒グラフ"]')).toHaveCount(1)
+    await expect(daily.locator('svg text', { hasText: '差引（本番）' }).first()).toBeVisible()
+    await expect(
+      page.getByRole('table', { name: '月次合計（JPY）' }).getByRole('row', { name: /^本番/ }),
+    ).toBeVisible()
+    await expect(page.getByRole('table', { name: '通貨・モード別の月次合計' })).toContainText('当月の差引')
+
+    await page.getByRole('button', { name: '2026-10 を締める…' }).click()
+    const dialog = page.getByRole('dialog', { name: '2026-10 を締める' })
+    await expect(dialog).toContainText('佐藤 花子 さんとして締めます。')
+    await dialog.getByRole('checkbox', { name: 'それでも締める（理由はメモに記載）' }).check()
+    await dialog.getByLabel('メモ（必須：未対応の項目があるまま締める理由）').fill('10月分は入金済み')
+    await dialog.getByRole('button', { name: '2026-10 を今すぐ締める' }).click()
+    await expect(page.getByTestId('close-notice')).toHaveText('2026-10 を締めました。')
+    await expect(page.getByTestId('month-closed')).toContainText('佐藤 花子 さんが締めました。')
+    await expect(page.getByTestId('month-closed')).toContainText('メモ：10月分は入金済み')
+
+    // What this view adds reads as Japanese: no raw key, no English word, every amount with its currency.
+    const parts = [
+      page.getByRole('region', { name: '2026-10 を締める前に' }),
+      page.getByTestId('currency-totals'),
+      page.getByRole('region', { name: 'グラフ' }),
+    ]
+    for (const part of parts) {
+      const text = (await part.innerText()).replace(/Exceptions/g, '') // the workbook's sheet name
+      expect(text).not.toMatch(/\b(monthEnd|settings|ledger)\.[a-z]/)
+      expect(text).not.toMatch(
+        /\b(live|test|Live|Test|Done|Check|Needs|Net|Charged|Refunded|Fees|records?)\b/,
+      )
+    }
+    const amounts = await page.getByTestId('currency-totals').locator('td.num').allInnerTexts()
+    for (const a of amounts.filter((x) => /\d\.\d|[,\d]{4,}/.test(x) && !/^[\d,]+$/.test(x)))
+      expect(a, 'an amount shows its currency').toMatch(/[¥￥$€£]|[A-Z]{3}/)
+    expect(cspErrors).toEqual([])
   })
 })
