@@ -205,6 +205,8 @@ export const lockSchema = z.object({
   period,
   lockedAt: ms,
   lockedBy: z.string(),
+  note: z.string().max(2_000).optional(),
+  snapshot: z.record(z.string(), z.string().max(64)).optional(),
 })
 
 export const settingSchema = z.object({ key: z.string().min(1), value: z.unknown() })

@@ -212,6 +212,13 @@ export interface PeriodLock {
   period: string
   lockedAt: number
   lockedBy: string
+  /** The closer's note (issue 20); absent on locks made before it, or when none was given. */
+  note?: string
+  /**
+   * A short hash of each record's fingerprint at the close (key → hash), so a reopen can say what
+   * changed since: not indexed, so no schema step; absent on older locks.
+   */
+  snapshot?: Record<string, string>
 }
 
 export type SyncResource = 'transaction_history' | 'charges'

@@ -13,7 +13,14 @@ import type { AuditEntry, ChargeRecord, HistoryRecord, MarkRecord, RecordKey } f
 import { isSuccessful, crossCheck, netOf, type Difference } from '../reconcile/cross-check'
 import { currencyExponent, normalizeCurrency, toMajorUnits } from '../reconcile/currency'
 import { hasChangedSinceReconciled } from '../reconcile/fingerprint'
-import { summarizeMonth, type MonthSummary, type MonthSummaryRow } from '../reconcile/month-summary'
+import type { QuarantinedItem } from '../reconcile/close-checklist'
+import {
+  summarizeMonth,
+  totalsByCurrency,
+  type CurrencyTotal,
+  type MonthSummary,
+  type MonthSummaryRow,
+} from '../reconcile/month-summary'
 import { periodRange } from '../reconcile/periods'
 import {
   amountCell,
@@ -45,6 +52,16 @@ export interface MonthWorkbookInput {
   filters?: readonly string[]
   /** Imported order or bank lines of the period that no accepted match links to (issue: matching). */
   unmatchedImports?: readonly UnmatchedImport[]
+  /** The month's close when the workbook was made; null or absent: the month is open. */
+  close?: MonthClose | null
+  /** Items held in quarantine for the month (real exceptions); absent: none known. */
+  quarantined?: readonly QuarantinedItem[]
+}
+
+export interface MonthClose {
+  closedAt: number
+  closedBy: string
+  note: string | null
 }
 
 export interface UnmatchedImport {
@@ -77,6 +94,7 @@ export const SHEETS = {
   charges: 'Charges',
   refunds: 'Refunds',
   exceptions: 'Exceptions',
+  notReconciled: 'Not reconciled',
   audit: 'Audit',
 } as const
 
@@ -162,7 +180,7 @@ const CH = new Columns([
   col('feeCurrency', 'Fee currency', 'text', 12),
   col('fee', 'Fee', 'amount', 12),
   col('refunded', 'Refunded to date', 'amount', 14),
-  col('net', 'Net', 'amount', 14),
+  col('net', 'Net after refunds to date', 'amount', 14),
   col('separate', 'Other-currency amounts', 'text', 24),
   col('merchantTxId', 'Merchant transaction ID', 'text', 24),
   col('descriptor', 'Descriptor', 'text', 20),
@@ -220,7 +238,7 @@ const SU = new Columns([
   col('refundSum', 'Refund amount', 'amount', 15),
   col('feeSum', 'Fees', 'amount', 13),
   col('feeUnknown', 'Fees without currency', 'integer', 12),
-  col('net', 'Net', 'amount', 15),
+  col('net', 'Net of the month', 'amount', 15),
   col('reconciledCount', 'Reconciled', 'integer', 11),
   col('reconciledSum', 'Reconciled amount', 'amount', 15),
   col('unreconciledCount', 'Unreconciled', 'integer', 12),
@@ -385,8 +403,17 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
     }
   }
 
+  const checked = buildExceptions(history, charges, input.marks, tz)
   const exceptions = [
-    ...buildExceptions(history, charges, input.marks, tz),
+    ...checked.exceptions,
+    ...(input.quarantined ?? []).map((q) =>
+      EX.row({
+        kind: 'quarantined',
+        reason: `Refused by sync (${q.resource === 'charges' ? 'charge list' : 'transaction history'}): ${q.reason}. Not in any total until it is fetched again.`,
+        record: q.itemId,
+        created: dateCell(q.seenAt, tz),
+      }),
+    ),
     ...(input.unmatchedImports ?? [])
       .filter((u) => u.at >= range.from && u.at < range.to)
       .map((u) =>
@@ -400,6 +427,7 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
         }),
       ),
   ]
+  const notReconciled = checked.notReconciled
   const audit = auditOfPeriod(input, range, new Set(storeHistory.map((r) => r.key)))
 
   const auditRows = function* (): Iterable<ExportRow> {
@@ -419,9 +447,9 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
 
   const storeLabel = input.storeId === null ? null : (storeName(input.storeId) ?? input.storeId)
   const preamble = summaryPreamble(input, storeLabel)
-  const summaryRows = summary.rows.map((row, i) =>
-    summaryRow(row, preamble.length + 2 + i, storeName(row.storeId)),
-  )
+  const firstRow = preamble.length + 2
+  const summaryRows = summary.rows.map((row, i) => summaryRow(row, firstRow + i, storeName(row.storeId)))
+  const footer = summaryFooter(summary.rows, firstRow)
 
   const sheet = (
     name: string,
@@ -439,7 +467,7 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
     summary,
     sheets: [
       {
-        spec: { name: SHEETS.summary, columns: SU.columns, preamble },
+        spec: { name: SHEETS.summary, columns: SU.columns, preamble, ...(footer.length ? { footer } : {}) },
         rowCount: summaryRows.length,
         rows: () => summaryRows,
       },
@@ -447,6 +475,7 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
       sheet(SHEETS.charges, CH, charges.length, chargeRows),
       sheet(SHEETS.refunds, RF, refunds.length, refundRows),
       sheet(SHEETS.exceptions, EX, exceptions.length, () => exceptions),
+      sheet(SHEETS.notReconciled, EX, notReconciled.length, () => notReconciled),
       sheet(SHEETS.audit, AU, audit.length, auditRows),
     ],
   }
@@ -456,6 +485,7 @@ function summaryPreamble(input: MonthWorkbookInput, storeLabel: string | null): 
   const tz = input.connection.timeZone
   const range = periodRange(input.period, tz)
   const filters = [storeLabel === null ? 'All stores' : `Store: ${storeLabel}`, ...(input.filters ?? [])]
+  const close = input.close ?? null
   return [
     ['Closebook month-end workbook'],
     ['Merchant', input.merchantName || null],
@@ -465,64 +495,170 @@ function summaryPreamble(input: MonthWorkbookInput, storeLabel: string | null): 
       `${input.period} (${formatWallClock(wallClockMs(range.from, tz))} to ${formatWallClock(wallClockMs(range.to, tz))}, end exclusive)`,
     ],
     ['Time zone', `${tz} (every date and time in this workbook)`],
+    [
+      'Amounts',
+      "In major units of each row's currency (JPY in yen, USD in dollars and cents), never converted; different currencies are never added together.",
+    ],
     ['Generated at', dateCell(input.generatedAt, tz)],
     ['Filters', filters.join('; ')],
     ['App version', input.appVersion],
+    ['Month status', close ? 'Closed' : 'Open: not closed in Closebook when this workbook was generated'],
+    ['Closed by', close ? clipText(close.closedBy) : null],
+    ['Closed at', close ? dateCell(close.closedAt, tz) : null],
+    ['Close note', close?.note ? clipText(close.note) : null],
     [
-      'Totals below are formulas over the detail sheets, per store, currency and mode; currencies are never added together. Reconciled and unreconciled amounts are signed: refunds negative.',
+      'Totals below are formulas over the detail sheets, per store, currency and mode; under the table, totals per currency and a control block whose figures must all be 0. Reconciled and unreconciled amounts are signed: refunds negative.',
     ],
   ]
 }
 
-function summaryRow(row: MonthSummaryRow, r: number, storeName: string | null): ExportRow {
-  const d = currencyExponent(row.currency)
-  const T = SHEETS.transactions
-  const C = SHEETS.charges
-  const tx = (k: Parameters<typeof TX.range>[1]) => TX.range(T, k)
-  const ch = (k: Parameters<typeof CH.range>[1]) => CH.range(C, k)
-  const key = `${tx('storeId')},$A${r},${tx('currency')},$C${r},${tx('mode')},$D${r}`
+type SummaryKey = Parameters<typeof SU.letter>[0]
+
+/**
+ * The 13 figures of one summary row as formulas over the detail sheets. `storeRow` names the row whose
+ * A (store), C (currency) and D (mode) cells are the criteria; without a store (the control block), only
+ * currency and mode are, so the details are summed over every store.
+ */
+function detailFormulas(
+  r: number,
+  byStore: boolean,
+  currency: string,
+): Record<Exclude<SummaryKey, 'storeId' | 'storeName' | 'currency' | 'mode' | 'net'>, string> & {
+  net: string
+} {
+  const d = currencyExponent(currency)
+  const tx = (k: Parameters<typeof TX.range>[1]) => TX.range(SHEETS.transactions, k)
+  const ch = (k: Parameters<typeof CH.range>[1]) => CH.range(SHEETS.charges, k)
+  const store = byStore ? `${tx('storeId')},$A${r},` : ''
+  const key = `${store}${tx('currency')},$C${r},${tx('mode')},$D${r}`
   const counted = `${tx('counted')},"Yes"`
-  const count = (criteria: string, result: number): ExportCell => ({
-    formula: `COUNTIFS(${key},${criteria})`,
-    result,
-  })
-  const sum = (column: Parameters<typeof TX.range>[1], criteria: string, minor: number): ExportCell => ({
-    formula: `ROUND(SUMIFS(${tx(column)},${key},${criteria}),${d})`,
-    result: toMajorUnits(minor, row.currency),
-    decimals: d,
-  })
-  const chargeKey = `${ch('storeId')},$A${r},${ch('mode')},$D${r},${ch('counted')},"Yes"`
-  const L = (k: Parameters<typeof SU.letter>[0]) => `${SU.letter(k)}${r}`
-  return SU.row({
+  const count = (criteria: string) => `COUNTIFS(${key},${criteria})`
+  const sum = (column: Parameters<typeof TX.range>[1], criteria: string) =>
+    `SUMIFS(${tx(column)},${key},${criteria})`
+  const chargeKey = `${byStore ? `${ch('storeId')},$A${r},` : ''}${ch('mode')},$D${r},${ch('counted')},"Yes"`
+  const charged = sum('amount', `${tx('type')},"charge",${counted}`)
+  const refunded = sum('amount', `${tx('type')},"refund",${counted}`)
+  const fees = `SUMIFS(${ch('fee')},${chargeKey},${ch('feeCurrency')},$C${r})`
+  const round = (f: string) => `ROUND(${f},${d})`
+  return {
+    chargeCount: count(`${tx('type')},"charge",${counted}`),
+    chargeSum: round(charged),
+    refundCount: count(`${tx('type')},"refund",${counted}`),
+    refundSum: round(refunded),
+    feeSum: round(fees),
+    feeUnknown: `COUNTIFS(${chargeKey},${ch('currency')},$C${r},${ch('feeCurrency')},"${UNKNOWN_FEE_CURRENCY}")`,
+    net: round(`${charged}-${refunded}-${fees}`),
+    reconciledCount: count(`${counted},${tx('reconciliation')},"reconciled"`),
+    reconciledSum: round(sum('signed', `${counted},${tx('reconciliation')},"reconciled"`)),
+    unreconciledCount: count(`${counted},${tx('reconciliation')},"unreconciled"`),
+    unreconciledSum: round(sum('signed', `${counted},${tx('reconciliation')},"unreconciled"`)),
+    changedCount: count(`${counted},${tx('changed')},"Yes"`),
+    otherCount: count(`${tx('counted')},"No"`),
+  }
+}
+
+/** Summary columns E…Q with the month-summary field each one shows and whether it is an amount. */
+const FIGURE_COLUMNS: readonly [
+  Exclude<SummaryKey, 'storeId' | 'storeName' | 'currency' | 'mode'>,
+  keyof CurrencyTotal,
+  boolean,
+][] = [
+  ['chargeCount', 'chargeCount', false],
+  ['chargeSum', 'chargeSum', true],
+  ['refundCount', 'refundCount', false],
+  ['refundSum', 'refundSum', true],
+  ['feeSum', 'feeSum', true],
+  ['feeUnknown', 'feeUnknownCurrencyCount', false],
+  ['net', 'net', true],
+  ['reconciledCount', 'reconciledCount', false],
+  ['reconciledSum', 'reconciledSum', true],
+  ['unreconciledCount', 'unreconciledCount', false],
+  ['unreconciledSum', 'unreconciledSum', true],
+  ['changedCount', 'changedSinceReconciledCount', false],
+  ['otherCount', 'otherStatusCount', false],
+]
+
+function figureCell(formula: string, minor: number, isAmount: boolean, currency: string): ExportCell {
+  if (!isAmount) return { formula, result: minor }
+  const decimals = currencyExponent(currency)
+  return { formula, result: toMajorUnits(minor, currency), decimals }
+}
+
+function summaryRow(row: MonthSummaryRow, r: number, storeName: string | null): ExportRow {
+  const formulas = detailFormulas(r, true, row.currency)
+  const d = currencyExponent(row.currency)
+  const L = (k: SummaryKey) => `${SU.letter(k)}${r}`
+  // The store row's net is its own columns' difference: what the reader sees add up.
+  formulas.net = `ROUND(${L('chargeSum')}-${L('refundSum')}-${L('feeSum')},${d})`
+  const cells: Partial<Record<SummaryKey, ExportCell>> = {
     storeId: row.storeId,
     storeName,
     currency: row.currency,
     mode: row.mode,
-    chargeCount: count(`${tx('type')},"charge",${counted}`, row.chargeCount),
-    chargeSum: sum('amount', `${tx('type')},"charge",${counted}`, row.chargeSum),
-    refundCount: count(`${tx('type')},"refund",${counted}`, row.refundCount),
-    refundSum: sum('amount', `${tx('type')},"refund",${counted}`, row.refundSum),
-    feeSum: {
-      formula: `ROUND(SUMIFS(${ch('fee')},${chargeKey},${ch('feeCurrency')},$C${r}),${d})`,
-      result: toMajorUnits(row.feeSum, row.currency),
-      decimals: d,
-    },
-    feeUnknown: {
-      formula: `COUNTIFS(${chargeKey},${ch('currency')},$C${r},${ch('feeCurrency')},"${UNKNOWN_FEE_CURRENCY}")`,
-      result: row.feeUnknownCurrencyCount,
-    },
-    net: {
-      formula: `ROUND(${L('chargeSum')}-${L('refundSum')}-${L('feeSum')},${d})`,
-      result: toMajorUnits(row.net, row.currency),
-      decimals: d,
-    },
-    reconciledCount: count(`${counted},${tx('reconciliation')},"reconciled"`, row.reconciledCount),
-    reconciledSum: sum('signed', `${counted},${tx('reconciliation')},"reconciled"`, row.reconciledSum),
-    unreconciledCount: count(`${counted},${tx('reconciliation')},"unreconciled"`, row.unreconciledCount),
-    unreconciledSum: sum('signed', `${counted},${tx('reconciliation')},"unreconciled"`, row.unreconciledSum),
-    changedCount: count(`${counted},${tx('changed')},"Yes"`, row.changedSinceReconciledCount),
-    otherCount: count(`${tx('counted')},"No"`, row.otherStatusCount),
+  }
+  for (const [column, field, isAmount] of FIGURE_COLUMNS)
+    cells[column] = figureCell(
+      formulas[column],
+      row[field as keyof MonthSummaryRow] as number,
+      isAmount,
+      row.currency,
+    )
+  return SU.row(cells)
+}
+
+/**
+ * Under the store table: per currency × mode, the sum of the store rows, then a control block that
+ * recomputes each figure from the detail sheets over every store and subtracts the total: every control
+ * figure must be 0. A store row lost, edited or mis-keyed shows there.
+ */
+function summaryFooter(rows: readonly MonthSummaryRow[], firstRow: number): ExportRow[] {
+  if (rows.length === 0) return []
+  const lastRow = firstRow + rows.length - 1
+  const totals = totalsByCurrency(rows)
+  const totalsTitle = lastRow + 2
+  const firstTotal = totalsTitle + 1
+  const controlTitle = firstTotal + totals.length + 1
+  const firstControl = controlTitle + 1
+  const span = (k: SummaryKey) => `$${SU.letter(k)}$${firstRow}:$${SU.letter(k)}$${lastRow}`
+  const out: ExportRow[] = [
+    [],
+    ['Totals per currency and mode: the store rows above added up; currencies are never added together.'],
+  ]
+  totals.forEach((t, i) => {
+    const r = firstTotal + i
+    const d = currencyExponent(t.currency)
+    const cells: Partial<Record<SummaryKey, ExportCell>> = {
+      storeId: 'Total',
+      currency: t.currency,
+      mode: t.mode,
+    }
+    for (const [column, field, isAmount] of FIGURE_COLUMNS) {
+      const f = `SUMIFS(${span(column)},${span('currency')},$C${r},${span('mode')},$D${r})`
+      cells[column] = figureCell(isAmount ? `ROUND(${f},${d})` : f, t[field] as number, isAmount, t.currency)
+    }
+    out.push(SU.row(cells))
   })
+  out.push([])
+  out.push(['Control: the detail sheets over every store minus the totals above. Every figure must be 0.'])
+  totals.forEach((t, i) => {
+    const r = firstControl + i
+    const total = firstTotal + i
+    const d = currencyExponent(t.currency)
+    const formulas = detailFormulas(r, false, t.currency)
+    const cells: Partial<Record<SummaryKey, ExportCell>> = {
+      storeId: 'Control',
+      currency: t.currency,
+      mode: t.mode,
+    }
+    for (const [column, , isAmount] of FIGURE_COLUMNS) {
+      const f = `${formulas[column]}-${SU.letter(column)}${total}`
+      cells[column] = isAmount
+        ? { formula: `ROUND(${f},${d})`, result: 0, decimals: d }
+        : { formula: f, result: 0 }
+    }
+    out.push(SU.row(cells))
+  })
+  return out
 }
 
 const DIFFERENCE_REASONS: Record<Difference['kind'], (d: Difference) => string> = {
@@ -539,17 +675,19 @@ const DIFFERENCE_REASONS: Record<Difference['kind'], (d: Difference) => string> 
 }
 
 /**
- * Everything an accountant should look at before closing: counted records not yet reconciled, records
- * changed since they were reconciled, records not counted because of their status, cross-check
- * differences between history and charge list, and fees the API gave without a currency.
+ * Everything an accountant should look at before closing, in two lists: real exceptions (records changed
+ * since they were reconciled, records not counted because of their status, cross-check differences between
+ * history and charge list, fees the API gave without a currency) and counted records simply not reconciled
+ * yet, which would otherwise bury the few real ones under hundreds of routine rows.
  */
 function buildExceptions(
   history: readonly HistoryRecord[],
   charges: readonly ChargeRecord[],
   marks: ReadonlyMap<RecordKey, MarkRecord>,
   tz: string,
-): ExportRow[] {
+): { exceptions: ExportRow[]; notReconciled: ExportRow[] } {
   const rows: ExportRow[] = []
+  const notReconciled: ExportRow[] = []
   const recordRow = (r: HistoryRecord, kind: string, reason: string): ExportRow =>
     EX.row({
       kind,
@@ -568,7 +706,7 @@ function buildExceptions(
     if (!isSuccessful(r.status)) {
       rows.push(recordRow(r, 'not counted', `Status "${r.status}": no money moved, so not in the totals.`))
     } else if (mark?.state !== 'reconciled') {
-      rows.push(recordRow(r, 'unreconciled', 'Not reconciled yet.'))
+      notReconciled.push(recordRow(r, 'not reconciled yet', 'Counted in the totals, not reconciled yet.'))
     } else if (hasChangedSinceReconciled(mark, r)) {
       rows.push(
         recordRow(
@@ -613,7 +751,7 @@ function buildExceptions(
       }),
     )
   }
-  return rows
+  return { exceptions: rows, notReconciled }
 }
 
 /**

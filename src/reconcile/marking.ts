@@ -302,15 +302,30 @@ function lockOf(locks: LockedPeriods, period: string): PeriodLock | { period: st
   return found ?? { period }
 }
 
+/** What the Month-end close adds to a lock: the closer's note and the records' state at the close. */
+export interface CloseDetails {
+  note?: string
+  snapshot?: Record<string, string>
+}
+
+/** The lock as the audit log shows it: the snapshot (one hash per record) is summarized by its size. */
+function auditedLock(lock: PeriodLock | { period: string }): Record<string, unknown> {
+  const { snapshot, ...rest } = lock as PeriodLock
+  return snapshot ? { ...rest, records: Object.keys(snapshot).length } : rest
+}
+
 /** Closes a period: its marks are frozen until it is reopened. Closing a closed period is a no-op. */
-export function planClosePeriod(input: PlanPeriodInput): LockPlan {
+export function planClosePeriod(input: PlanPeriodInput & { details?: CloseDetails }): LockPlan {
   assertPeriod(input.period)
   if (input.locks.has(input.period)) return { puts: [], deletes: [], audit: [] }
+  const note = input.details?.note?.trim()
   const lock: PeriodLock = {
     connectionId: input.connectionId,
     period: input.period,
     lockedAt: input.now,
     lockedBy: input.actor,
+    ...(note ? { note } : {}),
+    ...(input.details?.snapshot ? { snapshot: input.details.snapshot } : {}),
   }
   return {
     puts: [lock],
@@ -324,7 +339,7 @@ export function planClosePeriod(input: PlanPeriodInput): LockPlan {
         key: null,
         period: input.period,
         before: null,
-        after: { ...lock },
+        after: auditedLock(lock),
       },
     ],
   }
@@ -347,7 +362,7 @@ export function planReopenPeriod(input: PlanPeriodInput & { reason: string }): L
         action: 'reopen-period',
         key: null,
         period: input.period,
-        before: { ...lockOf(input.locks, input.period) },
+        before: auditedLock(lockOf(input.locks, input.period)),
         after: null,
         reason,
       },

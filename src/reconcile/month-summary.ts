@@ -52,6 +52,8 @@ export interface DailyPoint {
   gross: number
   /** Successful refunds of the day (positive). */
   refunds: number
+  /** Fees of the day's successful charges in this currency (positive); net of the day = gross − refunds − fees. */
+  fees: number
 }
 
 export interface MonthSummary {
@@ -117,12 +119,21 @@ export function summarizeMonth(input: MonthSummaryInput): MonthSummary {
     }
     return row
   }
-  const daily = new Map<string, { currency: string; mode: Mode; gross: number[]; refunds: number[] }>()
+  const daily = new Map<
+    string,
+    { currency: string; mode: Mode; gross: number[]; refunds: number[]; fees: number[] }
+  >()
   const seriesFor = (currency: string, mode: Mode) => {
     const key = JSON.stringify([currency, mode])
     let series = daily.get(key)
     if (!series) {
-      series = { currency, mode, gross: days.map(() => 0), refunds: days.map(() => 0) }
+      series = {
+        currency,
+        mode,
+        gross: days.map(() => 0),
+        refunds: days.map(() => 0),
+        fees: days.map(() => 0),
+      }
       daily.set(key, series)
     }
     return series
@@ -170,7 +181,11 @@ export function summarizeMonth(input: MonthSummaryInput): MonthSummary {
       continue
     }
     // A fee in another currency than the charge belongs to that currency's row, never converted.
-    rowFor(charge.storeId, normalizeCurrency(charge.feeCurrency), charge.mode).feeSum += charge.feeAmount
+    const feeCurrency = normalizeCurrency(charge.feeCurrency)
+    rowFor(charge.storeId, feeCurrency, charge.mode).feeSum += charge.feeAmount
+    const fees = seriesFor(feeCurrency, charge.mode).fees
+    const day = dayIndex(starts, charge.createdAt)
+    fees[day] = (fees[day] ?? 0) + charge.feeAmount
   }
 
   const out = [...rows.values()]
@@ -203,6 +218,7 @@ export function summarizeMonth(input: MonthSummaryInput): MonthSummary {
         mode: s.mode,
         gross: s.gross[i] ?? 0,
         refunds: s.refunds[i] ?? 0,
+        fees: s.fees[i] ?? 0,
       })
     })
   }
@@ -212,3 +228,51 @@ export function summarizeMonth(input: MonthSummaryInput): MonthSummary {
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
+
+/** The figures of a summary row that add up across stores (all but the row's identity). */
+export type SummaryFigures = Omit<MonthSummaryRow, 'storeId' | 'currency' | 'mode'>
+
+export interface CurrencyTotal extends SummaryFigures {
+  currency: string
+  mode: Mode
+}
+
+/**
+ * The month's totals per currency × mode, summed over stores: what the Month-end screen, the checklist
+ * and the workbook's "Totals per currency" show. Live and test stay apart (test money is not money), and a
+ * currency is never added to another. Live first, then by currency.
+ */
+export function totalsByCurrency(rows: readonly MonthSummaryRow[]): CurrencyTotal[] {
+  const totals = new Map<string, CurrencyTotal>()
+  for (const row of rows) {
+    const key = JSON.stringify([row.currency, row.mode])
+    let total = totals.get(key)
+    if (!total) {
+      total = { ...emptyRow('', row.currency, row.mode) }
+      delete (total as Partial<MonthSummaryRow>).storeId
+      totals.set(key, total)
+    }
+    for (const field of FIGURE_FIELDS) total[field] += row[field]
+  }
+  for (const t of totals.values()) for (const field of FIGURE_FIELDS) assertMinorUnits(t[field], field)
+  return [...totals.values()].sort(
+    (a, b) => compare(a.mode, b.mode) || compare(a.currency, b.currency), // 'live' < 'test': live first
+  )
+}
+
+/** Every additive figure of a summary row, in the workbook's column order. */
+export const FIGURE_FIELDS = [
+  'chargeCount',
+  'chargeSum',
+  'refundCount',
+  'refundSum',
+  'feeSum',
+  'feeUnknownCurrencyCount',
+  'net',
+  'reconciledCount',
+  'reconciledSum',
+  'unreconciledCount',
+  'unreconciledSum',
+  'changedSinceReconciledCount',
+  'otherStatusCount',
+] as const satisfies readonly (keyof SummaryFigures)[]

@@ -17,14 +17,7 @@ import type {
   PeriodLock,
   RecordKey,
 } from '../db/records'
-import {
-  planClosePeriod,
-  planMarks,
-  planReopenPeriod,
-  planUndo,
-  type MarkAction,
-  type MarkSubject,
-} from '../reconcile/marking'
+import { planMarks, planUndo, type MarkAction, type MarkSubject } from '../reconcile/marking'
 import { dayRange, periodOf, periodRange } from '../reconcile/periods'
 import type { ChargeFee } from '../reconcile/row-figures'
 import { IN_MEMORY_SORT_LIMIT, sortRows, type SortColumn } from './ledger-sort'
@@ -484,45 +477,6 @@ export const useLedgerStore = defineStore('ledger', () => {
     }
   }
 
-  async function closePeriod(): Promise<void> {
-    const period = activePeriod.value
-    if (!period || !connectionId.value) return
-    const plan = planClosePeriod({
-      connectionId: connectionId.value,
-      period,
-      locks: locks.value,
-      actor: actor.value,
-      now: Date.now(),
-    })
-    const lock = plan.puts[0]
-    const entry = plan.audit[0]
-    if (lock && entry) await appCache().locks.lock(lock, entry)
-    await loadLocks()
-    lastBatch.value = null
-    notice.value = { kind: 'closed', period }
-  }
-
-  async function reopenPeriod(reason: string): Promise<void> {
-    const period = activePeriod.value
-    if (!period || !connectionId.value) return
-    try {
-      const plan = planReopenPeriod({
-        connectionId: connectionId.value,
-        period,
-        locks: locks.value,
-        actor: actor.value,
-        now: Date.now(),
-        reason,
-      })
-      const entry = plan.audit[0]
-      if (entry) await appCache().locks.unlock(connectionId.value, period, entry)
-      await loadLocks()
-      notice.value = { kind: 'reopened', period }
-    } catch (e) {
-      notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
-    }
-  }
-
   async function auditFor(period: string | null, key?: RecordKey): Promise<AuditEntry[]> {
     if (!connectionId.value) return []
     const cache = appCache()
@@ -609,8 +563,6 @@ export const useLedgerStore = defineStore('ledger', () => {
     clearSelection,
     applyMarks,
     undo,
-    closePeriod,
-    reopenPeriod,
     auditFor,
     resetFilters,
     exportCsv,

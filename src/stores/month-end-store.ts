@@ -1,10 +1,39 @@
-/** Month-end: the summary of one connection's month from the cache, and what is left before closing it. */
+/**
+ * Month-end: the summary of one connection's month from the cache, what is left before closing it (the
+ * checklist), and the close itself: confirmed with the closer's name and a note, reopened with a reason
+ * and a list of what changed since the close.
+ */
 import { defineStore } from 'pinia'
-import { ref, shallowRef } from 'vue'
+import { computed, ref, shallowRef } from 'vue'
 import { appCache } from '../db/cache'
-import type { CachedConnection, ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../db/records'
+import type {
+  CachedConnection,
+  ChargeRecord,
+  HistoryRecord,
+  MarkRecord,
+  PeriodLock,
+  RecordKey,
+} from '../db/records'
+import {
+  canStillChange,
+  changesSinceClose,
+  closeChecklist,
+  closeFactsProvider,
+  countExceptedWithNote,
+  shortHash,
+  type ChangesSinceClose,
+  type Checklist,
+  type QuarantinedItem,
+} from '../reconcile/close-checklist'
 import { crossCheck, type Difference } from '../reconcile/cross-check'
-import { summarizeMonth, type MonthSummary } from '../reconcile/month-summary'
+import { fingerprintOf } from '../reconcile/fingerprint'
+import { planClosePeriod, planReopenPeriod } from '../reconcile/marking'
+import {
+  summarizeMonth,
+  totalsByCurrency,
+  type CurrencyTotal,
+  type MonthSummary,
+} from '../reconcile/month-summary'
 import { nextPeriod, periodOf, periodRange, previousPeriod } from '../reconcile/periods'
 import { ImportsRepository } from '../db/imports-repository'
 import { exportMonthWorkbook } from '../export/workbook-client'
@@ -20,6 +49,20 @@ export interface MonthData {
   differences: Difference[]
   storeNames: Map<string, string>
   locked: boolean
+  /** The month's close, when it is closed. */
+  lock: PeriodLock | null
+  /** Per currency × mode over every store (live first). */
+  totals: CurrencyTotal[]
+  checklist: Checklist
+  /** Quarantined items of the month, when the provider knows them. */
+  quarantined: readonly QuarantinedItem[]
+  /** Closed month with a snapshot: records added, changed or gone since the close. */
+  changes: ChangesSinceClose | null
+}
+
+/** Each record of the month with the short hash of its fingerprint: what a close remembers. */
+function snapshotOf(history: readonly HistoryRecord[]): Map<RecordKey, string> {
+  return new Map(history.map((r) => [r.key, shortHash(fingerprintOf(r))]))
 }
 
 /** Everything the month's summary, workbook and exceptions are built from, read once from the cache. */
@@ -33,21 +76,56 @@ export async function loadMonth(connection: CachedConnection, period: string): P
   found.forEach((m) => m && marks.set(m.key, m))
   const storeNames = new Map<string, string>()
   for (const r of history) if (r.raw.store_name) storeNames.set(r.storeId, r.raw.store_name)
+  const summary = summarizeMonth({ history, charges, marks, timeZone: connection.timeZone, period })
+  const differences = crossCheck(
+    history.filter((r) => r.type === 'charge'),
+    charges,
+  )
+  const lock = (await cache.locks.get(connection.id, period)) ?? null
+  const totals = totalsByCurrency(summary.rows)
+  const facts = closeFactsProvider()
+  const [lastVerified, quarantined, checkpoints, fresh] = await Promise.all([
+    facts.lastVerified(connection.id, period),
+    facts.quarantined(connection.id, period),
+    cache.checkpoints.list(connection.id),
+    cache.connections.get(connection.id),
+  ])
+  const inPeriod = (t: number) => t >= range.from && t < range.to
+  const checklist = closeChecklist({
+    periodEnd: range.to,
+    lastSyncedAt: (fresh ?? connection).lastSyncedAt,
+    unfinishedPartitions: checkpoints.filter((c) => !c.done).length,
+    lastVerified,
+    quarantined,
+    stillChanging: history.filter((r) => inPeriod(r.createdAt) && canStillChange(r.status)).length,
+    changedSinceReconciled: summary.rows.reduce((s, r) => s + r.changedSinceReconciledCount, 0),
+    totals,
+    exceptedWithNote: countExceptedWithNote(history, marks, inPeriod),
+    differences: differences.length,
+    otherStatus: summary.rows.reduce((s, r) => s + r.otherStatusCount, 0),
+  })
   return {
     connection,
     period,
     history,
     charges,
     marks,
-    summary: summarizeMonth({ history, charges, marks, timeZone: connection.timeZone, period }),
-    differences: crossCheck(
-      history.filter((r) => r.type === 'charge'),
-      charges,
-    ),
+    summary,
+    differences,
     storeNames,
-    locked: await cache.locks.isLocked(connection.id, period),
+    locked: lock !== null,
+    lock,
+    totals,
+    checklist,
+    quarantined: quarantined.available ? quarantined.value : [],
+    changes: lock?.snapshot
+      ? changesSinceClose(lock.snapshot, snapshotOf(history.filter((r) => inPeriod(r.createdAt))))
+      : null,
   }
 }
+
+/** Why a close or reopen was refused; the view words it (i18n). */
+export type CloseRefusal = 'needsName' | 'needsAcknowledge' | 'needsNote' | 'needsReason' | 'alreadyChanged'
 
 export const useMonthEndStore = defineStore('month-end', () => {
   const connections = ref<CachedConnection[]>([])
@@ -56,6 +134,90 @@ export const useMonthEndStore = defineStore('month-end', () => {
   const data = shallowRef<MonthData | null>(null)
   const loading = ref(false)
   const error = ref<string | null>(null)
+  /** The name set in Settings; null until one is set (a close needs it). */
+  const closerName = ref<string | null>(null)
+  const closeRefusal = ref<CloseRefusal | null>(null)
+  const closing = ref(false)
+  const canClose = computed(() => data.value !== null && !data.value.locked && closerName.value !== null)
+
+  async function loadCloserName(): Promise<void> {
+    const name = await appCache().settings.getRaw('actorName')
+    closerName.value = typeof name === 'string' && name.trim() ? name.trim() : null
+  }
+
+  /**
+   * Closes the month as `closerName`, with an optional note. While the checklist has blocking items the
+   * close needs `acknowledged` and a note saying why; the lock keeps a snapshot of the month's records.
+   */
+  async function closeMonth(note: string, acknowledged: boolean): Promise<boolean> {
+    closeRefusal.value = null
+    await loadCloserName()
+    const d = data.value
+    if (!d || d.locked || closing.value) return false
+    if (closerName.value === null) return refuse('needsName')
+    if (d.checklist.blocking > 0 && !acknowledged) return refuse('needsAcknowledge')
+    if (d.checklist.blocking > 0 && note.trim() === '') return refuse('needsNote')
+    closing.value = true
+    try {
+      const range = periodRange(d.period, d.connection.timeZone)
+      const month = d.history.filter((r) => r.createdAt >= range.from && r.createdAt < range.to)
+      const plan = planClosePeriod({
+        connectionId: d.connection.id,
+        period: d.period,
+        locks: new Set<string>(),
+        actor: closerName.value,
+        now: Date.now(),
+        details: { note, snapshot: Object.fromEntries(snapshotOf(month)) },
+      })
+      const lock = plan.puts[0]
+      const entry = plan.audit[0]
+      // false: closed meanwhile (another window); the reload shows that close.
+      const done = lock && entry ? await appCache().locks.lock(lock, entry) : false
+      if (!done) closeRefusal.value = 'alreadyChanged'
+      await load()
+      return done
+    } catch (e) {
+      error.value = e instanceof Error ? e.message : String(e)
+      return false
+    } finally {
+      closing.value = false
+    }
+  }
+
+  /** Reopens the month; the reason is required and audited with the close it undoes. */
+  async function reopenMonth(reason: string): Promise<boolean> {
+    closeRefusal.value = null
+    await loadCloserName()
+    const d = data.value
+    if (!d?.lock || closing.value) return false
+    if (reason.trim() === '') return refuse('needsReason')
+    closing.value = true
+    try {
+      const plan = planReopenPeriod({
+        connectionId: d.connection.id,
+        period: d.period,
+        locks: new Map([[d.period, d.lock]]),
+        actor: closerName.value ?? d.lock.lockedBy,
+        now: Date.now(),
+        reason,
+      })
+      const entry = plan.audit[0]
+      const done = entry ? await appCache().locks.unlock(d.connection.id, d.period, entry) : false
+      if (!done) closeRefusal.value = 'alreadyChanged'
+      await load()
+      return done
+    } catch (e) {
+      error.value = e instanceof Error ? e.message : String(e)
+      return false
+    } finally {
+      closing.value = false
+    }
+  }
+
+  function refuse(reason: CloseRefusal): false {
+    closeRefusal.value = reason
+    return false
+  }
 
   async function init(): Promise<void> {
     connections.value = await appCache().connections.list()
@@ -82,6 +244,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
     loading.value = true
     error.value = null
     try {
+      await loadCloserName()
       data.value = await loadMonth(c, period.value)
     } catch (e) {
       error.value = e instanceof Error ? e.message : String(e)
@@ -122,6 +285,10 @@ export const useMonthEndStore = defineStore('month-end', () => {
           marks: d.marks,
           audit,
           generatedAt: Date.now(),
+          close: d.lock
+            ? { closedAt: d.lock.lockedAt, closedBy: d.lock.lockedBy, note: d.lock.note ?? null }
+            : null,
+          quarantined: d.quarantined,
           appVersion: useAppStore().info?.version ?? 'unknown',
           unmatchedImports: unmatched.map((u) => ({
             source: u.source,
@@ -156,6 +323,12 @@ export const useMonthEndStore = defineStore('month-end', () => {
     error,
     exporting,
     exported,
+    closerName,
+    closeRefusal,
+    closing,
+    canClose,
+    closeMonth,
+    reopenMonth,
     init,
     load,
     choosePeriod,

@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs'
-import { FINAL_COUNT } from './support/demo'
+import { FINAL_COUNT, openDemoAndSync } from './support/demo'
 import { expect, test } from './support/web-host'
 
 test.describe('month-end flow on the web host', () => {
@@ -72,21 +72,98 @@ test.describe('month-end flow on the web host', () => {
     await page.getByRole('button', { name: `Mark all ${n} matching` }).click()
     await expect(page.getByTestId('ledger-notice')).toHaveText(`Done: ${n} changed.`)
 
-    await page.getByRole('button', { name: 'Close 2026-09' }).click()
+    // Closing happens in Month-end, through its checklist: the ledger only links there.
+    await expect(page.getByRole('button', { name: /^Close 2026-09/ })).toHaveCount(0)
+    await page.getByRole('link', { name: 'Close or reopen 2026-09 in Month-end' }).click()
+    await expect(page.getByRole('heading', { level: 1, name: 'Month-end' })).toBeVisible()
+    const checklist = page.getByRole('list', { name: 'Close checklist for 2026-09' })
+    await expect(page.getByTestId('check-synced')).toContainText('Done')
+    await expect(page.getByTestId('check-synced')).toContainText('(Asia/Tokyo)')
+    // Facts owned by other parts of the app show as not checked, never as passed.
+    await expect(page.getByTestId('check-verified')).toContainText('Not available')
+    await expect(page.getByTestId('check-quarantine')).toContainText('Not available')
+    // Most of September is not reconciled: blocked, with count and amount per currency.
+    const unreconciled = page.getByTestId('check-unreconciled')
+    await expect(unreconciled).toContainText('Needs attention')
+    await expect(unreconciled.getByRole('listitem').first()).toHaveText(
+      /^[A-Z]{3} \((Live|Test)\): [\d,]+ records, -?\S*[\d,.]+/,
+    )
+    await expect(checklist.getByRole('listitem').first()).toBeVisible()
+    const totals = page.getByRole('table', { name: 'Month totals per currency and mode' })
+    await expect(totals.getByRole('row', { name: /^JPY Live/ })).toBeVisible()
+
+    // Without a name set in Settings, the close cannot be confirmed.
+    await page.getByRole('button', { name: 'Close 2026-09…' }).click()
+    const closeDialog = page.getByRole('dialog', { name: 'Close 2026-09' })
+    await expect(closeDialog).toContainText('Set your name in Settings first')
+    await expect(closeDialog.getByRole('button', { name: 'Close 2026-09 now' })).toBeDisabled()
+    await closeDialog.getByRole('link', { name: 'Settings' }).click()
+    await page.getByLabel('Your name (recorded in the audit log)').fill('Hanako Sato')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page
+      .getByRole('navigation', { name: 'Main navigation' })
+      .getByRole('link', { name: 'Month-end' })
+      .click()
+    await expect(page.getByTestId('check-unreconciled')).toContainText('Needs attention')
+    await page.getByRole('button', { name: 'Close 2026-09…' }).click()
+    await expect(closeDialog).toContainText('Closing as Hanako Sato.')
+    await expect(closeDialog).toContainText(/The checklist has \d+ items? that need attention/)
+    const confirm = closeDialog.getByRole('button', { name: 'Close 2026-09 now' })
+    await confirm.click()
+    await expect(closeDialog.getByRole('alert')).toHaveText(/tick “Close anyway”/)
+    await closeDialog.getByRole('checkbox', { name: 'Close anyway: my note says why' }).check()
+    await confirm.click()
+    await expect(closeDialog.getByRole('alert')).toHaveText(
+      'Say in the note why the month is closed with open items.',
+    )
+    await closeDialog
+      .getByLabel('Note (required: why close with open items)')
+      .fill('Charges settle with the October deposit')
+    await confirm.click()
+    await expect(page.getByTestId('close-notice')).toHaveText('2026-09 is closed.')
+    await expect(closeDialog).toBeHidden()
+    await expect(page.getByTestId('month-closed')).toContainText(/Closed on .* by Hanako Sato\./)
+    await expect(page.getByTestId('month-closed')).toContainText(
+      'Note: Charges settle with the October deposit',
+    )
+
+    // The ledger refuses changes to the closed month.
+    await page
+      .getByRole('navigation', { name: 'Main navigation' })
+      .getByRole('link', { name: 'Ledger' })
+      .click()
     await expect(
       page.getByText('2026-09 is closed: its marks cannot change until it is reopened.'),
     ).toBeVisible()
-
+    await expect(count).toHaveText(FINAL_COUNT)
     await boxes.nth(0).check()
     await page.getByRole('button', { name: 'Unmark selected' }).click()
     await expect(page.getByRole('alert')).toHaveText(
       '2026-09 is closed. Reopen it (with a reason) before changing its marks.',
     )
 
-    await page.getByRole('button', { name: 'Reopen 2026-09' }).click()
-    await page.getByLabel('Reason for reopening').fill('Late refund found on bank statement')
-    await page.getByRole('button', { name: 'Reopen with this reason' }).click()
-    await expect(page.getByTestId('ledger-notice')).toHaveText('2026-09 is reopened.')
+    // Reopening (in Month-end) shows what changed since the close and needs a reason.
+    await page.getByRole('link', { name: 'Close or reopen 2026-09 in Month-end' }).click()
+    await page.getByRole('button', { name: 'Reopen 2026-09…' }).click()
+    const reopenDialog = page.getByRole('dialog', { name: 'Reopen 2026-09' })
+    await expect(reopenDialog.getByTestId('changes-since-close')).toHaveText(
+      'Nothing changed since the close.',
+    )
+    await expect(reopenDialog.getByRole('button', { name: 'Reopen with this reason' })).toBeDisabled()
+    await reopenDialog.getByLabel('Reason for reopening').fill('Late refund found on bank statement')
+    await reopenDialog.getByRole('button', { name: 'Reopen with this reason' }).click()
+    await expect(page.getByTestId('close-notice')).toHaveText('2026-09 is reopened.')
+    await expect(page.getByRole('button', { name: 'Close 2026-09…' })).toBeVisible()
+
+    await page
+      .getByRole('navigation', { name: 'Main navigation' })
+      .getByRole('link', { name: 'Ledger' })
+      .click()
+    // The ticked row stays ticked across the visit to Month-end.
+    await expect(count).toHaveText(/^[1-9][\d,]* records\s*· 1 selected$/)
+    await expect(
+      page.getByText('2026-09 is closed: its marks cannot change until it is reopened.'),
+    ).toHaveCount(0)
     await page.getByRole('button', { name: 'Unmark selected' }).click()
     await expect(page.getByTestId('ledger-notice')).toHaveText('Done: 1 changed.')
 
@@ -128,8 +205,81 @@ test.describe('month-end flow on the web host', () => {
       'Charges',
       'Refunds',
       'Exceptions',
+      'Not reconciled',
       'Audit',
     ])
+    // The Summary says the month is open again (reopened above) and what units amounts are in.
+    const summarySheet = book.getWorksheet('Summary')
+    const header = new Map<string, string>()
+    for (let r = 1; r <= 14; r++)
+      header.set(summarySheet?.getCell(r, 1).text ?? '', summarySheet?.getCell(r, 2).text ?? '')
+    expect(header.get('Month status')).toMatch(/^Open/)
+    expect(header.get('Amounts')).toMatch(/major units/)
     expect(book.getWorksheet('Audit')?.rowCount).toBeGreaterThan(2 + n)
+  })
+
+  test('closes October in Japanese through the checklist, with charts and no English or raw keys', async ({
+    page,
+    webHost,
+  }) => {
+    test.setTimeout(120_000)
+    const cspErrors: string[] = []
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) cspErrors.push(m.text())
+    })
+    await openDemoAndSync(page, webHost.launchUrl)
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('ja')
+    const nav = page.getByRole('navigation', { name: 'メインナビゲーション' })
+    await nav.getByRole('link', { name: '設定' }).click()
+    await page.getByLabel('お名前（監査ログに記録されます）').fill('佐藤 花子')
+    await page.getByRole('button', { name: '保存', exact: true }).click()
+    await nav.getByRole('link', { name: '月次締め' }).click()
+    await page.getByLabel('月', { exact: true }).fill('2026-10')
+    await page.getByLabel('月', { exact: true }).dispatchEvent('change')
+    await expect(page.getByRole('heading', { name: '2026-10 を締める前に' })).toBeVisible()
+    const checklist = page.getByRole('list', { name: '2026-10 の締めチェックリスト' })
+    await expect(checklist).toContainText('確認できません')
+    await expect(page.getByTestId('check-unreconciled')).toContainText('要対応')
+    await expect(page.getByTestId('check-unreconciled').getByRole('listitem').first()).toHaveText(
+      /^[A-Z]{3}（(本番|テスト)）：[\d,]+ 件、\S*[\d,.]+/,
+    )
+
+    // Charts: ECharts' SVG with its accessible description, Japanese legends, a data table alongside.
+    const daily = page.getByTestId('chart-daily-JPY')
+    await expect(daily.locator('svg').first()).toBeVisible()
+    await expect(daily.locator('[aria-label*="JPY の日別差引の棒グラフ"]')).toHaveCount(1)
+    await expect(daily.locator('svg text', { hasText: '差引（本番）' }).first()).toBeVisible()
+    await expect(
+      page.getByRole('table', { name: '月次合計（JPY）' }).getByRole('row', { name: /^本番/ }),
+    ).toBeVisible()
+    await expect(page.getByRole('table', { name: '通貨・モード別の月次合計' })).toContainText('当月の差引')
+
+    await page.getByRole('button', { name: '2026-10 を締める…' }).click()
+    const dialog = page.getByRole('dialog', { name: '2026-10 を締める' })
+    await expect(dialog).toContainText('佐藤 花子 さんとして締めます。')
+    await dialog.getByRole('checkbox', { name: 'それでも締める（理由はメモに記載）' }).check()
+    await dialog.getByLabel('メモ（必須：未対応の項目があるまま締める理由）').fill('10月分は入金済み')
+    await dialog.getByRole('button', { name: '2026-10 を今すぐ締める' }).click()
+    await expect(page.getByTestId('close-notice')).toHaveText('2026-10 を締めました。')
+    await expect(page.getByTestId('month-closed')).toContainText('佐藤 花子 さんが締めました。')
+    await expect(page.getByTestId('month-closed')).toContainText('メモ：10月分は入金済み')
+
+    // What this view adds reads as Japanese: no raw key, no English word, every amount with its currency.
+    const parts = [
+      page.getByRole('region', { name: '2026-10 を締める前に' }),
+      page.getByTestId('currency-totals'),
+      page.getByRole('region', { name: 'グラフ' }),
+    ]
+    for (const part of parts) {
+      const text = (await part.innerText()).replace(/Exceptions/g, '') // the workbook's sheet name
+      expect(text).not.toMatch(/\b(monthEnd|settings|ledger)\.[a-z]/)
+      expect(text).not.toMatch(
+        /\b(live|test|Live|Test|Done|Check|Needs|Net|Charged|Refunded|Fees|records?)\b/,
+      )
+    }
+    const amounts = await page.getByTestId('currency-totals').locator('td.num').allInnerTexts()
+    for (const a of amounts.filter((x) => /\d\.\d|[,\d]{4,}/.test(x) && !/^[\d,]+$/.test(x)))
+      expect(a, 'an amount shows its currency').toMatch(/[¥￥$€£]|[A-Z]{3}/)
+    expect(cspErrors).toEqual([])
   })
 })

@@ -181,6 +181,7 @@ export class WorkbookExports {
       cell.style = HEADER_STYLE
     })
     header.commit()
+    for (const cells of spec.footer ?? []) checkRow(spec, cells)
     const columnNames = spec.columns.map((_, c) => columnName(c + 1))
     return { spec, ws, columnNames, headerRow, lastRow: headerRow, sharedColumns: null, committed: false }
   }
@@ -235,7 +236,7 @@ export class WorkbookExports {
       const packed = isPacked(rows) ? rows : null
       if (packed) checkPacked(sheet.spec, packed)
       else for (const row of rows as readonly ExportRow[]) checkRow(sheet.spec, row)
-      while (open.current < index) commitSheet(open.sheets[open.current++])
+      while (open.current < index) commitSheet(open.sheets[open.current++], open.styles)
       const kinds = sheet.spec.columns.map((c) => c.kind)
       // The header row went through exceljs at begin, so the sheet's XML is open at <sheetData>.
       const stream = sheetStream(sheet.ws)
@@ -268,7 +269,7 @@ export class WorkbookExports {
 
   async finish(exportId: string): Promise<DeliveredFile> {
     const open = await this.run(exportId, async (o) => {
-      for (const sheet of o.sheets) commitSheet(sheet)
+      for (const sheet of o.sheets) commitSheet(sheet, o.styles)
       await o.book.commit() // resolves once the file stream has flushed everything
       return o
     })
@@ -349,12 +350,23 @@ function checkPacked(spec: ExportSheet, packed: PackedRows): void {
       )
 }
 
-/** Closes a sheet: its autofilter spans header to last row, then its XML is ended so the next can stream. */
-function commitSheet(sheet: SheetState | undefined): void {
+/**
+ * Closes a sheet: writes its footer below the table, sets the autofilter from the header to the table's
+ * last row (the footer stays out of filters and sorts), then ends its XML so the next sheet can stream.
+ */
+function commitSheet(sheet: SheetState | undefined, styles: RowStyles): void {
   if (!sheet || sheet.committed) return
+  const tableEnd = sheet.lastRow
+  const footer = sheet.spec.footer ?? []
+  if (footer.length > 0) {
+    const kinds = sheet.spec.columns.map((c) => c.kind)
+    let xml = ''
+    for (const cells of footer) xml += rowXml(++sheet.lastRow, cells, kinds, sheet.columnNames, styles)
+    sheetStream(sheet.ws).write(xml)
+  }
   sheet.ws.autoFilter = {
     from: { row: sheet.headerRow, column: 1 },
-    to: { row: sheet.lastRow, column: sheet.spec.columns.length },
+    to: { row: tableEnd, column: sheet.spec.columns.length },
   }
   sheet.ws.commit()
   sheet.committed = true

@@ -15,6 +15,8 @@ export const MAX_ROWS_PER_CHUNK = 2_000
 export const MAX_COLUMNS = 64
 /** Rows above a sheet's header row (the Summary's header block). */
 export const MAX_PREAMBLE_ROWS = 40
+/** Rows below a sheet's table (the Summary's per-currency totals and control block). */
+export const MAX_FOOTER_ROWS = 400
 
 /**
  * Text that a spreadsheet would evaluate (or, after an edit, turn into a formula) if written as it is:
@@ -165,6 +167,11 @@ export const exportSheetSchema = z.strictObject({
   columns: z.array(exportColumnSchema).min(1).max(MAX_COLUMNS),
   /** Rows written above the header row; the header row is frozen and carries the autofilter. */
   preamble: z.array(exportRowSchema).max(MAX_PREAMBLE_ROWS).optional(),
+  /**
+   * Rows written after the last appended row, outside the autofilter (the header's table ends above them).
+   * The renderer knows the sheet's row count before it begins, so footer formulas can address the table.
+   */
+  footer: z.array(exportRowSchema).max(MAX_FOOTER_ROWS).optional(),
 })
 export type ExportSheet = z.infer<typeof exportSheetSchema>
 

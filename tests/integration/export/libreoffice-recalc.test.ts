@@ -17,8 +17,12 @@ import {
   type WorkbookPlan,
 } from '../../../src/export/month-workbook'
 import { jpyMonth, mixedMonth } from './fixtures'
-import { expectedSummary } from './expected'
+import { expectedSummary, expectedTotals } from './expected'
 import { readWorkbook, removeDir, tempDir, writePlanTo } from './support'
+import type ExcelJS from 'exceljs'
+
+/** Summary: 14 rows of header block, then the table's header. */
+const HEADER_ROW = 15
 
 const SOFFICE = process.env['CLOSEBOOK_SOFFICE'] ?? 'soffice'
 
@@ -48,18 +52,41 @@ const RECALC_ALWAYS = `<?xml version="1.0" encoding="UTF-8"?>
 </oor:items>
 `
 
-/** Cached results replaced by nonsense: the recalculated file must not be able to echo them. */
-function spoilCachedResults(plan: WorkbookPlan): WorkbookPlan {
+/**
+ * Cached results replaced by nonsense (table and footer): the recalculated file must not be able to echo
+ * them. `dropRow` zeroes one store row's figures, as a hand edit or a lost row would: the control must show it.
+ */
+function spoilCachedResults(plan: WorkbookPlan, dropRow?: number): WorkbookPlan {
   const spoil = (cell: ExportCell): ExportCell =>
     cell !== null && typeof cell === 'object' && 'formula' in cell ? { ...cell, result: -999 } : cell
   return {
     ...plan,
     sheets: plan.sheets.map((s, i) => {
       if (i !== 0) return s
-      const rows: ExportRow[] = [...s.rows()].map((row) => row.map(spoil))
-      return { ...s, rows: () => rows }
+      const rows: ExportRow[] = [...s.rows()].map((row, r) =>
+        r === dropRow ? row.map((c, j) => (j < 4 ? c : 0)) : row.map(spoil),
+      )
+      const footer = s.spec.footer?.map((row) => row.map(spoil))
+      return { ...s, spec: { ...s.spec, ...(footer ? { footer } : {}) }, rows: () => rows }
     }),
   }
+}
+
+/** Rows of the Summary from `from` to the next empty row, as label|currency|mode → figures E…Q. */
+function figureRows(ws: ExcelJS.Worksheet, from: number): { next: number; rows: Map<string, unknown[]> } {
+  const rows = new Map<string, unknown[]>()
+  let r = from
+  for (; r <= ws.rowCount && ws.getRow(r).cellCount > 0; r++) {
+    const row = ws.getRow(r)
+    const key = [1, 3, 4].map((c) => row.getCell(c).text).join('|')
+    const values: unknown[] = []
+    for (let c = 5; c <= 17; c++) {
+      const v = row.getCell(c).value as { result?: unknown } | number | null
+      values.push(typeof v === 'object' && v !== null ? (v.result ?? 0) : v)
+    }
+    rows.set(key, values)
+  }
+  return { next: r + 1, rows }
 }
 
 describe.skipIf(missing !== null)('Summary formulas recalculated by LibreOffice', () => {
@@ -85,6 +112,9 @@ describe.skipIf(missing !== null)('Summary formulas recalculated by LibreOffice'
         await writePlanTo(spoilCachedResults(buildMonthWorkbook(input)), dir, path)
         files.push(path)
       }
+      const lostPath = join(dir, 'lost.xlsx')
+      await writePlanTo(spoilCachedResults(buildMonthWorkbook(mixedMonth()), 0), dir, lostPath)
+      files.push(lostPath)
       const profile = join(dir, 'profile')
       await mkdir(join(profile, 'user'), { recursive: true })
       await writeFile(join(profile, 'user', 'registrymodifications.xcu'), RECALC_ALWAYS)
@@ -109,19 +139,36 @@ describe.skipIf(missing !== null)('Summary formulas recalculated by LibreOffice'
         const ws = book.getWorksheet('Summary')
         if (!ws) throw new Error('no Summary')
         const expected = expectedSummary(input)
-        const seen = new Set<string>()
-        for (let r = 11; r <= ws.rowCount; r++) {
-          const row = ws.getRow(r)
-          const key = [1, 3, 4].map((c) => row.getCell(c).text).join('|')
-          const values: unknown[] = []
-          for (let c = 5; c <= 17; c++) {
-            const v = row.getCell(c).value as { result?: unknown } | number | null
-            values.push(typeof v === 'object' && v !== null ? (v.result ?? 0) : v)
-          }
-          expect(values, `${name} ${key}`).toEqual(expected.get(key))
-          seen.add(key)
-        }
-        expect([...seen].sort(), name).toEqual([...expected.keys()].sort())
+        const table = figureRows(ws, HEADER_ROW + 1)
+        for (const [key, values] of table.rows) expect(values, `${name} ${key}`).toEqual(expected.get(key))
+        expect([...table.rows.keys()].sort(), name).toEqual([...expected.keys()].sort())
+
+        // Per currency × mode: the store rows added up; never one currency into another.
+        const totals = figureRows(ws, table.next + 1)
+        expect(totals.rows, `${name} totals`).toEqual(expectedTotals(input))
+        // Control: the details over every store minus the totals, all 0.
+        const control = figureRows(ws, totals.next + 1)
+        expect([...control.rows.keys()], name).toEqual(
+          [...totals.rows.keys()].map((k) => k.replace(/^Total/, 'Control')),
+        )
+        for (const [key, values] of control.rows)
+          expect(values, `${name} ${key}`).toEqual(values.map(() => 0))
+      }
+
+      // A store row lost from the table: its currency's control shows the difference, the rest stay 0.
+      const lost = join(outDir, 'lost.xlsx')
+      const ws = (await readWorkbook(lost)).getWorksheet('Summary')
+      if (!ws) throw new Error('no Summary')
+      const table = figureRows(ws, HEADER_ROW + 1)
+      const totals = figureRows(ws, table.next + 1)
+      const control = figureRows(ws, totals.next + 1)
+      const shop = mixedMonth()
+      const droppedRow = expectedSummary(shop)
+      const [droppedKey, droppedFigures] = [...droppedRow][0] ?? ['', []]
+      const [, currency, mode] = droppedKey.split('|')
+      for (const [key, values] of control.rows) {
+        if (key === `Control|${currency}|${mode}`) expect(values, key).toEqual(droppedFigures)
+        else expect(values, key).toEqual(values.map(() => 0))
       }
     },
   )

@@ -21,8 +21,8 @@ afterEach(async () => {
   await removeDir(dir)
 })
 
-const SHEET_ORDER = ['Summary', 'Transactions', 'Charges', 'Refunds', 'Exceptions', 'Audit']
-const HEADER_ROW = 10 // Summary: 9 rows of header block, then the table's header
+const SHEET_ORDER = ['Summary', 'Transactions', 'Charges', 'Refunds', 'Exceptions', 'Not reconciled', 'Audit']
+const HEADER_ROW = 15 // Summary: 14 rows of header block, then the table's header
 
 async function exportMonth(input: MonthWorkbookInput): Promise<ExcelJS.Workbook> {
   const target = join(dir, 'out.xlsx')
@@ -49,11 +49,12 @@ function columnsOf(ws: ExcelJS.Worksheet, headerRow = 1): Map<string, number> {
   return map
 }
 
-/** Rows below the header as header → cell. */
+/** Rows below the header as header → cell, up to the first empty row (the Summary's footer follows it). */
 function records(ws: ExcelJS.Worksheet, headerRow = 1): Map<string, ExcelJS.Cell>[] {
   const columns = columnsOf(ws, headerRow)
   const out: Map<string, ExcelJS.Cell>[] = []
   for (let r = headerRow + 1; r <= ws.rowCount; r++) {
+    if (ws.getRow(r).cellCount === 0) break
     out.push(new Map([...columns].map(([h, n]) => [h, ws.getRow(r).getCell(n)])))
   }
   return out
@@ -110,7 +111,7 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
     expect(block.get('Period')).toMatch(/^2026-10 \(2026-10-01 00:00:00 to 2026-11-01 00:00:00/)
     expect(block.get('Time zone')).toMatch(/^Asia\/Tokyo/)
     expect(block.get('Generated at')).toEqual(new Date(wallClockMs(GENERATED_AT, TZ)))
-    expect(summary.getCell(6, 2).numFmt).toBe('yyyy-mm-dd hh:mm:ss')
+    expect(summary.getCell(7, 2).numFmt).toBe('yyyy-mm-dd hh:mm:ss')
     expect(block.get('Filters')).toBe('All stores; Modes: live, test')
     expect(block.get('App version')).toBe('0.1.0')
     checkSummary(book, input)
@@ -150,12 +151,12 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
     const c1 = ch.find((r) => r.get('Charge ID')?.value === '00000000-0000-4000-8000-000000000001')
     expect(c1?.get('Fee')?.value).toBe(360)
     expect(c1?.get('Refunded to date')?.value).toBe(2000)
-    expect(c1?.get('Net')?.value).toBe(7640) // 10,000 − 360 − 2,000 (the pending refund does not count)
+    expect(c1?.get('Net after refunds to date')?.value).toBe(7640) // 10,000 − 360 − 2,000 (the pending refund does not count)
     expect(c1?.get('Descriptor')?.value).toBe("'-2+3")
     const c14 = ch.find((r) => r.get('Charge ID')?.value === '00000000-0000-4000-8000-00000000000e')
     expect(c14?.get('Fee currency')?.value).toBe('USD')
     expect(c14?.get('Fee')?.numFmt).toBe('#,##0.00')
-    expect(c14?.get('Net')?.value).toBe(3000)
+    expect(c14?.get('Net after refunds to date')?.value).toBe(3000)
     expect(c14?.get('Other-currency amounts')?.value).toBe('fee 0.25 USD')
     const c13 = ch.find((r) => r.get('Charge ID')?.value === '00000000-0000-4000-8000-00000000000d')
     expect(c13?.get('Fee currency')?.value).toBe('(unknown)')
@@ -172,7 +173,6 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
     expect(new Set(kinds)).toEqual(
       new Set([
         'changed since reconciled',
-        'unreconciled',
         'not counted',
         'cross-check: amount',
         'cross-check: missing in history',
@@ -180,7 +180,10 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
       ]),
     )
     for (const r of ex) expect(text(r.get('Reason')?.value)).not.toBe('')
-    expect(ex.filter((r) => r.get('Exception')?.value === 'unreconciled')).toHaveLength(6)
+    // Records simply not reconciled yet have their own sheet: they no longer bury the real exceptions.
+    const open = records(sheet(book, 'Not reconciled'))
+    expect(open.map((r) => r.get('Exception')?.value)).toEqual(Array(6).fill('not reconciled yet'))
+    for (const r of open) expect(r.get('Status')?.value).toBe('successful')
 
     // Audit: the period's entries, in time order; November's mark of a November record is left out
     const audit = sheet(book, 'Audit')
@@ -209,7 +212,7 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
     const summary = records(sheet(book, 'Summary'), HEADER_ROW)
     expect(summary.map((r) => r.get('Currency')?.value)).toEqual(['JPY'])
     expect(summary[0]?.get('Store ID')?.value).toBe(STORE_1)
-    expect(sheet(book, 'Summary').getCell(7, 2).value).toBe('Store: Shibuya; Modes: live, test')
+    expect(sheet(book, 'Summary').getCell(8, 2).value).toBe('Store: Shibuya; Modes: live, test')
     for (const name of ['Transactions', 'Charges', 'Refunds']) {
       for (const r of records(sheet(book, name))) {
         for (const [header, cell] of r) {
@@ -258,6 +261,62 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
     expect(ex[0]?.get('Amount')?.value).toBe(1500)
   })
 
+  it('says whether the month is closed, by whom and when, the units, and lists quarantined items', async () => {
+    const open = await exportMonth(mixedMonth())
+    const block = (book: ExcelJS.Workbook) => {
+      const ws = sheet(book, 'Summary')
+      const map = new Map<string, ExcelJS.CellValue>()
+      for (let r = 2; r < HEADER_ROW - 1; r++) map.set(text(ws.getCell(r, 1).value), ws.getCell(r, 2).value)
+      return map
+    }
+    expect(block(open).get('Month status')).toMatch(/^Open/)
+    expect(block(open).get('Closed by')).toBeNull()
+    expect(text(block(open).get('Amounts'))).toMatch(/major units/)
+    expect(text(block(open).get('Time zone'))).toContain('Asia/Tokyo')
+
+    const closedAt = Date.parse('2026-11-03T01:00:00Z')
+    const closed = await exportMonth({
+      ...mixedMonth(),
+      close: { closedAt, closedBy: 'Hanako Sato', note: 'All October deposits matched' },
+      quarantined: [
+        {
+          resource: 'transaction_history',
+          itemId: 'abc',
+          reason: 'amount is not an integer',
+          seenAt: closedAt,
+        },
+      ],
+    })
+    const b = block(closed)
+    expect(b.get('Month status')).toBe('Closed')
+    expect(b.get('Closed by')).toBe('Hanako Sato')
+    expect(b.get('Closed at')).toEqual(new Date(wallClockMs(closedAt, TZ)))
+    expect(b.get('Close note')).toBe('All October deposits matched')
+    const q = records(sheet(closed, 'Exceptions')).filter((r) => r.get('Exception')?.value === 'quarantined')
+    expect(q).toHaveLength(1)
+    expect(text(q[0]?.get('Reason')?.value)).toContain('amount is not an integer')
+  })
+
+  it('writes totals per currency and a control block under the Summary table, outside its filter', async () => {
+    const input = mixedMonth()
+    const book = await exportMonth(input)
+    const ws = sheet(book, 'Summary')
+    const labels: string[] = []
+    for (let r = HEADER_ROW + 1; r <= ws.rowCount; r++) labels.push(ws.getCell(r, 1).text)
+    const totals = labels.filter((l) => l === 'Total').length
+    expect(totals).toBeGreaterThan(1)
+    expect(labels.filter((l) => l === 'Control')).toHaveLength(totals)
+    const firstTotal = HEADER_ROW + 1 + labels.indexOf('Total')
+    // One row per currency × mode, live first: no row adds JPY to USD.
+    const keys = Array.from({ length: totals }, (_, i) =>
+      [3, 4].map((c) => ws.getCell(firstTotal + i, c).text).join(' '),
+    )
+    expect(keys).toEqual([...new Set(keys)])
+    expect(keys[0]).toMatch(/ live$/)
+    const control = HEADER_ROW + 1 + labels.indexOf('Control')
+    for (let c = 5; c <= 17; c++) expect(formulaOf(ws.getCell(control, c)).result).toBe(0)
+  })
+
   it('writes an empty month as headers only, with an empty summary table', async () => {
     const input = { ...mixedMonth(), period: '2027-01' }
     const book = await exportMonth(input)
@@ -271,14 +330,7 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
 describe('buildMonthWorkbook', () => {
   it('defines the six sheets in order, valid for the contract, rows as counted', () => {
     const plan = buildMonthWorkbook(mixedMonth())
-    expect(plan.sheets.map((s) => s.spec.name)).toEqual([
-      'Summary',
-      'Transactions',
-      'Charges',
-      'Refunds',
-      'Exceptions',
-      'Audit',
-    ])
+    expect(plan.sheets.map((s) => s.spec.name)).toEqual(SHEET_ORDER)
     expect(
       exportBeginArgsSchema.safeParse({
         suggestedName: plan.suggestedName,
@@ -314,6 +366,6 @@ describe('buildMonthWorkbook', () => {
     expect(usd?.[5]).toMatchObject({ result: 20.29, decimals: 2 })
     expect(usd?.[7]).toMatchObject({ result: 5, decimals: 2 })
     expect(usd?.[8]).toMatchObject({ result: 0.62 })
-    expect(usd?.[10]).toMatchObject({ formula: 'ROUND(F14-H14-I14,2)', result: 14.67 })
+    expect(usd?.[10]).toMatchObject({ formula: 'ROUND(F19-H19-I19,2)', result: 14.67 })
   })
 })

@@ -289,6 +289,24 @@ describe('planClosePeriod / planReopenPeriod', () => {
     expect(planReopenPeriod({ ...base, locks: new Set(), reason: 'r' }).deletes).toEqual([])
   })
 
+  it("keeps the closer's note and the records' snapshot on the lock, not the snapshot in the audit", () => {
+    const snapshot = { 'charge:a': '0000abcd', 'refund:b': '1234abcd' }
+    const p = planClosePeriod({ ...base, locks: new Set(), details: { note: ' all matched ', snapshot } })
+    expect(p.puts[0]).toMatchObject({ lockedBy: 'alice', note: 'all matched', snapshot })
+    expect(p.audit[0]?.after).toEqual({
+      connectionId: CONN,
+      period: '2026-10',
+      lockedAt: NOW,
+      lockedBy: 'alice',
+      note: 'all matched',
+      records: 2,
+    })
+    const lock = p.puts[0]
+    if (!lock) throw new Error('no lock')
+    const reopen = planReopenPeriod({ ...base, locks: new Map([['2026-10', lock]]), reason: 'late refund' })
+    expect(reopen.audit[0]?.before).not.toHaveProperty('snapshot')
+  })
+
   it('rejects a malformed period', () => {
     expect(() => planClosePeriod({ ...base, period: '2026/10', locks: new Set() })).toThrow(RangeError)
   })

@@ -119,6 +119,19 @@ describe('summarizeMonth in Asia/Tokyo', () => {
     expect(jpy.find((p) => p.day === '2026-11-30')).toMatchObject({ gross: 5000, refunds: 0 })
     expect(jpy.reduce((t, p) => t + p.gross, 0)).toBe(15_000)
   })
+
+  it("puts each day's fees in the daily series: the days add up to the rows' fees per currency × mode", () => {
+    for (const mode of ['live', 'test'] as const)
+      for (const currency of ['JPY', 'USD']) {
+        const days = s.daily.filter((p) => p.currency === currency && p.mode === mode)
+        const rows = s.rows.filter((r) => r.currency === currency && r.mode === mode)
+        const fees = days.reduce((t, p) => t + p.fees, 0)
+        expect(fees, `${currency} ${mode}`).toBe(rows.reduce((t, r) => t + r.feeSum, 0))
+        const net = days.reduce((t, p) => t + p.gross - p.refunds - p.fees, 0)
+        expect(net, `${currency} ${mode}`).toBe(rows.reduce((t, r) => t + r.net, 0))
+      }
+    expect(s.daily.some((p) => p.fees > 0)).toBe(true)
+  })
 })
 
 describe('summarizeMonth in UTC', () => {
