@@ -1,4 +1,5 @@
 /** Settings' view of the cache: its size and state, backup to a file and restore from one. */
+import { appError, toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { ref, shallowRef } from 'vue'
 import {
@@ -42,7 +43,7 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
   const actorName = ref('accountant')
   const busy = ref<'backup' | 'restore' | null>(null)
   const message = ref<string | null>(null)
-  const error = ref<string | null>(null)
+  const error = ref<AppError | null>(null)
   const pending = shallowRef<{ backup: Backup; summary: RestoreSummary } | null>(null)
 
   async function load(): Promise<void> {
@@ -78,7 +79,7 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
       )
       return delivered.fileName
     } catch (e) {
-      error.value = e instanceof Error ? e.message : String(e)
+      error.value = toAppError(e)
       return null
     } finally {
       busy.value = null
@@ -95,8 +96,8 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
     } catch (e) {
       error.value =
         e instanceof BackupValidationError || e instanceof SyntaxError
-          ? e.message
-          : `The file could not be read: ${String(e)}`
+          ? appError('backup_invalid', e.message)
+          : toAppError(e, 'file_unreadable')
     }
   }
 
@@ -110,7 +111,7 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
       await load()
       return true
     } catch (e) {
-      error.value = e instanceof Error ? e.message : String(e)
+      error.value = toAppError(e)
       return false
     } finally {
       busy.value = null

@@ -1,4 +1,5 @@
 /** Month-end: the summary of one connection's month from the cache, and what is left before closing it. */
+import { toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { ref, shallowRef } from 'vue'
 import { appCache } from '../db/cache'
@@ -55,7 +56,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
   const period = ref(periodOf(Date.now(), Intl.DateTimeFormat().resolvedOptions().timeZone))
   const data = shallowRef<MonthData | null>(null)
   const loading = ref(false)
-  const error = ref<string | null>(null)
+  const error = ref<AppError | null>(null)
 
   async function init(): Promise<void> {
     connections.value = await appCache().connections.list()
@@ -84,7 +85,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
     try {
       data.value = await loadMonth(c, period.value)
     } catch (e) {
-      error.value = e instanceof Error ? e.message : String(e)
+      error.value = toAppError(e)
     } finally {
       loading.value = false
     }
@@ -137,7 +138,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
       )
       exported.value = delivered.fileName
     } catch (e) {
-      error.value = exportAbort.signal.aborted ? null : e instanceof Error ? e.message : String(e)
+      error.value = exportAbort.signal.aborted ? null : toAppError(e)
     } finally {
       exporting.value = null
     }
