@@ -12,6 +12,8 @@ import type { SyncResource } from '../db/records'
 import type { PartitionProgress, SyncState } from './sync-engine'
 
 export interface ListCount {
+  /** Partitions of this list in the run (0: the run does not fetch it). */
+  parts: number
   records: number
   /** Records the list will have; null while no partition of it has answered. */
   expected: number | null
@@ -43,11 +45,12 @@ function countList(partitions: readonly PartitionProgress[], resource: SyncResou
       knownSpan += span
     } else unknownSpan += span
   }
-  if (own.length === 0) return { records, expected: 0, estimated: false }
-  if (unknownSpan === 0) return { records, expected: known, estimated: false }
-  if (knownSpan === 0) return { records, expected: null, estimated: true }
+  const parts = own.length
+  if (parts === 0) return { parts, records, expected: null, estimated: false }
+  if (unknownSpan === 0) return { parts, records, expected: known, estimated: false }
+  if (knownSpan === 0) return { parts, records, expected: null, estimated: true }
   const guessed = Math.round((known / knownSpan) * unknownSpan)
-  return { records, expected: Math.max(records, known + guessed), estimated: true }
+  return { parts, records, expected: Math.max(records, known + guessed), estimated: true }
 }
 
 export function estimateProgress(progress: {
