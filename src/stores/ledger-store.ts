@@ -358,6 +358,14 @@ export const useLedgerStore = defineStore('ledger', () => {
     focused.value = index
   }
 
+  /**
+   * Moves the focus (the record the details show) without touching the ticked rows: reading a record
+   * must not drop what the accountant ticked for "Mark selected".
+   */
+  function focusRow(index: number): void {
+    if (rows.value.get(index)) focused.value = index
+  }
+
   function clearSelection(): void {
     selection.value = new Set()
     anchor.value = null
@@ -605,6 +613,7 @@ export const useLedgerStore = defineStore('ledger', () => {
     ensureRows,
     select,
     clearSelection,
+    focusRow,
     applyMarks,
     undo,
     closePeriod,

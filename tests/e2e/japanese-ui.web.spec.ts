@@ -179,4 +179,48 @@ test.describe('the Japanese UI on the web host', () => {
     await expect(stores).toHaveText(/3$/)
     await expectJapanese(page, 'settings')
   })
+
+  test('at 1440 px the header scrolls sideways with the rows, and reading a row keeps the ticked rows', async ({
+    page,
+    webHost,
+  }) => {
+    test.setTimeout(180_000)
+    await page.setViewportSize({ width: 1440, height: 900 })
+    await page.addInitScript(() => localStorage.setItem('closebook.locale', 'ja'))
+    await page.goto(webHost.launchUrl)
+    await page.getByRole('button', { name: ja.connections.tryDemo }).click()
+    await page
+      .getByRole('button', { name: ja.connections.syncFor.replace('{label}', 'Demo merchant') })
+      .click()
+    await expect(page.getByTestId('sync-state')).toHaveText(ja.sync.state.done, { timeout: 120_000 })
+    await nav(page, ja.ledger.title)
+    await expect(page.getByTestId('ledger-count')).toHaveText(/^[\d,]+ 件\s*$/)
+    const grid = page.getByRole('grid', { name: ja.ledger.gridLabel })
+    const row = (i: number) => grid.locator(`.grid-row[aria-rowindex="${i + 2}"]`)
+
+    // Tick two rows, then click a third to read it: the two stay ticked, the details show the third.
+    await row(0).getByRole('checkbox').check()
+    await row(1).getByRole('checkbox').check()
+    await row(2).locator('.c-holder').click()
+    await expect(page.getByTestId('ledger-count')).toContainText(
+      ja.ledger.selectedCount.replace('{count}', '2'),
+    )
+    await expect(row(0).getByRole('checkbox')).toBeChecked()
+    await expect(row(2).getByRole('checkbox')).not.toBeChecked()
+    const holder = (await row(2).locator('.c-holder').innerText()).trim()
+    await expect(page.locator('[data-field="cardholder"]')).toHaveText(holder)
+
+    // Scroll the rows sideways: every header stays over its column.
+    const viewport = grid.locator('.grid-viewport')
+    const overflow = await viewport.evaluate((el) => el.scrollWidth - el.clientWidth)
+    expect(overflow, 'the columns are wider than the grid at 1440 px').toBeGreaterThan(100)
+    await viewport.evaluate((el) => {
+      el.scrollLeft = el.scrollWidth
+    })
+    for (const column of ['amount', 'net', 'holder', 'note']) {
+      const head = await grid.locator(`.grid-head .c-${column}`).boundingBox()
+      const cell = await row(0).locator(`.c-${column}`).boundingBox()
+      expect(Math.abs((head?.x ?? 0) - (cell?.x ?? -100)), column).toBeLessThan(2)
+    }
+  })
 })
