@@ -1,6 +1,7 @@
+import { toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
-import { desktopApi, DesktopApiError } from '../platform'
+import { desktopApi } from '../platform'
 import type { AppInfo } from '../../electron/shared/contract'
 import { appCache } from '../db/cache'
 import { CURRENT_VERSION } from '../db/database'
@@ -12,7 +13,7 @@ import { CURRENT_VERSION } from '../db/database'
  */
 export const useAppStore = defineStore('app', () => {
   const info = ref<AppInfo | null>(null)
-  const error = ref<string | null>(null)
+  const error = ref<AppError | null>(null)
   const cacheUpgrading = ref(false)
 
   async function load(): Promise<void> {
@@ -20,7 +21,7 @@ export const useAppStore = defineStore('app', () => {
       info.value = await desktopApi().app.info({})
       error.value = null
     } catch (e) {
-      error.value = e instanceof DesktopApiError ? e.message : String(e)
+      error.value = toAppError(e)
     }
   }
 
@@ -35,7 +36,7 @@ export const useAppStore = defineStore('app', () => {
       cacheUpgrading.value = stored !== null && stored < CURRENT_VERSION
       await db.open()
     } catch (e) {
-      error.value = e instanceof Error ? e.message : String(e)
+      error.value = toAppError(e, 'cache_failed')
     } finally {
       cacheUpgrading.value = false
     }

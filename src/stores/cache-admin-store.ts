@@ -1,4 +1,5 @@
 /** Settings' view of the cache: its size and state, backup to a file and restore from one. */
+import { toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { ref, shallowRef } from 'vue'
 import {
@@ -50,7 +51,7 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
   const busy = ref<'backup' | 'check' | 'restore' | null>(null)
   const progress = ref<StreamProgress | null>(null)
   const message = ref<string | null>(null)
-  const error = ref<string | null>(null)
+  const error = ref<AppError | null>(null)
   /** A backup refused or interrupted: the view words it from the code. */
   const backupError = shallowRef<BackupError | null>(null)
   const pending = shallowRef<{ file: File; summary: RestoreSummary } | null>(null)
@@ -58,7 +59,7 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
 
   function fail(e: unknown): void {
     if (e instanceof BackupError) backupError.value = e
-    error.value = e instanceof Error ? e.message : String(e)
+    error.value = toAppError(e)
   }
 
   async function load(): Promise<void> {

@@ -1,6 +1,7 @@
+import { toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
-import { desktopApi, DesktopApiError } from '../platform'
+import { desktopApi } from '../platform'
 import type { ConnectionSummary } from '../../electron/shared/contract'
 
 export interface NewConnection {
@@ -17,7 +18,7 @@ export const useConnectionsStore = defineStore('connections', () => {
   const connections = ref<ConnectionSummary[]>([])
   const loading = ref(false)
   const busy = ref<string | null>(null)
-  const error = ref<DesktopApiError | null>(null)
+  const error = ref<AppError | null>(null)
   const selectedId = ref<string | null>(null)
 
   const selected = computed(
@@ -30,7 +31,7 @@ export const useConnectionsStore = defineStore('connections', () => {
     try {
       return await work()
     } catch (e) {
-      error.value = e instanceof DesktopApiError ? e : new DesktopApiError('internal', String(e))
+      error.value = toAppError(e)
       return undefined
     } finally {
       busy.value = null

@@ -3,6 +3,7 @@
  * notes, undo and period close. Rows are read in blocks through the history repository's indexes; the
  * rules (what a mark does, what a lock refuses) are the pure plans of src/reconcile.
  */
+import { toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { computed, reactive, ref, shallowRef, toRaw, triggerRef } from 'vue'
 import type { HistoryType, Mode } from '../../electron/shared/payment-api'
@@ -56,7 +57,7 @@ export type LedgerNotice =
   | { kind: 'reopened'; period: string }
   | { kind: 'sortTooLarge'; limit: number }
   | { kind: 'cancelled' }
-  | { kind: 'error'; message: string }
+  | { kind: 'error'; error: AppError }
 
 const emptyFilters = (): LedgerFilters => ({
   periodKind: 'month',
@@ -196,11 +197,10 @@ export const useLedgerStore = defineStore('ledger', () => {
           counted.value = true
         })
         .catch((e: unknown) => {
-          if (gen === generation)
-            notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+          if (gen === generation) notice.value = { kind: 'error', error: toAppError(e) }
         })
     } catch (e) {
-      notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+      notice.value = { kind: 'error', error: toAppError(e) }
     } finally {
       if (gen === generation) loading.value = false
     }
@@ -234,7 +234,7 @@ export const useLedgerStore = defineStore('ledger', () => {
       total.value = sorted.length
       counted.value = true
     } catch (e) {
-      notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+      notice.value = { kind: 'error', error: toAppError(e) }
     } finally {
       if (gen === generation) loading.value = false
     }
@@ -351,6 +351,14 @@ export const useLedgerStore = defineStore('ledger', () => {
     focused.value = index
   }
 
+  /**
+   * Moves the focus (the record the details show) without touching the ticked rows: reading a record
+   * must not drop what the accountant ticked for "Mark selected".
+   */
+  function focusRow(index: number): void {
+    if (rows.value.get(index)) focused.value = index
+  }
+
   function clearSelection(): void {
     selection.value = new Set()
     anchor.value = null
@@ -427,9 +435,7 @@ export const useLedgerStore = defineStore('ledger', () => {
       if (filters.reconciled) await refresh()
     } catch (e) {
       // A cancel rolled the transaction back: nothing changed, and the notice says so.
-      notice.value = abort.signal.aborted
-        ? { kind: 'cancelled' }
-        : { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+      notice.value = abort.signal.aborted ? { kind: 'cancelled' } : { kind: 'error', error: toAppError(e) }
     } finally {
       marking.value = null
       markingAbort = null
@@ -473,7 +479,7 @@ export const useLedgerStore = defineStore('ledger', () => {
       notice.value = { kind: 'undone', changed, refused: plan.refused.length }
       if (filters.reconciled) await refresh()
     } catch (e) {
-      notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+      notice.value = { kind: 'error', error: toAppError(e) }
     }
   }
 
@@ -511,7 +517,7 @@ export const useLedgerStore = defineStore('ledger', () => {
       const name = `closebook-ledger-${periodLabel()}.csv`
       return (await exportLedgerCsv(name, records, markMap, timeZone.value)).fileName
     } catch (e) {
-      notice.value = { kind: 'error', message: e instanceof Error ? e.message : String(e) }
+      notice.value = { kind: 'error', error: toAppError(e) }
       return null
     }
   }
@@ -561,6 +567,7 @@ export const useLedgerStore = defineStore('ledger', () => {
     ensureRows,
     select,
     clearSelection,
+    focusRow,
     applyMarks,
     undo,
     auditFor,

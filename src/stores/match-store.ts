@@ -3,6 +3,7 @@
  * profile), propose matches with the rules of src/reconcile/matching, and let the accountant accept,
  * reject or pick. Accepting marks the records reconciled with a link to the row, audited like any mark.
  */
+import { appError, toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
 import { z } from 'zod'
@@ -42,6 +43,13 @@ export interface PendingFile {
   parsed: ParsedCsv
 }
 
+/** What the last import or accept did; the view words it (no sentinel strings). */
+export type MatchNotice =
+  | { kind: 'imported'; count: number }
+  | { kind: 'duplicate'; importedAt: number }
+  | { kind: 'accepted'; count: number }
+  | { kind: 'refusedLocked'; count: number }
+
 export const useMatchStore = defineStore('match', () => {
   const connections = ref<CachedConnection[]>([])
   const connectionId = ref<string | null>(null)
@@ -58,8 +66,8 @@ export const useMatchStore = defineStore('match', () => {
   const unmatchedRows = shallowRef<number[]>([])
   const records = shallowRef(new Map<RecordKey, HistoryRecord>())
   const rejected = ref(new Set<number>())
-  const notice = ref<string | null>(null)
-  const error = ref<string | null>(null)
+  const notice = ref<MatchNotice | null>(null)
+  const error = ref<AppError | null>(null)
   /** A file refused for its size, archive or encoding: the view words it from the code. */
   const fileError = shallowRef<ImportFileError | null>(null)
   const toleranceDays = ref(3)
@@ -118,7 +126,7 @@ export const useMatchStore = defineStore('match', () => {
       }
     } catch (e) {
       if (e instanceof ImportFileError) fileError.value = e
-      error.value = e instanceof Error ? e.message : String(e)
+      error.value = toAppError(e)
       pending.value = null
     }
   }
@@ -128,7 +136,7 @@ export const useMatchStore = defineStore('match', () => {
     try {
       await importPendingFile()
     } catch (e) {
-      error.value = e instanceof Error ? e.message : String(e)
+      error.value = toAppError(e)
     }
   }
 
@@ -138,7 +146,11 @@ export const useMatchStore = defineStore('match', () => {
     if (!file || !conn || !profile.value) return
     const checked = mappingProfileSchema.safeParse(JSON.parse(JSON.stringify(profile.value)))
     if (!checked.success) {
-      error.value = checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
+      error.value = appError(
+        'invalid_argument',
+        checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+        checked.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      )
       return
     }
     const p = checked.data
@@ -170,8 +182,8 @@ export const useMatchStore = defineStore('match', () => {
       applied.rows.map((r) => ({ ...r, connectionId: conn.id, importId: id, matchedKeys: [] })),
     )
     notice.value = result.added
-      ? `imported:${applied.rows.length}`
-      : `duplicate:${new Date(result.existing.importedAt).toISOString()}`
+      ? { kind: 'imported', count: applied.rows.length }
+      : { kind: 'duplicate', importedAt: result.existing.importedAt }
     importId.value = result.added ? id : result.existing.id
     pending.value = null
     await loadImports()
@@ -243,7 +255,7 @@ export const useMatchStore = defineStore('match', () => {
         timeZone: conn.timeZone,
       })
       if (plan.refused.length > 0) {
-        error.value = `refused:${plan.refused.length}`
+        notice.value = { kind: 'refusedLocked', count: plan.refused.length }
         return
       }
       await repo().accept(
@@ -252,10 +264,10 @@ export const useMatchStore = defineStore('match', () => {
         chosen.map((c) => ({ importId: imp, line: c.rowLine, keys: c.keys })),
         recs,
       )
-      notice.value = `accepted:${chosen.length}`
+      notice.value = { kind: 'accepted', count: chosen.length }
       await match()
     } catch (e) {
-      error.value = e instanceof Error ? e.message : String(e)
+      error.value = toAppError(e)
     }
   }
 

@@ -3,6 +3,7 @@
  * checklist), and the close itself: confirmed with the closer's name and a note, reopened with a reason
  * and a list of what changed since the close.
  */
+import { toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
 import { appCache } from '../db/cache'
@@ -133,7 +134,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
   const period = ref(periodOf(Date.now(), Intl.DateTimeFormat().resolvedOptions().timeZone))
   const data = shallowRef<MonthData | null>(null)
   const loading = ref(false)
-  const error = ref<string | null>(null)
+  const error = ref<AppError | null>(null)
   /** The name set in Settings; null until one is set (a close needs it). */
   const closerName = ref<string | null>(null)
   const closeRefusal = ref<CloseRefusal | null>(null)
@@ -177,7 +178,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
       await load()
       return done
     } catch (e) {
-      error.value = e instanceof Error ? e.message : String(e)
+      error.value = toAppError(e)
       return false
     } finally {
       closing.value = false
@@ -207,7 +208,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
       await load()
       return done
     } catch (e) {
-      error.value = e instanceof Error ? e.message : String(e)
+      error.value = toAppError(e)
       return false
     } finally {
       closing.value = false
@@ -247,7 +248,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
       await loadCloserName()
       data.value = await loadMonth(c, period.value)
     } catch (e) {
-      error.value = e instanceof Error ? e.message : String(e)
+      error.value = toAppError(e)
     } finally {
       loading.value = false
     }
@@ -304,7 +305,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
       )
       exported.value = delivered.fileName
     } catch (e) {
-      error.value = exportAbort.signal.aborted ? null : e instanceof Error ? e.message : String(e)
+      error.value = exportAbort.signal.aborted ? null : toAppError(e)
     } finally {
       exporting.value = null
     }

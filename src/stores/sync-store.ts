@@ -2,6 +2,7 @@
  * Sync as the UI sees it: one run per connection at a time, its live progress, cancel, and the last
  * outcome. The engine does the work (src/sync); this store connects it to main and to the cache.
  */
+import { toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { ref, shallowRef } from 'vue'
 import type { ConnectionSummary } from '../../electron/shared/contract'
@@ -29,7 +30,7 @@ export const DEFAULT_LOOKBACK_MS = 15 * 60_000
 export const useSyncStore = defineStore('sync', () => {
   const progress = shallowRef<SyncProgress | null>(null)
   const runningFor = ref<string | null>(null)
-  const lastError = ref<string | null>(null)
+  const lastError = ref<AppError | null>(null)
   let engine: SyncEngine | undefined
 
   /** Makes sure the cache knows the connection (never its credentials), keeping what sync learned. */
@@ -79,9 +80,11 @@ export const useSyncStore = defineStore('sync', () => {
         onProgress: (p) => (progress.value = p),
       })
       progress.value = result
+      // Settings' "Stores" and the sync details name stores from this list.
+      await cache.connections.rememberStoresFromHistory(connection.id)
       return result
     } catch (e) {
-      lastError.value = e instanceof Error ? e.message : String(e)
+      lastError.value = toAppError(e)
       return null
     } finally {
       runningFor.value = null

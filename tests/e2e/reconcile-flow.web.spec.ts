@@ -17,7 +17,9 @@ test.describe('month-end flow on the web host', () => {
     await expect(page.getByTestId('sync-state')).toHaveText(/Syncing|Up to date/)
     await expect(page.getByRole('progressbar', { name: 'Sync progress' })).toBeVisible()
     await expect(page.getByTestId('sync-state')).toHaveText('Up to date.', { timeout: 90_000 })
-    await expect(page.getByTestId('sync-counts')).toHaveText(/^[\d,]+ of [\d,]+ records/)
+    await expect(page.getByTestId('sync-counts')).toHaveText(
+      /^[\d,]+ of [\d,]+ charges and refunds · [\d,]+ of [\d,]+ charge-list records/,
+    )
 
     await page
       .getByRole('navigation', { name: 'Main navigation' })

@@ -150,7 +150,7 @@ describe('credential leak scan', () => {
     const history = await h.store.history.inRange(conn.id, range.from, range.to)
     expect(history.length).toBeGreaterThan(0)
     // The echo arrived, scrubbed: the rest of each text is kept.
-    expect(history[0]?.raw.metadata['echo_callback']).toBe('https://merchant.example/cb?auth=[redacted]')
+    expect(history[0]?.raw.metadata?.['echo_callback']).toBe('https://merchant.example/cb?auth=[redacted]')
     setDesktopApiForTests(h.api)
     const delivered = await exportMonthWorkbook({
       merchantName: history[0]?.raw.merchant_name ?? 'x',

@@ -210,9 +210,9 @@ describe('changeable records are re-checked, however old', () => {
     expect(refunded).toEqual([])
     // The real service's element names its id `refund_id`: rewritten so, the charges are still up to date.
     const rows = await h.db.history.toArray()
-    const charge = rows.find((r) => r.type === 'charge' && r.raw.user_data.refunds.length > 0)
+    const charge = rows.find((r) => r.type === 'charge' && (r.raw.user_data?.refunds?.length ?? 0) > 0)
     if (!charge) throw new Error('no refunded charge')
-    const realShape = charge.raw.user_data.refunds.map(({ id, ...rest }) => ({ refund_id: id, ...rest }))
+    const realShape = (charge.raw.user_data?.refunds ?? []).map(({ id, ...rest }) => ({ refund_id: id, ...rest }))
     await h.db.history.put({
       ...charge,
       raw: { ...charge.raw, user_data: { ...charge.raw.user_data, refunds: realShape } },

@@ -413,7 +413,7 @@ describe('no successful page carries a credential', () => {
     expect(canaryLeaks(text)).toEqual([])
     expect(text).not.toContain(Buffer.from(header).toString('base64').slice(0, 40))
     if (!result.ok) return
-    const metadata = result.value.list.items[0]?.metadata ?? {}
+    const metadata = result.value.items[0]?.metadata ?? {}
     // Only the credentials go; the rest of each text stays.
     expect(metadata['order_no']).toBe('A-1')
     expect(metadata['echoed']).toBe('[redacted]')
