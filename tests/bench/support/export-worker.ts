@@ -97,6 +97,7 @@ async function main(): Promise<void> {
         true,
       )
       for (const row of sheet.rows()) put(row)
+      for (const row of sheet.spec.footer ?? []) put(row)
     }
     await book.xlsx.writeFile(target)
   }
