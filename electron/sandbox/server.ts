@@ -287,7 +287,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       const wellFormed =
         typeof auth === 'string' &&
         /^Bearer [^.\s]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(auth)
-      return send(res, 401, errorBody(wellFormed ? 'INVALID_CREDENTIALS' : 'IMPROPER_AUTH'), headers)
+      if (!wellFormed) return send(res, 401, errorBody('IMPROPER_AUTH'), headers)
+      // Varied: the right secret with another app token names the token (reference "Errors and limits").
+      const rightSecret = typeof auth === 'string' && auth.startsWith(`Bearer ${secret}.`)
+      const code = shape === 'varied' && rightSecret ? 'INVALID_APP_TOKEN' : 'INVALID_CREDENTIALS'
+      return send(res, 401, errorBody(code), headers)
     }
     if (tokenState === 'outdated') return send(res, 403, errorBody('OUTDATED_APP_TOKEN'), headers)
     const stormLeft = faults.stormLeftMs(now())
