@@ -33,8 +33,11 @@ export type AppTokenState = 'valid' | 'outdated'
 /** `store`: a store-scoped token, refused (403 INVALID_PERMISSIONS) on the all-stores paths. */
 export type AppTokenScope = 'merchant' | 'store'
 
-/** Varied shape: one queued late change is applied every this many ms of the sandbox's clock. */
-export const DEFAULT_LATE_CHANGE_EVERY_MS = 30_000
+/**
+ * Varied shape: one queued late change is applied every this many ms of the sandbox's clock. Slow enough
+ * that a test's sandbox (minutes at most) meets none unless it asks; the demo shows one every few syncs.
+ */
+export const DEFAULT_LATE_CHANGE_EVERY_MS = 120_000
 
 export interface SandboxOptions {
   /** 0 (default): a free port. */
