@@ -11,7 +11,8 @@ import { authOf, get, listAll, useSandbox, type ListBody } from './support'
 type History = z.infer<typeof historyItemSchema>
 type Charge = z.infer<typeof chargeItemSchema>
 
-const sandbox = useSandbox({ seed: 7, stores: 3, records: 1500, rateLimit: false })
+// These are the seed shape's conventions (README "Conventions"), whatever DEFAULT_SHAPE is; varied.test.ts covers the other.
+const sandbox = useSandbox({ seed: 7, stores: 3, records: 1500, rateLimit: false, shape: 'seed' })
 let allHistory: History[]
 let allCharges: Charge[]
 
