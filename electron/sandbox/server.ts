@@ -33,8 +33,11 @@ export type AppTokenState = 'valid' | 'outdated'
 /** `store`: a store-scoped token, refused (403 INVALID_PERMISSIONS) on the all-stores paths. */
 export type AppTokenScope = 'merchant' | 'store'
 
-/** Varied shape: one queued late change is applied every this many ms of the sandbox's clock. */
-export const DEFAULT_LATE_CHANGE_EVERY_MS = 30_000
+/**
+ * Varied shape: one queued late change is applied every this many ms of the sandbox's clock. Slow enough
+ * that a test's sandbox (minutes at most) meets none unless it asks; the demo shows one every few syncs.
+ */
+export const DEFAULT_LATE_CHANGE_EVERY_MS = 120_000
 
 export interface SandboxOptions {
   /** 0 (default): a free port. */
@@ -287,7 +290,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       const wellFormed =
         typeof auth === 'string' &&
         /^Bearer [^.\s]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(auth)
-      return send(res, 401, errorBody(wellFormed ? 'INVALID_CREDENTIALS' : 'IMPROPER_AUTH'), headers)
+      if (!wellFormed) return send(res, 401, errorBody('IMPROPER_AUTH'), headers)
+      // Varied: the right secret with another app token names the token (reference "Errors and limits").
+      const rightSecret = typeof auth === 'string' && auth.startsWith(`Bearer ${secret}.`)
+      const code = shape === 'varied' && rightSecret ? 'INVALID_APP_TOKEN' : 'INVALID_CREDENTIALS'
+      return send(res, 401, errorBody(code), headers)
     }
     if (tokenState === 'outdated') return send(res, 403, errorBody('OUTDATED_APP_TOKEN'), headers)
     const stormLeft = faults.stormLeftMs(now())

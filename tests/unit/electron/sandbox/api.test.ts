@@ -29,7 +29,8 @@ type Charge = z.infer<typeof chargeItemSchema> & {
   transaction_token_id: string
 }
 
-const sandbox = useSandbox({ seed: 7, stores: 3, records: 1500, rateLimit: false })
+// These are the seed shape's conventions (README "Conventions"), whatever DEFAULT_SHAPE is; varied.test.ts covers the other.
+const sandbox = useSandbox({ seed: 7, stores: 3, records: 1500, rateLimit: false, shape: 'seed' })
 let allHistory: History[]
 let allCharges: Charge[]
 

@@ -5,7 +5,8 @@ import { chargeListSchema } from '../../../../electron/shared/payment-api'
 import { authOf, get } from './support'
 
 async function withSandbox<T>(options: SandboxOptions, run: (sb: RunningSandbox) => Promise<T>): Promise<T> {
-  const sb = await startSandbox({ seed: 3, stores: 2, records: 300, ...options })
+  // The seed shape's 429s (JSON body, Retry-After), whatever DEFAULT_SHAPE is; varied.test.ts covers the other.
+  const sb = await startSandbox({ seed: 3, stores: 2, records: 300, shape: 'seed', ...options })
   try {
     return await run(sb)
   } finally {

@@ -503,6 +503,18 @@ describe('index lag', () => {
 })
 
 describe('varied faults', () => {
+  it('401 INVALID_APP_TOKEN for the right secret with another app token; other failures as in the seed shape', async () => {
+    await withSandbox({ shape: 'varied' }, async (sb) => {
+      const [h, p] = sb.appToken.split('.')
+      const otherToken = `${h}.${p}.c2lnbmF0dXJl`
+      const code = async (auth: string) =>
+        (await get(sb, '/charges', {}, { Authorization: auth })).body['code']
+      expect(await code(`Bearer ${sb.secret}.${otherToken}`)).toBe('INVALID_APP_TOKEN')
+      expect(await code(`Bearer other.${sb.appToken}`)).toBe('INVALID_CREDENTIALS')
+      expect(await code(`Bearer ${sb.secret}`)).toBe('IMPROPER_AUTH')
+    })
+  })
+
   it('rate-limit 429s carry no Retry-After, some no body at all; the rate headers stay', async () => {
     await withSandbox({ seed: 9, shape: 'varied', rateLimit: true }, async (sb) => {
       const answers: { status: number; text: string; retryAfter: string | null; remaining: string | null }[] =
