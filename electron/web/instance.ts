@@ -149,7 +149,8 @@ export function acquireInstanceLock(dataDir: string, pid: number = process.pid):
           `on this data directory (${dataDir})` +
           (holder.url ? ` at ${holder.url.replace(/\?.*$/, '')}` : '') +
           '. Use that one (its tab, or the URL it printed), or stop it first; two hosts on one data ' +
-          'directory would overwrite each other’s connections.',
+          `directory would overwrite each other’s connections. (If no Closebook web host is running, ` +
+          `another program took over its process id: delete ${path}.)`,
       )
     }
     if (holder || attempt > 0)
