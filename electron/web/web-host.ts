@@ -395,6 +395,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
 
   async function serveDownload(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
     if (req.method !== 'GET') return refuse(res, 405, 'method_not_allowed', 'Downloads are GET requests.')
+    await options.downloads?.sweep() // files of offers that expired untaken go now
     const offer = options.downloads?.take(id) ?? null
     if (!offer) return refuse(res, 404, 'not_found', 'This download has expired or was already taken.')
     const info = await stat(offer.path)
