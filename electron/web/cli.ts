@@ -84,7 +84,8 @@ async function main(): Promise<void> {
   }
   const storm = parseStorm(values['demo-storm'])
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir())
-  ensurePrivateDir(dataDir)
+  const exposed = ensurePrivateDir(dataDir, values['data-dir'] === undefined)
+  if (exposed) process.stderr.write(`closebook web host: warning: ${exposed}\n`)
   const lock = acquireInstanceLock(dataDir)
   process.once('exit', () => lock.release())
   const choice = await choosePort(dataDir, givenPort)

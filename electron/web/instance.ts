@@ -12,7 +12,7 @@
  * crashed host (its pid is gone) is taken over.
  */
 import { randomInt } from 'node:crypto'
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 
@@ -26,10 +26,23 @@ export class InstanceError extends Error {
   override readonly name = 'InstanceError'
 }
 
-/** The data directory, readable by its owner only (it holds the connection registry and exports). */
-export function ensurePrivateDir(dir: string): void {
+/**
+ * The data directory, readable by its owner only (it holds the connection registry and exports). A
+ * directory we create, or our own default one, is made 0700; a folder the user named that already
+ * existed is not changed under them (it could be their home): they are told instead. Returns that warning.
+ */
+export function ensurePrivateDir(dir: string, ours = true): string | undefined {
+  const existed = existsSync(dir)
   mkdirSync(dir, { recursive: true, mode: 0o700 })
-  chmodSync(dir, 0o700)
+  if (!existed || ours) {
+    chmodSync(dir, 0o700)
+    return undefined
+  }
+  const mode = statSync(dir).mode & 0o777
+  return mode & 0o077
+    ? `the data directory ${dir} can be read by other users (mode ${mode.toString(8)}); ` +
+        `exports and the connection list are kept there: consider chmod 700.`
+    : undefined
 }
 
 export function readRememberedPort(dataDir: string): number | null {
@@ -149,7 +162,8 @@ export function acquireInstanceLock(dataDir: string, pid: number = process.pid):
           `on this data directory (${dataDir})` +
           (holder.url ? ` at ${holder.url.replace(/\?.*$/, '')}` : '') +
           '. Use that one (its tab, or the URL it printed), or stop it first; two hosts on one data ' +
-          'directory would overwrite each other’s connections.',
+          `directory would overwrite each other’s connections. (If no Closebook web host is running, ` +
+          `another program took over its process id: delete ${path}.)`,
       )
     }
     if (holder || attempt > 0)

@@ -186,7 +186,7 @@ export class CallBoard {
     return { outcomes, unknown }
   }
 
-  /** Resolves when one of `ids` settles, after `holdMs`, or when `signal` aborts, whichever is first. */
+  /** Resolves when any call settles, after `holdMs`, or when `signal` aborts, whichever is first. */
   async wait(
     ids: readonly string[],
     holdMs: number,
@@ -202,9 +202,10 @@ export class CallBoard {
         signal.removeEventListener('abort', done)
         resolve()
       }
-      const wake = (): void => {
-        if (ids.some((id) => this.calls.get(id)?.outcome)) done()
-      }
+      // Any call settling ends the wait, even one this wait does not name: it may be a call its tab
+      // began after sending this wait, whose outcome would otherwise sit here until the hold ran out.
+      // The tab asks again at once, naming all its pending calls.
+      const wake = (): void => done()
       const timer = setTimeout(done, holdMs)
       this.waiters.add(wake)
       signal.addEventListener('abort', done, { once: true })
@@ -394,6 +395,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
 
   async function serveDownload(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
     if (req.method !== 'GET') return refuse(res, 405, 'method_not_allowed', 'Downloads are GET requests.')
+    await options.downloads?.sweep() // files of offers that expired untaken go now
     const offer = options.downloads?.take(id) ?? null
     if (!offer) return refuse(res, 404, 'not_found', 'This download has expired or was already taken.')
     const info = await stat(offer.path)

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import ExcelJS from 'exceljs'
+import { DesktopApiError } from '../../../electron/shared/errors'
 import { exportBackup } from '../../../src/db/backup'
 import { exportMonthWorkbook } from '../../../src/export/workbook-client'
 import { setDesktopApiForTests } from '../../../src/platform'
@@ -124,7 +125,7 @@ describe('credential leak scan', () => {
     expect(h.sandbox.secret).toBe(CANARY_SECRET)
   }, 120_000)
 
-  it('a server that echoes the Authorization header into successful pages leaks nothing past main', async () => {
+  it('a server that echoes the Authorization header into pages and error bodies leaks nothing past main', async () => {
     h = await startHarness(
       { seed: 6, stores: 2, records: 200, rateScale: 50, secret: CANARY_SECRET, appToken: CANARY_TOKEN },
       { echoCredentials: true },
@@ -143,6 +144,13 @@ describe('credential leak scan', () => {
     expect(h.echo?.echoedPages).toBeGreaterThan(0)
     const tested = await h.api.connections.test({ id: h.connectionId })
     expect(tested.ok).toBe(true)
+    // An error whose body echoes them: code, field names and reasons.
+    h.echo?.failNext(1)
+    const refused = await h.api.connections.test({ id: h.connectionId }).then(
+      () => 'answered',
+      (e: unknown) => JSON.stringify(e instanceof DesktopApiError ? e.toShape() : String(e)),
+    )
+    expect(refused).toContain('"status":400')
 
     const conn = await h.store.connections.get(h.connectionId)
     if (!conn) throw new Error('connection not cached')
@@ -179,6 +187,7 @@ describe('credential leak scan', () => {
       ['IndexedDB', dump.join('\n')],
       ['backup file', backup],
       ['workbook', cells.join('\n')],
+      ['error', refused],
     ]
     for (const [where, text] of places) expect(canaryLeaks(text), where).toEqual([])
   }, 120_000)

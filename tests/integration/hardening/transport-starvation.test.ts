@@ -173,4 +173,34 @@ describe('web host transport under a rate-limit wait', () => {
     expect(await late.json()).toEqual({ outcomes: {}, unknown: [pending] })
     agent.destroy()
   })
+
+  it('delivers a call that went pending while a wait was already held without waiting out the hold', async () => {
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    const handlers = handlersWith({
+      // Stuck for good: keeps the tab's wait request busy.
+      'connections:test': (_args, ctx) =>
+        new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('x')))),
+      // Done a little after it went pending.
+      'connections:list': () => released.then(() => []),
+    })
+    host = await startWebHost({
+      port: 0,
+      rendererDir: dir,
+      handlers,
+      token: TOKEN,
+      timing: { callHoldMs: 50, waitHoldMs: 10_000, abandonMs: 60_000 },
+    })
+    const agent = new Agent({ keepAlive: true, maxSockets: 6 })
+    const tab = createHttpTransport(TOKEN, browserFetch(agent, host.port))
+    void tab('connections:test', { id: CONNECTION })
+    await new Promise((r) => setTimeout(r, 200)) // the tab now holds a wait naming only that call
+    const started = Date.now()
+    const listing = tab('connections:list', {})
+    await new Promise((r) => setTimeout(r, 150)) // pending by now
+    release()
+    await expect(listing).resolves.toEqual({ ok: true, value: [] })
+    expect(Date.now() - started).toBeLessThan(2_000)
+    agent.destroy()
+  })
 })

@@ -11,13 +11,37 @@ export interface EchoProxy {
   url: string
   /** Pages whose items were given the echo. */
   echoedPages: number
+  /** The next `n` requests are refused with a 400 whose error body echoes the credentials. */
+  failNext(n: number): void
   close(): Promise<void>
 }
 
 export async function startEchoProxy(target: string): Promise<EchoProxy> {
-  const proxy: EchoProxy = { url: '', echoedPages: 0, close: () => Promise.resolve() }
+  let failing = 0
+  const proxy: EchoProxy = {
+    url: '',
+    echoedPages: 0,
+    failNext: (n) => void (failing = n),
+    close: () => Promise.resolve(),
+  }
   const server = createServer((req, res) => {
     const auth = req.headers.authorization ?? ''
+    if (failing > 0) {
+      failing--
+      // An error body in the SDK's shape whose code and reasons are the credentials.
+      const secret = auth.replace(/^Bearer /, '').split('.')[0] ?? ''
+      const body = JSON.stringify({
+        status: 400,
+        code: secret,
+        errors: [
+          { field: 'authorization', reason: auth },
+          { field: secret, reason: encodeURIComponent(auth) },
+        ],
+      })
+      res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
+      res.end(body)
+      return
+    }
     const headers: Record<string, string> = {}
     for (const [k, v] of Object.entries(req.headers))
       if (typeof v === 'string' && k !== 'host' && k !== 'connection') headers[k] = v

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -40,8 +40,15 @@ describe('web host instance: one origin and one host per data directory', () => 
     expect(message).toContain('backup')
   })
 
-  it('makes the data directory private', () => {
+  it('makes the data directory private, but only warns about a folder the user named that existed', () => {
     expect(statSync(dir).mode & 0o777).toBe(0o700)
+    const shared = join(dir, '..', 'shared')
+    mkdirSync(shared, { mode: 0o755 })
+    chmodSync(shared, 0o755)
+    expect(ensurePrivateDir(shared, false)).toMatch(/can be read by other users \(mode 755\)/)
+    expect(statSync(shared).mode & 0o777).toBe(0o755)
+    expect(ensurePrivateDir(shared, true)).toBeUndefined()
+    expect(statSync(shared).mode & 0o777).toBe(0o700)
   })
 
   it('refuses a second host while the first runs, naming it; takes over a dead one’s lock', () => {
