@@ -156,7 +156,8 @@ const CONFIDENCE = {
   /** The record carries an order number and the row none: weaker still. */
   amountDateRecordHasRef: 0.55,
   payoutScheduled: 0.95,
-  payoutAnyWindow: 0.85,
+  // Exact to the yen, net of fees and the transfer fee, and the only run of days that is: exact evidence.
+  payoutAnyWindow: 0.95,
   payoutWithinTolerance: 0.6,
 } as const
 
@@ -670,6 +671,17 @@ function previousCutoff(sorted: readonly number[], end: number): number {
   return end - MAX_PERIOD_DAYS
 }
 
+/** The first day with records after `after` (undefined: none known). */
+function firstDayAfter(
+  days: ReadonlyMap<number, DayTotals> | undefined,
+  after: number | undefined,
+): number | undefined {
+  if (!days || after === undefined) return undefined
+  let first: number | undefined
+  for (const d of days.keys()) if (d > after && (first === undefined || d < first)) first = d
+  return first
+}
+
 function proposePayouts(
   bankRows: readonly ImportedRow[],
   candidates: readonly Candidate[],
@@ -685,7 +697,16 @@ function proposePayouts(
   const groups = dayTotals(candidates, chargeRecords, model, cashTaken)
   const transferFee = Math.round((model.transferFee * (100 + model.transferFeeTaxPercent)) / 100)
   const scheduled = model.cutoffDays.length > 0
-  for (const row of bankRows) {
+  // Payouts follow one another: once a deposit is known to pay a store up to a day, that store's next
+  // payout starts the day after. Known from accepted deposits (cashTaken) and from this file, in date order.
+  const paidThrough = new Map<string, number>()
+  for (const c of candidates) {
+    if (!cashTaken.has(c.record.key)) continue
+    const group = `${model.perStore ? c.record.storeId : '*'}|${c.currency}`
+    paidThrough.set(group, Math.max(paidThrough.get(group) ?? -Infinity, c.dayNumber))
+  }
+  const byDay = [...bankRows].sort((a, b) => a.day.localeCompare(b.day) || a.line - b.line)
+  for (const row of byDay) {
     const currency = normalizeCurrency(row.currency)
     if (row.amount <= 0) {
       reasons.set(row.line, { code: 'withdrawal', params: { amount: row.amount, currency } })
@@ -730,6 +751,7 @@ function proposePayouts(
     }
     const usable = windows.filter(
       (w) =>
+        w.from > (paidThrough.get(w.group) ?? -Infinity) &&
         w.keys.length > 0 &&
         !w.keys.some((k) => cashTaken.has(k)) &&
         !rejected.has(rejectionKey(row.line, w.keys)),
@@ -752,9 +774,15 @@ function proposePayouts(
       net: w.net,
       difference: row.amount - w.net,
     })
-    const list = [...distinct.values()]
+    let list = [...distinct.values()]
+    // Several fit: the one that starts right after its store's last payout is the payout.
+    const anchored = list.filter(
+      (w) => firstDayAfter(groups.get(w.group), paidThrough.get(w.group)) === w.from,
+    )
+    if (list.length > 1 && anchored.length === 1) list = anchored
     if (list.length === 1 && list[0]) {
       const w = list[0]
+      paidThrough.set(w.group, Math.max(paidThrough.get(w.group) ?? -Infinity, w.to))
       const exact = w.net === row.amount
       claims.push({
         row,

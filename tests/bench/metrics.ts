@@ -40,6 +40,8 @@ export const REQUIRED_METRICS: Record<string, { unit: string; target: string }> 
   'export.peak_rss_mb': { unit: 'MiB', target: 'bounded' },
   'export.rss_vs_inmemory': { unit: 'ratio', target: '<= 0.5' },
   'match.50k_ms': { unit: 'ms', target: '< 2000' },
+  'match.precision': { unit: 'ratio', target: '== 1 (at the default threshold 0.9)' },
+  'match.recall': { unit: 'ratio', target: '>= 0.95 (lines with exact evidence)' },
 }
 
 /** Checks a measured value against a target written as ">= 0.95", "< 150", "== 0". */

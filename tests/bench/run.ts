@@ -44,6 +44,12 @@ const SUITES: Suite[] = [
     metrics: ['export.rows_per_s', 'export.peak_rss_mb', 'export.rss_vs_inmemory'],
   },
   { name: 'match', module: './match-bench', exportName: 'benchMatch', metrics: ['match.50k_ms'] },
+  {
+    name: 'match-corpus',
+    module: './match-corpus-bench',
+    exportName: 'benchMatchCorpus',
+    metrics: ['match.precision', 'match.recall'],
+  },
 ]
 
 type SuiteFn = (opts: { quick: boolean }) => Promise<MetricMap>
