@@ -304,6 +304,9 @@ export const en = {
       confirmRemove:
         'Remove “{name}”? Its lines are forgotten and the matches made from it are undone (audited).',
       removed: 'Import removed; {count} marks undone or relinked.',
+      overlap: '{count} lines were already imported from an earlier file and were left out.',
+      overlapAll:
+        'Every line of this file was already imported from an earlier file ({count} lines); nothing was added.',
       side: 'Side',
       sides: { sales: 'Sales (order ↔ charge)', cash: 'Cash (deposit ↔ payout)' },
       why: 'Why',

@@ -302,6 +302,9 @@ export const ja: MessageSchema = {
       confirmRemove:
         '「{name}」を削除しますか？ 取り込んだ行は削除され、この取り込みによる照合は取り消されます（監査ログに記録）。',
       removed: '取り込みを削除しました。{count} 件の消込を取り消し、または付け替えました。',
+      overlap: '{count} 行は以前のファイルで取り込み済みのため、除外しました。',
+      overlapAll:
+        'このファイルの全行（{count} 行）は以前のファイルで取り込み済みです。何も追加していません。',
       side: '区分',
       sides: { sales: '売上（注文 ↔ 決済）', cash: '入金（入金 ↔ 振込）' },
       why: '理由',

@@ -27,6 +27,7 @@ import {
   type ImportSource,
   type MappingProfile,
 } from '../import/profiles'
+import { dropAlreadyImported } from '../import/overlap'
 import { builtInProfileFor, readImportFile } from '../import/read-file'
 import { planMarks } from '../reconcile/marking'
 import {
@@ -106,6 +107,8 @@ export const useMatchStore = defineStore('match', () => {
   const rejectedPairs = ref(new Set<string>())
   /** Name of the built-in layout the chosen file was recognised as, if any. */
   const layoutName = ref<string | null>(null)
+  /** Lines of the last import left out because an earlier file already held them. */
+  const overlap = ref(0)
 
   const connection = computed(() => connections.value.find((c) => c.id === connectionId.value) ?? null)
   const repo = () => new ImportsRepository(appCache().db)
@@ -230,9 +233,29 @@ export const useMatchStore = defineStore('match', () => {
     const p = checked.data
     const applied = applyProfile(file.parsed, p)
     importErrors.value = applied.errors
+    overlap.value = 0
     if (applied.rows.length === 0) {
       error.value = null
       notice.value = null
+      return
+    }
+    const hash = await fileHash(file.bytes)
+    const same = await repo().findByHash(conn.id, hash)
+    if (same) {
+      notice.value = `duplicate:${new Date(same.importedAt).toISOString()}`
+      importId.value = same.id
+      pending.value = null
+      await loadImports()
+      await match()
+      return
+    }
+    // Lines an earlier file of the same kind already holds (an overlapping download) are left out.
+    const earlier = (await repo().rows(conn.id)).filter((r) => r.source === p.source)
+    const { kept, dropped } = dropAlreadyImported(applied.rows, earlier)
+    overlap.value = dropped.length
+    if (kept.length === 0) {
+      notice.value = `overlapAll:${dropped.length}`
+      pending.value = null
       return
     }
     // Built-in layouts are not saved: they are recognised again next time.
@@ -248,18 +271,18 @@ export const useMatchStore = defineStore('match', () => {
       id,
       source: p.source,
       fileName: file.name,
-      hash: await fileHash(file.bytes),
+      hash,
       importedAt: Date.now(),
-      rowCount: applied.rows.length,
+      rowCount: kept.length,
       profileName: p.name,
       encoding: file.encoding,
     }
     const result = await repo().add(
       record,
-      applied.rows.map((r) => ({ ...r, connectionId: conn.id, importId: id, matchedKeys: [] })),
+      kept.map((r) => ({ ...r, connectionId: conn.id, importId: id, matchedKeys: [] })),
     )
     notice.value = result.added
-      ? `imported:${applied.rows.length}`
+      ? `imported:${kept.length}`
       : `duplicate:${new Date(result.existing.importedAt).toISOString()}`
     importId.value = result.added ? id : result.existing.id
     pending.value = null
@@ -469,6 +492,7 @@ export const useMatchStore = defineStore('match', () => {
     unmatchedReasons,
     payout,
     layoutName,
+    overlap,
     notice,
     error,
     toleranceDays,
