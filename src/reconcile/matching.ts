@@ -378,8 +378,11 @@ export function proposeMatches(input: MatchInput): MatchResult {
 
   // ---- Sales side ----
   const salesTaken = new Set<RecordKey>(input.salesTaken ?? [])
+  // Rejection keys are strings: built only when something was rejected (50k rows stay cheap).
+  const isRejected = (line: number, keys: readonly RecordKey[]): boolean =>
+    rejected.size > 0 && rejected.has(rejectionKey(line, keys))
   const isOpen = (c: Candidate, row: ImportedRow): boolean =>
-    !salesTaken.has(c.record.key) && !rejected.has(rejectionKey(row.line, [c.record.key]))
+    !salesTaken.has(c.record.key) && !isRejected(row.line, [c.record.key])
 
   // (a) Order number.
   const referenceClaims: Claim[] = []
@@ -498,7 +501,7 @@ export function proposeMatches(input: MatchInput): MatchResult {
         // A row whose order number the service does not know cannot be a record that has one.
         !(unknownRef.has(row.line) && c.hasRef) &&
         methodAllows(family, c.record) &&
-        !rejected.has(rejectionKey(row.line, [c.record.key])),
+        !isRejected(row.line, [c.record.key]),
     )
     const params = { amount: row.amount, currency, days: tolerance }
     if (found.length === 0) {
@@ -694,6 +697,7 @@ function proposePayouts(
   reasons: Map<number, Explanation>,
 ): Claim[] {
   const claims: Claim[] = []
+  if (bankRows.length === 0) return claims
   const groups = dayTotals(candidates, chargeRecords, model, cashTaken)
   const transferFee = Math.round((model.transferFee * (100 + model.transferFeeTaxPercent)) / 100)
   const scheduled = model.cutoffDays.length > 0
@@ -754,7 +758,7 @@ function proposePayouts(
         w.from > (paidThrough.get(w.group) ?? -Infinity) &&
         w.keys.length > 0 &&
         !w.keys.some((k) => cashTaken.has(k)) &&
-        !rejected.has(rejectionKey(row.line, w.keys)),
+        !(rejected.size > 0 && rejected.has(rejectionKey(row.line, w.keys))),
     )
     const fits = usable.filter((w) => Math.abs(w.net - row.amount) <= model.amountTolerance)
     // Windows differing only by empty days are the same payout.
