@@ -311,7 +311,7 @@ export const en = {
       sides: { sales: 'Sales (order ↔ charge)', cash: 'Cash (deposit ↔ payout)' },
       why: 'Why',
       payoutRule: 'Payout',
-      matchAll: 'Match line {row} to these {count} records',
+      matchPayout: 'Match line {row} to the payout {from}–{to} ({count} records, difference {difference})',
       payoutTitle: 'Payout model for deposits',
       cutoffDays: 'Periods end on days (e.g. 15, 31; empty = any run of days)',
       perStore: 'One payout per store',

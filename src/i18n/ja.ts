@@ -309,7 +309,7 @@ export const ja: MessageSchema = {
       sides: { sales: '売上（注文 ↔ 決済）', cash: '入金（入金 ↔ 振込）' },
       why: '理由',
       payoutRule: '振込（入金）',
-      matchAll: '{row} 行目をこの {count} 件と照合',
+      matchPayout: '{row} 行目を {from}〜{to} の振込と照合（{count} 件、差額 {difference}）',
       payoutTitle: '入金の振込モデル',
       cutoffDays: '締め日（例：15, 31。空欄 = 任意の期間）',
       perStore: '店舗ごとに振込',

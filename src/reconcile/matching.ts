@@ -71,6 +71,17 @@ export interface MatchProposal {
   explanation: Explanation
 }
 
+/** One payout a deposit could be (cash side): the whole set of records, not truncated. */
+export interface PayoutOption {
+  from: string
+  to: string
+  store: string
+  keys: RecordKey[]
+  /** Expected deposit (minor units) and deposit − expected. */
+  net: number
+  difference: number
+}
+
 export interface AmbiguousMatch {
   rowLine: number
   /** Possible records (at most `MAX_CANDIDATES`); the accountant picks. */
@@ -79,6 +90,8 @@ export interface AmbiguousMatch {
   side: MatchSide
   reason: string
   explanation: Explanation
+  /** Cash side: the payouts to choose from, each complete (fitting ones, or the nearest by difference). */
+  options?: PayoutOption[]
 }
 
 /**
@@ -674,6 +687,17 @@ function previousCutoff(sorted: readonly number[], end: number): number {
   return end - MAX_PERIOD_DAYS
 }
 
+function optionOf(w: PayoutWindow, deposit: number): PayoutOption {
+  return {
+    from: dayOfNumber(w.from),
+    to: dayOfNumber(w.to),
+    store: w.group.split('|')[0] ?? '',
+    keys: w.keys,
+    net: w.net,
+    difference: deposit - w.net,
+  }
+}
+
 /** The first day with records after `after` (undefined: none known). */
 function firstDayAfter(
   days: ReadonlyMap<number, DayTotals> | undefined,
@@ -811,6 +835,7 @@ function proposePayouts(
         rule: 'payout',
         side: 'cash',
         reason: `deposit ${major(row.amount, currency)} fits ${list.length} payouts`,
+        options: list.slice(0, 5).map((w) => optionOf(w, row.amount)),
         explanation: {
           code: 'payout_several',
           params: {
@@ -827,9 +852,16 @@ function proposePayouts(
       continue
     }
     // No payout fits: the nearest candidates with their differences, for the accountant.
+    const seen = new Set<string>()
     const nearest = usable
       .map((w) => ({ w, diff: Math.abs(w.net - row.amount) }))
       .sort((a, b) => a.diff - b.diff)
+      .filter(({ w }) => {
+        const id = `${w.group}|${w.keys.length}|${w.net}|${w.keys[0] ?? ''}`
+        if (seen.has(id)) return false
+        seen.add(id)
+        return true
+      })
       .slice(0, 3)
     if (nearest.length === 0) {
       reasons.set(row.line, { code: 'no_payout', params: { amount: row.amount, currency } })
@@ -844,6 +876,7 @@ function proposePayouts(
       side: 'cash',
       reason: `no payout equals the deposit; nearest differ by ${nearest.map((n) => n.diff).join(', ')}`,
       explanation: { code: 'payout_nearest', params: params(best) },
+      options: nearest.map(({ w }) => optionOf(w, row.amount)),
     })
   }
   return claims

@@ -142,7 +142,12 @@ test.describe('matching on the web host', () => {
       'No payout equals the deposit ¥123,456',
     )
     // Matched by hand to that payout: its records are linked on the cash side next to their order links.
-    await page.getByRole('button', { name: /^Match line 2 to these \d+ records$/ }).click()
+    await page
+      .getByRole('button', {
+        name: /^Match line 2 to the payout [\d-]+–[\d-]+ \(\d+ records, difference .+\)$/,
+      })
+      .first()
+      .click()
     await expect(page.getByTestId('match-notice')).toHaveText('1 matches accepted and marked reconciled.')
 
     // Removing the import undoes its matches, audited; the order links stay.

@@ -398,6 +398,13 @@ describe('proposeMatches: deposits are payouts', () => {
     expect(result.ambiguous).toMatchObject([
       { rowLine: 2, explanation: { code: 'payout_nearest', params: { difference: FEE } } },
     ])
+    // The nearest payout is offered whole, with its difference: one click matches all its records.
+    expect(result.ambiguous[0]?.options?.[0]).toMatchObject({
+      from: '2026-10-01',
+      to: '2026-10-01',
+      keys: [key(1), key(2), key(3), refundKey(4)],
+      difference: FEE,
+    })
   })
 
   it('accepts a difference within the tolerance, below the default threshold', () => {
@@ -474,6 +481,8 @@ describe('proposeMatches: deposits are payouts', () => {
     expect(result.ambiguous.map((a) => [a.rowLine, a.rule, a.explanation.code])).toEqual([
       [2, 'payout', 'payout_several'],
     ])
+    // Each fitting payout is an option of its own, never their union.
+    expect(result.ambiguous[0]?.options?.map((o) => o.keys).sort()).toEqual([[key(1)], [key(2)]])
   })
 
   it('keeps sales and cash links apart: an order-matched charge still pays out', () => {
