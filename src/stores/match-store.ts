@@ -232,7 +232,11 @@ export const useMatchStore = defineStore('match', () => {
     }
     const p = checked.data
     const applied = applyProfile(file.parsed, p)
-    importErrors.value = applied.errors
+    // Structural problems of the file (an unclosed quote, a Zengin record of the wrong length) too.
+    importErrors.value = [
+      ...file.parsed.errors.map((e) => ({ row: e.line, column: '', message: e.message })),
+      ...applied.errors,
+    ]
     overlap.value = 0
     if (applied.rows.length === 0) {
       error.value = null
