@@ -238,6 +238,9 @@ export const importedRowSchema = z.object({
   customer: z.string().nullable(),
   description: z.string().nullable(),
   matchedKeys: z.array(recordKey),
+  lines: z.array(z.number().int().positive()).optional(),
+  paymentMethod: z.string().optional(),
+  refunded: z.number().int().nonnegative().optional(),
 })
 
 const backupSchema = z.object({

@@ -296,4 +296,10 @@ export interface ImportedRowRecord {
   description: string | null
   /** The records an accepted match linked this row to (empty: not matched yet). */
   matchedKeys: RecordKey[]
+  /** Issue 21 (not indexed, no schema change): every file line of a grouped order. */
+  lines?: number[]
+  /** The order's payment method as the file names it. */
+  paymentMethod?: string
+  /** Refunded on the order (minor units, positive). */
+  refunded?: number
 }

@@ -410,6 +410,81 @@ export const en = {
       unknown_encoding:
         'This file is not valid text in UTF-8, UTF-16, Shift_JIS or EUC-JP: some bytes fit none of them. Save it as CSV (UTF-8) and import it again.',
     },
+    evidence: {
+      layout: 'Recognised layout: {name}.',
+      fields: {
+        withdrawal: 'Withdrawal column (two-column statements)',
+        dateMonth: 'Month column (date split over columns)',
+        dateDay: 'Day column (date split over columns)',
+        paymentMethod: 'Payment method column',
+        refunded: 'Refunded amount column',
+      },
+      grouping: 'Lines of one order',
+      groupings: {
+        none: 'One line per order',
+        'order-total': 'Several lines, each with the order total',
+        'order-lines': 'Several lines that add up to the order',
+      },
+      previewTitle: 'Preview',
+      previewTable: 'First lines of the file',
+      previewSummary:
+        '{lines} lines in the file: {rows} rows will be imported, {skipped} lines skipped, {errors} lines cannot be read.',
+      skipped: {
+        no_amount: 'Line {row}: no amount in the mapped column (a withdrawal?), skipped.',
+        zero_amount: 'Line {row}: amount 0, skipped.',
+      },
+      missing: 'Choose a column for: {fields}.',
+      invalid: 'The mapping is incomplete: {fields}.',
+      linesUnreadable: '{count} lines could not be read',
+      remove: 'Remove this import',
+      removeFor: 'Remove the import {name}',
+      confirmRemove:
+        'Remove “{name}”? Its lines are forgotten and the matches made from it are undone (audited).',
+      removed: 'Import removed; {count} marks undone or relinked.',
+      overlap: '{count} lines were already imported from an earlier file and were left out.',
+      overlapAll:
+        'Every line of this file was already imported from an earlier file ({count} lines); nothing was added.',
+      side: 'Side',
+      sides: { sales: 'Sales (order ↔ charge)', cash: 'Cash (deposit ↔ payout)' },
+      why: 'Why',
+      payoutRule: 'Payout',
+      matchPayout: 'Match line {row} to the payout {from}–{to} ({count} records, difference {difference})',
+      payoutTitle: 'Payout model for deposits',
+      cutoffDays: 'Periods end on days (e.g. 15, 31; empty = any run of days)',
+      perStore: 'One payout per store',
+      transferFee: 'Transfer fee (yen, before tax)',
+      taxPercent: 'Tax on the transfer fee (%)',
+      minimumPayout: 'Minimum payout (smaller amounts carry over)',
+      minLag: 'Paid at least … days after the period',
+      maxLag: 'Paid at most … days after the period',
+      amountTolerance: 'Amount tolerance (yen)',
+      savePayout: 'Save payout model',
+      explain: {
+        reference_exact: 'Order number {ref} and amount {amount} match the payment.',
+        reference_refunds: 'Order number {ref} and amount {amount} match; refunds of {refunded} match too.',
+        reference_refund_missing:
+          'Order number {ref} and amount {amount} match; the refund of {refunded} was not found in the payment service.',
+        reference_amount_differs:
+          'Order number {ref} matches, but the amount differs: {amount} in the file, {recordAmount} in the payment service ({difference}).',
+        reference_several: 'Order number {ref} matches {count} payments: pick one.',
+        reference_unavailable:
+          'Order number {ref} is known, but its payment is already matched, rejected, in test mode or in another currency.',
+        amount_date:
+          'Only amount {amount} and date agree ({distance} days apart); no order number confirms it.',
+        amount_date_several: '{count} payments of {amount} within ±{days} days: pick one.',
+        payout:
+          'Payout {from}–{to}: charges {charged} − refunds {refundsTotal} − fees {fees} − transfer fee {transferFee} = {net} ({count} records, difference {difference}).',
+        payout_several: 'The deposit {amount} fits {count} payouts ({periods}): pick by hand.',
+        payout_nearest:
+          'No payout equals the deposit {amount}. Nearest: {from}–{to}, net {net}, difference {difference} (transfer fee {transferFee}).',
+        contested: 'Another line claims the same payment with the same evidence.',
+        no_candidate: 'No payment in the payment service fits this line.',
+        withdrawal: 'A withdrawal ({amount}): not a payout, nothing to match.',
+        method_excluded:
+          'Paid by “{method}”: not a payment of the payment service of that kind, so card charges are ruled out.',
+        no_payout: 'No payout of the payment service ends in the days before this deposit ({amount}).',
+      },
+    },
   },
   monthEnd: {
     title: 'Month-end',

@@ -409,6 +409,81 @@ export const ja: MessageSchema = {
       unknown_encoding:
         'このファイルは UTF-8、UTF-16、Shift_JIS、EUC-JP のいずれとしても正しく読めません。CSV（UTF-8）で保存し直してから取り込んでください。',
     },
+    evidence: {
+      layout: '認識したレイアウト：{name}',
+      fields: {
+        withdrawal: '出金の列（入金・出金が別列の明細）',
+        dateMonth: '月の列（日付が分かれている場合）',
+        dateDay: '日の列（日付が分かれている場合）',
+        paymentMethod: '決済方法の列',
+        refunded: '返金額の列',
+      },
+      grouping: '1 件の注文の行',
+      groupings: {
+        none: '1 注文 1 行',
+        'order-total': '複数行（各行に注文合計）',
+        'order-lines': '複数行（行の合計が注文金額）',
+      },
+      previewTitle: 'プレビュー',
+      previewTable: 'ファイルの先頭行',
+      previewSummary:
+        'ファイルの {lines} 行のうち、{rows} 件を取り込みます。{skipped} 行はスキップ、{errors} 行は読み込めません。',
+      skipped: {
+        no_amount: '{row} 行目：対応付けた列に金額がありません（出金？）。スキップします。',
+        zero_amount: '{row} 行目：金額が 0 のためスキップします。',
+      },
+      missing: '次の列を選んでください：{fields}',
+      invalid: '対応付けが不完全です：{fields}',
+      linesUnreadable: '{count} 行を読み込めませんでした',
+      remove: 'この取り込みを削除',
+      removeFor: '取り込み「{name}」を削除',
+      confirmRemove:
+        '「{name}」を削除しますか？ 取り込んだ行は削除され、この取り込みによる照合は取り消されます（監査ログに記録）。',
+      removed: '取り込みを削除しました。{count} 件の消込を取り消し、または付け替えました。',
+      overlap: '{count} 行は以前のファイルで取り込み済みのため、除外しました。',
+      overlapAll:
+        'このファイルの全行（{count} 行）は以前のファイルで取り込み済みです。何も追加していません。',
+      side: '区分',
+      sides: { sales: '売上（注文 ↔ 決済）', cash: '入金（入金 ↔ 振込）' },
+      why: '理由',
+      payoutRule: '振込（入金）',
+      matchPayout: '{row} 行目を {from}〜{to} の振込と照合（{count} 件、差額 {difference}）',
+      payoutTitle: '入金の振込モデル',
+      cutoffDays: '締め日（例：15, 31。空欄 = 任意の期間）',
+      perStore: '店舗ごとに振込',
+      transferFee: '振込手数料（円、税抜）',
+      taxPercent: '振込手数料の消費税（%）',
+      minimumPayout: '最低振込額（未満は翌期に繰越）',
+      minLag: '締め日から最短 … 日後に入金',
+      maxLag: '締め日から最長 … 日後に入金',
+      amountTolerance: '金額の許容差（円）',
+      savePayout: '振込モデルを保存',
+      explain: {
+        reference_exact: '注文番号 {ref} と金額 {amount} が決済と一致しました。',
+        reference_refunds: '注文番号 {ref} と金額 {amount} が一致し、返金 {refunded} も一致しました。',
+        reference_refund_missing:
+          '注文番号 {ref} と金額 {amount} は一致しましたが、返金 {refunded} が決済サービスに見つかりません。',
+        reference_amount_differs:
+          '注文番号 {ref} は一致しますが、金額が違います：ファイル {amount}、決済サービス {recordAmount}（差額 {difference}）。',
+        reference_several: '注文番号 {ref} に該当する決済が {count} 件あります。選んでください。',
+        reference_unavailable:
+          '注文番号 {ref} の決済は、照合済み・却下済み・テストモード・別通貨のいずれかです。',
+        amount_date:
+          '金額 {amount} と日付（{distance} 日差）だけが一致し、注文番号による裏付けがありません。',
+        amount_date_several: '±{days} 日以内に {amount} の決済が {count} 件あります。選んでください。',
+        payout:
+          '{from}〜{to} の振込：売上 {charged} − 返金 {refundsTotal} − 手数料 {fees} − 振込手数料 {transferFee} = {net}（{count} 件、差額 {difference}）。',
+        payout_several:
+          '入金 {amount} に当てはまる振込が {count} 件あります（{periods}）。手動で選んでください。',
+        payout_nearest:
+          '入金 {amount} と一致する振込はありません。最も近いのは {from}〜{to}、差引 {net}、差額 {difference}（振込手数料 {transferFee}）。',
+        contested: '別の行が同じ根拠で同じ決済を指しています。',
+        no_candidate: 'この行に当てはまる決済が決済サービスにありません。',
+        withdrawal: '出金（{amount}）のため、振込ではなく照合の対象外です。',
+        method_excluded: '決済方法が「{method}」のため、カード決済とは照合しません。',
+        no_payout: 'この入金（{amount}）の直前に締まる振込がありません。',
+      },
+    },
   },
   monthEnd: {
     title: '月次締め',

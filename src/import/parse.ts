@@ -22,7 +22,7 @@ function isBlank(row: readonly string[]): boolean {
   return row.every((cell) => cell.trim() === '')
 }
 
-/** First non-empty row is the header; empty lines are skipped; a leading BOM is dropped. */
+/** First full-width row is the header (a short preamble is skipped); empty lines are skipped; a leading BOM is dropped. */
 export function parseCsv(text: string): ParsedCsv {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   const records: { row: string[]; line: number }[] = []
@@ -46,6 +46,12 @@ export function parseCsv(text: string): ParsedCsv {
       rowStart = result.meta.cursor
     },
   })
+  // Some banks (Mizuho) put an account preamble of short lines above the header: the header is the first
+  // row about as wide as the widest of the file's first lines; what comes before it is dropped.
+  const widths = records.slice(0, 30).map((r) => r.row.filter((c) => c.trim() !== '').length)
+  const wanted = Math.max(2, Math.ceil(Math.max(0, ...widths) * 0.6))
+  const headerAt = widths.findIndex((w) => w >= wanted)
+  if (headerAt > 0) records.splice(0, headerAt)
   const header = records.shift()
   return {
     headers: header ? header.row.map((h) => h.trim()) : [],
@@ -193,12 +199,59 @@ function pad2(n: number): string {
   return String(n).padStart(2, '0')
 }
 
+// 和暦: the era's year 1 is the base + 1 (令和1 = 2019). "元" (first year) is year 1.
+const ERAS: Readonly<Record<string, number>> = {
+  令和: 2018,
+  R: 2018,
+  平成: 1988,
+  H: 1988,
+  昭和: 1925,
+  S: 1925,
+}
+const WAREKI_RE =
+  /^(令和|平成|昭和|[RHS])\s*(\d{1,2}|元)\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?(.*)$/i
+const COMPACT_RE = /^(\d{4})(\d{2})(\d{2})(?:\s+(\d{1,2}:\d{2}.*))?$/
+const SHORT_YEAR_RE = /^(\d{2})\s*[-/.]\s*(\d{1,2})\s*[-/.]\s*(\d{1,2})(\s.*)?$/
+// An Excel serial day number (a date in a "General" cell): 1954-10-04 .. 2119-01-08, time as a fraction.
+const SERIAL_RE = /^(\d{5})(?:\.(\d+))?$/
+const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30)
+
+/**
+ * Rewrites the other date forms Japanese exports use into `YYYY-MM-DD[ time]`: 和暦 (`R6.11.24`,
+ * `令和6年11月24日`, `H31.4.30`), `20241124`, two-digit years (`24-11-24` = 2024), Excel serial numbers.
+ * Anything else is returned as it was, for DATE_RE to accept or refuse.
+ */
+export function toIsoLikeDate(text: string): string {
+  const wareki = WAREKI_RE.exec(text)
+  if (wareki) {
+    const base = ERAS[wareki[1] ?? ''] ?? ERAS[(wareki[1] ?? '').toUpperCase()]
+    if (base !== undefined) {
+      const year = base + (wareki[2] === '元' ? 1 : Number(wareki[2]))
+      return `${year}-${wareki[3] ?? ''}-${wareki[4] ?? ''}${wareki[5] ?? ''}`
+    }
+  }
+  const compact = COMPACT_RE.exec(text)
+  if (compact) return `${compact[1]}-${compact[2]}-${compact[3]}${compact[4] ? ` ${compact[4]}` : ''}`
+  const short = SHORT_YEAR_RE.exec(text)
+  if (short) return `20${short[1]}-${short[2]}-${short[3]}${short[4] ?? ''}`
+  const serial = SERIAL_RE.exec(text)
+  if (serial) {
+    const days = Number(serial[1])
+    if (days >= 20_000 && days <= 80_000) {
+      const ms = Math.round(Number(`0.${serial[2] ?? '0'}`) * 86_400) * 1000
+      const iso = new Date(EXCEL_EPOCH_MS + days * 86_400_000 + ms).toISOString()
+      return ms === 0 ? iso.slice(0, 10) : iso.slice(0, 19).replace('T', ' ')
+    }
+  }
+  return text
+}
+
 /**
  * A date cell: ISO `2026-10-01`, `2026-10-01T10:00:00+09:00`, `2026/10/01`, `2026/10/01 10:00`,
- * `2026年10月1日`. Without an offset, the time is wall-clock time in the accounting zone.
+ * `2026年10月1日`, and the forms of `toIsoLikeDate`. Without an offset, the time is wall-clock time in the accounting zone.
  */
 export function parseDateDay(text: string, timeZone: string): ParseResult<ParsedDate> {
-  const m = DATE_RE.exec(normalizeCell(text).trim())
+  const m = DATE_RE.exec(toIsoLikeDate(normalizeCell(text).trim()))
   if (!m) return { ok: false, error: `not a date: ${text}` }
   const day = `${m[1]}-${pad2(Number(m[2]))}-${pad2(Number(m[3]))}`
   if (!isValidDay(day)) return { ok: false, error: `not a date: ${text}` }

@@ -17,24 +17,67 @@ import type {
   MarkRecord,
   RecordKey,
 } from '../db/records'
-import { decodeBytes } from '../import/decode'
 import { checkImportFileSize, ImportFileError } from '../import/limits'
-import { parseCsv, type ParsedCsv } from '../import/parse'
-import { isXlsx, readXlsx } from '../import/xlsx'
+import type { ParsedCsv } from '../import/parse'
 import {
   applyProfile,
   fileHash,
   mappingProfileSchema,
   suggestProfile,
+  type AppliedProfile,
   type ImportError,
   type ImportSource,
   type MappingProfile,
 } from '../import/profiles'
+import { dropAlreadyImported } from '../import/overlap'
+import { builtInProfileFor, readImportFile } from '../import/read-file'
 import { planMarks } from '../reconcile/marking'
-import { proposeMatches, type AmbiguousMatch, type MatchProposal } from '../reconcile/matching'
+import {
+  DEFAULT_PAYOUT_MODEL,
+  proposeMatches,
+  rejectionKey,
+  type AmbiguousMatch,
+  type Explanation,
+  type MatchProposal,
+  type MatchSide,
+  type PayoutModel,
+} from '../reconcile/matching'
 
 const PROFILES_KEY = 'importProfiles'
 const DAY_MS = 86_400_000
+/** Longest run of days one payout covers (matching.ts), so a deposit's records are loaded. */
+const PAYOUT_SPAN_DAYS = 31
+
+const payoutModelSchema = z.object({
+  cutoffDays: z.array(z.number().int().min(1).max(31)).max(31),
+  perStore: z.boolean(),
+  transferFee: z.number().int().min(0),
+  transferFeeTaxPercent: z.number().min(0).max(100),
+  minimumPayout: z.number().int().min(0),
+  minLagDays: z.number().int().min(0).max(60),
+  maxLagDays: z.number().int().min(0).max(60),
+  amountTolerance: z.number().int().min(0),
+})
+
+const payoutKey = (connectionId: string): string => `payoutModel:${connectionId}`
+const rejectedKey = (connectionId: string): string => `matchRejected:${connectionId}`
+
+/** The part of a mark's matchRef that links one side (`orders:` sales, `bank:` cash), space-separated. */
+export function mergeMatchRef(existing: string | undefined, ref: string): string {
+  const prefix = ref.slice(0, ref.indexOf(':') + 1)
+  const parts = (existing ?? '').split(' ').filter((p) => p !== '' && !p.startsWith(prefix))
+  return [...parts, ref].join(' ')
+}
+
+/** A matchRef without the links to one import; undefined when nothing is left. */
+export function dropImportRefs(
+  existing: string | undefined,
+  source: string,
+  importId: string,
+): string | undefined {
+  const parts = (existing ?? '').split(' ').filter((p) => p !== '' && !p.startsWith(`${source}:${importId}:`))
+  return parts.length > 0 ? parts.join(' ') : undefined
+}
 
 export interface PendingFile {
   name: string
@@ -49,6 +92,9 @@ export type MatchNotice =
   | { kind: 'duplicate'; importedAt: number }
   | { kind: 'accepted'; count: number }
   | { kind: 'refusedLocked'; count: number }
+  | { kind: 'removed'; count: number }
+  | { kind: 'overlapAll'; count: number }
+  | { kind: 'missingColumns'; fields: string[] }
 
 export const useMatchStore = defineStore('match', () => {
   const connections = ref<CachedConnection[]>([])
@@ -71,6 +117,13 @@ export const useMatchStore = defineStore('match', () => {
   /** A file refused for its size, archive or encoding: the view words it from the code. */
   const fileError = shallowRef<ImportFileError | null>(null)
   const toleranceDays = ref(3)
+  const unmatchedReasons = shallowRef(new Map<number, Explanation>())
+  const payout = ref<PayoutModel>({ ...DEFAULT_PAYOUT_MODEL })
+  const rejectedPairs = ref(new Set<string>())
+  /** Name of the built-in layout the chosen file was recognised as, if any. */
+  const layoutName = ref<string | null>(null)
+  /** Lines of the last import left out because an earlier file already held them. */
+  const overlap = ref(0)
 
   const connection = computed(() => connections.value.find((c) => c.id === connectionId.value) ?? null)
   const repo = () => new ImportsRepository(appCache().db)
@@ -80,7 +133,28 @@ export const useMatchStore = defineStore('match', () => {
     connections.value = await cache.connections.list()
     connectionId.value ??= connections.value[0]?.id ?? null
     profiles.value = await cache.settings.get(PROFILES_KEY, z.array(mappingProfileSchema), [])
+    await loadConnectionSettings()
     await loadImports()
+  }
+
+  async function loadConnectionSettings(): Promise<void> {
+    if (!connectionId.value) return
+    const cache = appCache()
+    payout.value = await cache.settings.get(payoutKey(connectionId.value), payoutModelSchema, {
+      ...DEFAULT_PAYOUT_MODEL,
+    })
+    rejectedPairs.value = new Set(
+      await cache.settings.get(rejectedKey(connectionId.value), z.array(z.string()), []),
+    )
+  }
+
+  async function savePayout(model: PayoutModel): Promise<void> {
+    const conn = connection.value
+    if (!conn) return
+    const checked = payoutModelSchema.parse(JSON.parse(JSON.stringify(model)))
+    await appCache().settings.set(payoutKey(conn.id), checked)
+    payout.value = checked
+    await match()
   }
 
   async function loadImports(): Promise<void> {
@@ -88,7 +162,11 @@ export const useMatchStore = defineStore('match', () => {
     imports.value = await repo().list(connectionId.value)
   }
 
-  /** Reads a chosen file: encoding, CSV, and a mapping (a saved profile for the same columns, or a guess). */
+  /**
+   * Reads a chosen file: encoding (or Excel, or Zengin fixed width), table, and a mapping: a saved profile
+   * for the same columns, else the built-in layout its headers name (which also sets the kind of file),
+   * else a guess from the header names.
+   */
   async function chooseFile(file: File): Promise<void> {
     error.value = null
     fileError.value = null
@@ -98,37 +176,52 @@ export const useMatchStore = defineStore('match', () => {
       // Before a byte is read: a huge file is refused by its size, not after filling the tab's memory.
       checkImportFileSize(file.size, /\.xlsx$/i.test(file.name) ? 'xlsx' : 'csv')
       const bytes = new Uint8Array(await file.arrayBuffer())
-      let parsed: ParsedCsv
-      let encoding: string
-      if (isXlsx(file.name, bytes)) {
-        parsed = await readXlsx(bytes)
-        encoding = 'xlsx'
-      } else {
-        const decoded = decodeBytes(bytes)
-        parsed = parseCsv(decoded.text)
-        encoding = decoded.encoding
-      }
-      pending.value = { name: file.name, bytes, encoding, parsed }
-      const saved = profiles.value.find(
-        (p) =>
-          p.source === source.value &&
-          Object.values(p.columns).every((h) => !h || parsed.headers.includes(h)),
-      )
-      const zone = connection.value?.timeZone ?? 'UTC'
-      const guess = suggestProfile(parsed.headers, source.value)
-      profile.value = saved ?? {
-        id: `${source.value}-${Date.now()}`,
-        name: source.value === 'orders' ? 'Order export' : 'Bank statement',
-        source: source.value,
-        columns: { date: guess.date ?? '', amount: guess.amount ?? '', ...omitUndefined(guess) },
-        defaultCurrency: 'JPY',
-        timeZone: zone,
-      }
+      const read = await readImportFile(file.name, bytes)
+      pending.value = { name: file.name, bytes, encoding: read.encoding, parsed: read.parsed }
+      const layout = builtInProfileFor(read.parsed.headers, connection.value?.timeZone ?? 'UTC')
+      if (layout) source.value = layout.source
+      profile.value = profileFor(read.parsed)
     } catch (e) {
       if (e instanceof ImportFileError) fileError.value = e
       error.value = toAppError(e)
       pending.value = null
     }
+  }
+
+  /** The mapping for the pending file and the current kind of file (re-run when the kind changes). */
+  function profileFor(parsed: ParsedCsv): MappingProfile {
+    const zone = connection.value?.timeZone ?? 'UTC'
+    const saved = profiles.value.find(
+      (p) =>
+        p.source === source.value && Object.values(p.columns).every((h) => !h || parsed.headers.includes(h)),
+    )
+    const layout = builtInProfileFor(parsed.headers, zone, source.value)
+    layoutName.value = saved ? null : (layout?.name ?? null)
+    if (saved) return { ...saved, timeZone: zone }
+    if (layout) return layout
+    const guess = suggestProfile(parsed.headers, source.value)
+    return {
+      id: `${source.value}-${Date.now()}`,
+      name: source.value === 'orders' ? 'Order export' : 'Bank statement',
+      source: source.value,
+      columns: { date: guess.date ?? '', amount: guess.amount ?? '', ...omitUndefined(guess) },
+      defaultCurrency: 'JPY',
+      timeZone: zone,
+    }
+  }
+
+  /** Choosing the kind after the file re-maps it as that kind (it was stored as the wrong kind before). */
+  function setSource(value: ImportSource): void {
+    source.value = value
+    if (pending.value) profile.value = profileFor(pending.value.parsed)
+  }
+
+  /** What importing would do with the current mapping: shown before anything is stored. */
+  function previewPending(): AppliedProfile | null {
+    const file = pending.value
+    const p = profile.value
+    if (!file || !p || !p.columns.date || !p.columns.amount) return null
+    return applyProfile(file.parsed, { ...p, source: source.value })
   }
 
   /** Imports the pending file with the profile; the same file twice adds nothing and says so. */
@@ -144,7 +237,14 @@ export const useMatchStore = defineStore('match', () => {
     const file = pending.value
     const conn = connection.value
     if (!file || !conn || !profile.value) return
-    const checked = mappingProfileSchema.safeParse(JSON.parse(JSON.stringify(profile.value)))
+    const missing = (['date', 'amount'] as const).filter((f) => !profile.value?.columns[f])
+    if (missing.length > 0) {
+      notice.value = { kind: 'missingColumns', fields: [...missing] }
+      return
+    }
+    const checked = mappingProfileSchema.safeParse(
+      JSON.parse(JSON.stringify({ ...profile.value, source: source.value })),
+    )
     if (!checked.success) {
       error.value = appError(
         'invalid_argument',
@@ -155,13 +255,40 @@ export const useMatchStore = defineStore('match', () => {
     }
     const p = checked.data
     const applied = applyProfile(file.parsed, p)
-    importErrors.value = applied.errors
+    // Structural problems of the file (an unclosed quote, a Zengin record of the wrong length) too.
+    importErrors.value = [
+      ...file.parsed.errors.map((e) => ({ row: e.line, column: '', message: e.message })),
+      ...applied.errors,
+    ]
+    overlap.value = 0
     if (applied.rows.length === 0) {
       error.value = null
       notice.value = null
       return
     }
-    const saved = [...profiles.value.filter((x) => x.id !== p.id), p]
+    const hash = await fileHash(file.bytes)
+    const same = await repo().findByHash(conn.id, hash)
+    if (same) {
+      notice.value = { kind: 'duplicate', importedAt: same.importedAt }
+      importId.value = same.id
+      pending.value = null
+      await loadImports()
+      await match()
+      return
+    }
+    // Lines an earlier file of the same kind already holds (an overlapping download) are left out.
+    const earlier = (await repo().rows(conn.id)).filter((r) => r.source === p.source)
+    const { kept, dropped } = dropAlreadyImported(applied.rows, earlier)
+    overlap.value = dropped.length
+    if (kept.length === 0) {
+      notice.value = { kind: 'overlapAll', count: dropped.length }
+      pending.value = null
+      return
+    }
+    // Built-in layouts are not saved: they are recognised again next time.
+    const saved = p.id.startsWith('builtin:')
+      ? profiles.value
+      : [...profiles.value.filter((x) => x.id !== p.id), p]
     // A plain copy: Vue's reactive proxies cannot be cloned into IndexedDB.
     await appCache().settings.set(PROFILES_KEY, JSON.parse(JSON.stringify(saved)) as MappingProfile[])
     profiles.value = saved
@@ -171,18 +298,18 @@ export const useMatchStore = defineStore('match', () => {
       id,
       source: p.source,
       fileName: file.name,
-      hash: await fileHash(file.bytes),
+      hash,
       importedAt: Date.now(),
-      rowCount: applied.rows.length,
+      rowCount: kept.length,
       profileName: p.name,
       encoding: file.encoding,
     }
     const result = await repo().add(
       record,
-      applied.rows.map((r) => ({ ...r, connectionId: conn.id, importId: id, matchedKeys: [] })),
+      kept.map((r) => ({ ...r, connectionId: conn.id, importId: id, matchedKeys: [] })),
     )
     notice.value = result.added
-      ? { kind: 'imported', count: applied.rows.length }
+      ? { kind: 'imported', count: kept.length }
       : { kind: 'duplicate', importedAt: result.existing.importedAt }
     importId.value = result.added ? id : result.existing.id
     pending.value = null
@@ -190,44 +317,62 @@ export const useMatchStore = defineStore('match', () => {
     await match()
   }
 
-  /** Proposes matches for the chosen import's rows that are not matched yet. */
+  /**
+   * Proposes matches for the chosen import's rows that are not matched yet. Sales and cash links are kept
+   * apart: an order file's rows skip records another order row is linked to, a bank file's rows skip
+   * records a deposit already pays, whatever the other side did.
+   */
   async function match(): Promise<void> {
     const conn = connection.value
     if (!conn || !importId.value) return
     const cache = appCache()
-    const all = await repo().rows(conn.id, importId.value)
+    const everything = await repo().rows(conn.id)
+    const all = everything.filter((r) => r.importId === importId.value)
     rows.value = all
+    const salesTaken = new Set<RecordKey>()
+    const cashTaken = new Set<RecordKey>()
+    for (const r of everything)
+      for (const k of r.matchedKeys) (r.source === 'bank' ? cashTaken : salesTaken).add(k)
     const open = all.filter((r) => r.matchedKeys.length === 0)
     if (open.length === 0) {
       proposals.value = []
       ambiguous.value = []
       unmatchedRows.value = []
+      unmatchedReasons.value = new Map()
       return
     }
-    const from = Math.min(...open.map((r) => r.at)) - (toleranceDays.value + 1) * DAY_MS
+    const isBank = open.some((r) => r.source === 'bank')
+    const back = (isBank ? payout.value.maxLagDays + PAYOUT_SPAN_DAYS : toleranceDays.value) + 1
+    const from = Math.min(...open.map((r) => r.at)) - back * DAY_MS
     const to = Math.max(...open.map((r) => r.at)) + (toleranceDays.value + 1) * DAY_MS
     const history = await cache.history.inRange(conn.id, from, to)
     const charges = await cache.charges.inRange(conn.id, from, to)
-    const marks = await cache.marks.getMany(conn.id, history)
-    // Records already reconciled are not offered again.
-    const taken = new Set(marks.filter((m): m is MarkRecord => m?.state === 'reconciled').map((m) => m.key))
-    const candidates = history.filter((h) => !taken.has(h.key))
-    records.value = new Map(candidates.map((h) => [h.key, h]))
+    records.value = new Map(history.map((h) => [h.key, h]))
     const result = proposeMatches({
       rows: open,
-      history: candidates,
+      history,
       charges,
       timeZone: conn.timeZone,
       dateToleranceDays: toleranceDays.value,
+      payout: payout.value,
+      salesTaken,
+      cashTaken,
+      rejected: new Set(
+        [...rejectedPairs.value]
+          .filter((k) => k.startsWith(`${importId.value}#`))
+          .map((k) => k.slice(k.indexOf('#') + 1)),
+      ),
     })
     proposals.value = result.proposals
     ambiguous.value = result.ambiguous
     unmatchedRows.value = result.unmatchedRows
-    rejected.value = new Set()
+    unmatchedReasons.value = result.unmatchedReasons
   }
 
   /** Accepts proposals (or hand-picked pairs): marks the records with a link to their row, in one go. */
-  async function accept(chosen: { rowLine: number; keys: RecordKey[]; rule: string }[]): Promise<void> {
+  async function accept(
+    chosen: { rowLine: number; keys: RecordKey[]; rule: string; side?: MatchSide }[],
+  ): Promise<void> {
     const conn = connection.value
     const imp = importId.value
     if (!conn || !imp || chosen.length === 0) return
@@ -241,8 +386,13 @@ export const useMatchStore = defineStore('match', () => {
       const marks = new Map<RecordKey, MarkRecord>()
       current.forEach((m) => m && marks.set(m.key, m))
       const locks = new Set((await cache.locks.list(conn.id)).map((l) => l.period))
+      // One link per side on a record: an order link and a deposit link coexist in its matchRef.
+      const kind = imports.value.find((i) => i.id === imp)?.source ?? source.value
       const matchRefs = new Map<RecordKey, string>()
-      for (const c of chosen) for (const k of c.keys) matchRefs.set(k, `${source.value}:${imp}:${c.rowLine}`)
+      for (const c of chosen) {
+        for (const k of c.keys)
+          matchRefs.set(k, mergeMatchRef(marks.get(k)?.matchRef, `${kind}:${imp}:${c.rowLine}`))
+      }
       const name = await cache.settings.getRaw('actorName')
       const plan = planMarks({
         action: 'mark',
@@ -272,11 +422,82 @@ export const useMatchStore = defineStore('match', () => {
   }
 
   function acceptAbove(threshold: number): Promise<void> {
-    return accept(proposals.value.filter((p) => p.confidence >= threshold && !rejected.value.has(p.rowLine)))
+    return accept(proposals.value.filter((p) => p.confidence >= threshold))
   }
 
-  function reject(rowLine: number): void {
-    rejected.value = new Set([...rejected.value, rowLine])
+  /** A rejected pair is remembered per connection: it is never proposed again, even after other accepts. */
+  async function reject(p: { rowLine: number; keys: RecordKey[]; side: MatchSide }): Promise<void> {
+    const conn = connection.value
+    const imp = importId.value
+    if (!conn || !imp) return
+    const next = new Set(rejectedPairs.value)
+    // Sales side: the order and its charge; cash side: the deposit and the whole payout.
+    next.add(`${imp}#${rejectionKey(p.rowLine, p.side === 'cash' ? p.keys : p.keys.slice(0, 1))}`)
+    await appCache().settings.set(rejectedKey(conn.id), [...next])
+    rejectedPairs.value = next
+    await match()
+  }
+
+  /**
+   * Removes an import and what it did: its links leave the marks (audited); a mark that only this
+   * import's match made reconciled is unmarked (its note stays). A closed month refuses the whole removal.
+   */
+  async function removeImport(id: string): Promise<void> {
+    const conn = connection.value
+    const file = imports.value.find((i) => i.id === id)
+    if (!conn || !file) return
+    const cache = appCache()
+    try {
+      const linked = (await repo().rows(conn.id, id)).filter((r) => r.matchedKeys.length > 0)
+      const keys = [...new Set(linked.flatMap((r) => r.matchedKeys))]
+      const recs = (await cache.history.getMany(conn.id, keys)).filter(
+        (r): r is HistoryRecord => r !== undefined,
+      )
+      const current = await cache.marks.getMany(conn.id, recs)
+      const marks = new Map<RecordKey, MarkRecord>()
+      current.forEach((m) => m && marks.set(m.key, m))
+      const locks = new Set((await cache.locks.list(conn.id)).map((l) => l.period))
+      const name = await cache.settings.getRaw('actorName')
+      const actor = typeof name === 'string' && name.trim() ? name : 'accountant'
+      const keep = new Map<RecordKey, string>()
+      const unlink: HistoryRecord[] = []
+      const relink: HistoryRecord[] = []
+      for (const r of recs) {
+        const mark = marks.get(r.key)
+        if (!mark?.matchRef?.includes(`${file.source}:${id}:`)) continue
+        const rest = dropImportRefs(mark.matchRef, file.source, id)
+        if (rest === undefined) unlink.push(r)
+        else {
+          keep.set(r.key, rest)
+          relink.push(r)
+        }
+      }
+      const common = { marks, locks, actor, now: Date.now(), timeZone: conn.timeZone }
+      const unmark = planMarks({ ...common, action: 'unmark', records: unlink })
+      const mark = planMarks({ ...common, action: 'mark', records: relink, matchRefs: keep })
+      if (unmark.refused.length + mark.refused.length > 0) {
+        notice.value = { kind: 'refusedLocked', count: unmark.refused.length + mark.refused.length }
+        return
+      }
+      const plan = {
+        puts: [...unmark.puts, ...mark.puts],
+        deletes: [...unmark.deletes, ...mark.deletes],
+        audit: [...unmark.audit, ...mark.audit],
+      }
+      await repo().accept(conn.id, plan, [], [...unlink, ...relink])
+      await repo().remove(conn.id, id)
+      notice.value = { kind: 'removed', count: unlink.length + relink.length }
+      if (importId.value === id) {
+        importId.value = null
+        rows.value = []
+        proposals.value = []
+        ambiguous.value = []
+        unmatchedRows.value = []
+      }
+      await loadImports()
+    } catch (e) {
+      error.value = toAppError(e)
+    }
   }
 
   return {
@@ -294,14 +515,23 @@ export const useMatchStore = defineStore('match', () => {
     ambiguous,
     unmatchedRows,
     records,
-    rejected,
+    rejectedPairs,
+    unmatchedReasons,
+    payout,
+    layoutName,
+    overlap,
     notice,
     error,
     fileError,
     toleranceDays,
     init,
     loadImports,
+    loadConnectionSettings,
+    savePayout,
     chooseFile,
+    setSource,
+    previewPending,
+    removeImport,
     importPending,
     match,
     accept,

@@ -45,6 +45,8 @@ export const REQUIRED_METRICS: Record<string, { unit: string; target: string }> 
   'sync.recheck_ms': { unit: 'ms', target: 'informational' },
   'backup.roundtrip_s': { unit: 's', target: 'informational' },
   'backup.peak_renderer_mb': { unit: 'MiB', target: 'bounded' },
+  'match.precision': { unit: 'ratio', target: '== 1 (at the default threshold 0.9)' },
+  'match.recall': { unit: 'ratio', target: '>= 0.95 (lines with exact evidence)' },
 }
 
 /** Checks a measured value against a target written as ">= 0.95", "< 150", "== 0". */

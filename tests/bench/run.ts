@@ -57,6 +57,12 @@ const SUITES: Suite[] = [
     exportName: 'benchBackup',
     metrics: ['backup.roundtrip_s', 'backup.peak_renderer_mb'],
   },
+  {
+    name: 'match-corpus',
+    module: './match-corpus-bench',
+    exportName: 'benchMatchCorpus',
+    metrics: ['match.precision', 'match.recall'],
+  },
 ]
 
 type SuiteFn = (opts: { quick: boolean }) => Promise<MetricMap>

@@ -42,7 +42,9 @@ test.describe('matching on the web host', () => {
         skipEmptyLines: true,
       },
     ).data
-    const withOrder = ledger.filter((r) => r['Order'])
+    // A shop's order export holds its real orders: test-mode payments are never matched (issue 21).
+    const withOrder = ledger.filter((r) => r['Order'] && (r['Mode'] ?? '').toLowerCase() !== 'test')
+    expect(ledger.some((r) => 'Mode' in r)).toBe(true)
     expect(withOrder.length).toBeGreaterThan(50)
 
     // …with what real exports have: some orders missing, some amounts off, one line twice.
@@ -94,5 +96,66 @@ test.describe('matching on the web host', () => {
       .setInputFiles({ name: 'again.csv', mimeType: 'text/csv', buffer: Buffer.from(sjis) })
     await page.getByRole('button', { name: 'Import and match' }).click()
     await expect(page.getByTestId('match-notice')).toContainText('already imported')
+
+    // A rejected proposal stays rejected, also after leaving the page.
+    await page
+      .getByRole('combobox', { name: 'Imported file' })
+      .selectOption({ label: '注文一覧-2026-10.csv (Order export, 41)' })
+    await expect(counts).toHaveText(/^[1-9]\d* proposed/)
+    const before = Number(((await counts.textContent()) ?? '').match(/\d+/)?.[0])
+    await page
+      .getByRole('button', { name: /^Reject the match of line \d+$/ })
+      .first()
+      .click()
+    await expect(counts).toHaveText(new RegExp(`^${before - 1} proposed`))
+    // A reload forgets everything held in memory: what is still rejected was stored.
+    await page.reload()
+    await nav.getByRole('link', { name: 'Matching' }).click()
+    await page
+      .getByRole('combobox', { name: 'Imported file' })
+      .selectOption({ label: '注文一覧-2026-10.csv (Order export, 41)' })
+    await expect(counts).toHaveText(new RegExp(`^${before - 1} proposed`))
+
+    // A bank statement in MUFG's layout, chosen while "Kind of file" still says orders: recognised as a
+    // bank statement, previewed, the withdrawal signed rather than refused.
+    const mufg = [
+      '日付,摘要,摘要内容,支払い金額,預かり金額,差引残高,メモ,未資金化区分,入払区分',
+      '2026/10/20,振込１,ﾕﾆｳﾞｧﾍﾟｲ(ｶ,,"123,456","1,123,456",,,入金',
+      '2026/10/21,カード,ｼｲﾚ,"4,100",,"1,119,356",,,支払い',
+    ].join('\r\n')
+    const mufgSjis = Uint8Array.from(
+      Encoding.convert(Encoding.stringToCode(mufg + '\r\n'), { to: 'SJIS', from: 'UNICODE' }),
+    )
+    await page
+      .getByLabel('CSV or Excel file')
+      .setInputFiles({ name: 'mufg.csv', mimeType: 'text/csv', buffer: Buffer.from(mufgSjis) })
+    await expect(page.getByRole('combobox', { name: 'Kind of file' })).toHaveValue('bank')
+    await expect(page.getByTestId('match-layout')).toHaveText('Recognised layout: 三菱UFJ銀行 (MUFG).')
+    await expect(page.getByTestId('match-preview')).toHaveText(
+      '2 lines in the file: 2 rows will be imported, 0 lines skipped, 0 lines cannot be read.',
+    )
+    await page.getByRole('button', { name: 'Import and match' }).click()
+    await expect(page.getByTestId('match-notice')).toHaveText('2 lines imported.')
+    // The deposit equals no payout: the nearest one is offered with its difference, the withdrawal explained.
+    await expect(counts).toHaveText('0 proposed · 1 ambiguous · 1 unmatched')
+    await expect(page.getByRole('table', { name: 'Ambiguous: pick by hand' })).toContainText(
+      'No payout equals the deposit ¥123,456',
+    )
+    // Matched by hand to that payout: its records are linked on the cash side next to their order links.
+    await page
+      .getByRole('button', {
+        name: /^Match line 2 to the payout [\d-]+–[\d-]+ \(\d+ records, difference .+\)$/,
+      })
+      .first()
+      .click()
+    await expect(page.getByTestId('match-notice')).toHaveText('1 matches accepted and marked reconciled.')
+
+    // Removing the import undoes its matches, audited; the order links stay.
+    page.once('dialog', (d) => void d.accept())
+    await page.getByRole('button', { name: 'Remove the import mufg.csv' }).click()
+    await expect(page.getByTestId('match-notice')).toHaveText(
+      /^Import removed; [1-9]\d* marks undone or relinked\.$/,
+    )
+    await expect(page.getByRole('combobox', { name: 'Imported file' })).not.toContainText('mufg.csv')
   })
 })

@@ -140,7 +140,7 @@ describe('applyProfile', () => {
     expect(decoded.encoding).toBe('shift_jis')
     const parsed = parseCsv(decoded.text)
     const columns = suggestProfile(parsed.headers, 'bank')
-    expect(columns).toEqual({ date: '取引日', amount: '入金額', description: '摘要' })
+    expect(columns).toEqual({ date: '取引日', amount: '入金額', withdrawal: '出金額', description: '摘要' })
     const profile = mappingProfileSchema.parse({
       id: 'bank',
       name: 'Bank',

@@ -1,0 +1,842 @@
+/**
+ * The matching corpus (issue 21): cache records and the files an accountant downloads about them, laid
+ * out like the real exports (column layouts of src/import/layouts.ts, Shift_JIS where the bank or shop
+ * uses it), each line's truth known because the generator wrote it. Deterministic, no I/O.
+ *
+ * Traps the corpus holds on purpose: orders paid by COD, bank transfer or konbini whose amount and day
+ * equal another order's card charge; a test-mode charge with an order's number; an order whose amount
+ * differs from its charge; customer transfers and supplier payments on bank statements; deposits net of
+ * fees and of the ¥440 transfer fee, per store, some paid a week after their period.
+ */
+import Encoding from 'encoding-japanese'
+import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-api'
+import { chargeRecordOf } from '../../../src/db/charge-record'
+import { historyRecordOf } from '../../../src/db/history-record'
+import type { ChargeRecord, HistoryRecord, RecordKey } from '../../../src/db/records'
+import { zenginDataRecord } from '../../../src/import/zengin'
+
+export const CORPUS_CONNECTION = 'corpus'
+export const CORPUS_ZONE = 'Asia/Tokyo'
+const TRANSFER_FEE = 440
+
+export interface CorpusFile {
+  name: string
+  source: 'orders' | 'bank'
+  bytes: Uint8Array
+  /** By first file line of an order or deposit: the records it truly is (empty: it matches nothing). */
+  truth: Map<number, RecordKey[]>
+  /** Lines whose truth rests on exact evidence (order number + amount, or an exact payout). */
+  exact: Set<number>
+}
+
+export interface Corpus {
+  history: HistoryRecord[]
+  charges: ChargeRecord[]
+  files: CorpusFile[]
+}
+
+const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`
+const store = (n: number): string =>
+  `${String(n).repeat(8)}-${String(n).repeat(4)}-4${String(n).repeat(3)}-8${String(n).repeat(3)}-${String(n).repeat(12)}`
+
+/** A small seeded generator: the corpus is the same on every run. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0
+    return s / 2 ** 32
+  }
+}
+
+function sjis(text: string): Uint8Array {
+  return Uint8Array.from(
+    Encoding.convert(Encoding.stringToCode(text), { to: 'SJIS', from: 'UNICODE', type: 'array' }),
+  )
+}
+
+function utf8(text: string): Uint8Array {
+  return new TextEncoder().encode(text)
+}
+
+function csvLine(cells: readonly (string | number)[]): string {
+  return cells.map((c) => `"${String(c).replace(/"/g, '""')}"`).join(',')
+}
+
+function yen(n: number): string {
+  return n.toLocaleString('en-US')
+}
+
+interface RecordSpec {
+  n: number
+  storeId: string
+  /** `2026-11-05T10:00:00+09:00` */
+  at: string
+  amount: number
+  ref?: string | null
+  /** Where the service holds the reference. */
+  refIn?: 'metadata' | 'charge'
+  paymentType?: string
+  mode?: 'live' | 'test'
+  status?: string
+}
+
+class Builder {
+  history: HistoryRecord[] = []
+  charges: ChargeRecord[] = []
+
+  charge(spec: RecordSpec): RecordKey {
+    const id = uuid(spec.n)
+    const ref = spec.ref ?? null
+    const created = new Date(spec.at).toISOString()
+    const item: HistoryItem = {
+      store_id: spec.storeId,
+      resource_id: id,
+      charge_id: null,
+      amount: spec.amount,
+      currency: 'JPY',
+      amount_formatted: spec.amount,
+      type: 'charge',
+      status: spec.status ?? 'successful',
+      metadata: ref !== null && spec.refIn !== 'charge' ? { order_id: ref } : {},
+      created_on: created,
+      mode: spec.mode ?? 'live',
+      merchant_name: 'Corpus',
+      store_name: 'Corpus store',
+      payment_type: spec.paymentType ?? 'card',
+      user_data: {
+        type: 'card',
+        cardholder_name: `Holder ${spec.n}`,
+        cardholder_email_address: `h${spec.n}@example.com`,
+        brand: 'visa',
+        gateway: 'gw',
+        service_provider: 'sp',
+        refunds: [],
+      },
+      bank_transfer_payment_status: null,
+      bank_transfer_latest_deposit_date: null,
+    }
+    const chargeItem: ChargeItem = {
+      id,
+      store_id: spec.storeId,
+      transaction_token_id: uuid(900_000 + spec.n),
+      transaction_token_type: 'one_time',
+      subscription_id: null,
+      merchant_transaction_id: ref !== null && spec.refIn === 'charge' ? ref : null,
+      requested_amount: spec.amount,
+      requested_currency: 'JPY',
+      requested_amount_formatted: spec.amount,
+      charged_amount: spec.amount,
+      charged_currency: 'JPY',
+      charged_amount_formatted: spec.amount,
+      fee_amount: Math.round(spec.amount * 0.036),
+      fee_currency: 'JPY',
+      fee_amount_formatted: Math.round(spec.amount * 0.036),
+      only_direct_currency: false,
+      capture_at: null,
+      descriptor: null,
+      descriptor_phone_number: null,
+      status: spec.status ?? 'successful',
+      error: null,
+      metadata: {},
+      mode: spec.mode ?? 'live',
+      created_on: created,
+      redirect: {},
+      merchant_name: 'Corpus',
+      store_name: 'Corpus store',
+    }
+    const record = historyRecordOf(CORPUS_CONNECTION, item, 0)
+    this.history.push(record)
+    this.charges.push(chargeRecordOf(CORPUS_CONNECTION, chargeItem, 0))
+    return record.key
+  }
+
+  refund(n: number, chargeN: number, storeId: string, at: string, amount: number): RecordKey {
+    const item: HistoryItem = {
+      store_id: storeId,
+      resource_id: uuid(n),
+      charge_id: uuid(chargeN),
+      amount,
+      currency: 'JPY',
+      amount_formatted: amount,
+      type: 'refund',
+      status: 'successful',
+      metadata: {},
+      created_on: new Date(at).toISOString(),
+      mode: 'live',
+      merchant_name: 'Corpus',
+      store_name: 'Corpus store',
+      payment_type: 'card',
+      user_data: {
+        type: 'card',
+        cardholder_name: `Holder ${chargeN}`,
+        cardholder_email_address: `h${chargeN}@example.com`,
+        brand: 'visa',
+        gateway: 'gw',
+        service_provider: 'sp',
+        refunds: [],
+      },
+      bank_transfer_payment_status: null,
+      bank_transfer_latest_deposit_date: null,
+    }
+    const record = historyRecordOf(CORPUS_CONNECTION, item, 0)
+    this.history.push(record)
+    return record.key
+  }
+
+  /** Fee of a charge, as the charge list gives it. */
+  feeOf(key: RecordKey): number {
+    const id = key.slice('charge:'.length)
+    return this.charges.find((c) => c.id === id)?.feeAmount ?? 0
+  }
+}
+
+const at = (day: number, hour = 10): string =>
+  `2026-11-${String(day).padStart(2, '0')}T${String(hour).padStart(2, '0')}:00:00+09:00`
+const isoDay = (day: number): string => `2026-11-${String(day).padStart(2, '0')}`
+
+function shopify(b: Builder, next: () => number): CorpusFile {
+  const S = store(1)
+  const header = [
+    'Name',
+    'Email',
+    'Financial Status',
+    'Paid at',
+    'Fulfillment Status',
+    'Currency',
+    'Subtotal',
+    'Shipping',
+    'Taxes',
+    'Total',
+    'Discount Code',
+    'Discount Amount',
+    'Created at',
+    'Lineitem quantity',
+    'Lineitem name',
+    'Lineitem price',
+    'Billing Name',
+    'Payment Method',
+    'Payment Reference',
+    'Refunded Amount',
+    'Id',
+  ]
+  const lines: string[] = [csvLine(header)]
+  const truth = new Map<number, RecordKey[]>()
+  const exact = new Set<number>()
+  const order = (
+    num: number,
+    day: number,
+    total: number,
+    items: number,
+    method: string,
+    refunded = 0,
+  ): number => {
+    const first = lines.length + 1
+    const created = `2026-11-${String(day).padStart(2, '0')} 10:${String(num % 60).padStart(2, '0')}:00 +0900`
+    for (let i = 0; i < items; i++) {
+      lines.push(
+        csvLine(
+          i === 0
+            ? [
+                `#${num}`,
+                `c${num}@example.com`,
+                refunded ? 'partially_refunded' : 'paid',
+                created,
+                'fulfilled',
+                'JPY',
+                total,
+                0,
+                0,
+                total,
+                '',
+                0,
+                created,
+                1,
+                `Item ${i}`,
+                Math.floor(total / items),
+                `Buyer ${num}`,
+                method,
+                `c.${num}.1`,
+                refunded,
+                5_000_000 + num,
+              ]
+            : [
+                `#${num}`,
+                `c${num}@example.com`,
+                '',
+                '',
+                '',
+                '',
+                '',
+                '',
+                '',
+                '',
+                '',
+                '',
+                '',
+                1,
+                `Item ${i}`,
+                Math.floor(total / items),
+                '',
+                '',
+                '',
+                '',
+                '',
+              ],
+        ),
+      )
+    }
+    return first
+  }
+  for (let num = 1001; num <= 1030; num++) {
+    const day = 1 + (num % 20)
+    const total = 1000 + Math.floor(next() * 90) * 110
+    const n = 10_000 + num
+    const key = b.charge({
+      n,
+      storeId: S,
+      at: at(day),
+      amount: total,
+      ref: num % 2 ? `#${num}` : String(num),
+      refIn: num % 3 ? 'metadata' : 'charge',
+    })
+    const refunded = num % 10 === 3 ? 500 : 0
+    const keys = [key]
+    if (refunded) keys.push(b.refund(20_000 + num, n, S, at(day + 1), refunded))
+    const line = order(
+      num,
+      day,
+      total,
+      1 + (num % 3),
+      num % 4 ? 'Shopify Payments' : 'クレジットカード',
+      refunded,
+    )
+    truth.set(line, keys)
+    exact.add(line)
+  }
+  // Traps: COD, bank deposit and konbini orders whose amount and day equal another shop's card charge.
+  for (const [num, method, amount, day] of [
+    [1031, 'Cash on Delivery (COD)', 3300, 5],
+    [1032, 'Bank Deposit', 5500, 6],
+    [1033, 'Bank Deposit', 7700, 7],
+  ] as const) {
+    b.charge({ n: 30_000 + num, storeId: S, at: at(day), amount, ref: `OTHER-${num}` })
+    truth.set(order(num, day, amount, 1, method), [])
+  }
+  // A konbini order paid through the service: matched by its number to the konbini payment.
+  const konbini = b.charge({
+    n: 11_034,
+    storeId: S,
+    at: at(8),
+    amount: 4400,
+    ref: '#1034',
+    paymentType: 'konbini',
+  })
+  b.charge({ n: 31_034, storeId: S, at: at(8), amount: 4400, ref: 'OTHER-1034' })
+  const kLine = order(1034, 8, 4400, 1, 'コンビニ決済')
+  truth.set(kLine, [konbini])
+  exact.add(kLine)
+  // A test order: its charge is in test mode and must not be reconciled.
+  b.charge({ n: 11_035, storeId: S, at: at(9), amount: 2000, ref: '#1035', mode: 'test' })
+  truth.set(order(1035, 9, 2000, 1, 'Shopify Payments'), [])
+  // An order whose total was changed after payment: a person must look (not exact).
+  const changed = b.charge({ n: 11_036, storeId: S, at: at(9), amount: 3800, ref: '#1036' })
+  truth.set(order(1036, 9, 4000, 2, 'Shopify Payments'), [changed])
+  // A manually paid order (no number the service knows) on the day of a point-of-sale charge of the same
+  // amount with no order number: only amount and day agree, which is never enough to accept.
+  b.charge({ n: 31_037, storeId: S, at: at(10), amount: 6600, ref: null })
+  truth.set(order(1037, 10, 6600, 1, 'manual'), [])
+  return { name: 'shopify-orders.csv', source: 'orders', bytes: utf8(lines.join('\n') + '\n'), truth, exact }
+}
+
+function base(b: Builder, next: () => number): CorpusFile {
+  const S = store(2)
+  const header = [
+    '注文ID',
+    '注文日時',
+    '氏名(姓)',
+    '氏名(名)',
+    '郵便番号',
+    '商品名',
+    'バリエーション',
+    '価格',
+    '数量',
+    '送料',
+    '支払い手数料',
+    '合計金額',
+    '決済方法',
+    '備考',
+  ]
+  const lines = [csvLine(header)]
+  const truth = new Map<number, RecordKey[]>()
+  const exact = new Set<number>()
+  const methods = [
+    'クレジットカード決済',
+    'クレジットカード決済',
+    'Amazon Pay',
+    'コンビニ決済',
+    '銀行振込(BASE口座)',
+    '後払い決済',
+  ]
+  for (let i = 0; i < 24; i++) {
+    const id = `${(0xa1b2c3d4 + i * 7919).toString(16).toUpperCase()}${String(i).padStart(2, '0')}`
+    const day = 2 + (i % 18)
+    const method = methods[i % methods.length] ?? ''
+    const items = 1 + (i % 3)
+    const total = 1500 + Math.floor(next() * 60) * 100
+    const first = lines.length + 1
+    for (let k = 0; k < items; k++) {
+      lines.push(
+        csvLine([
+          id,
+          `2026-11-${String(day).padStart(2, '0')} 1${k}:30:00`,
+          '山田',
+          `花子${i}`,
+          '100-0001',
+          `商品${k}`,
+          '',
+          Math.floor(total / items),
+          1,
+          0,
+          0,
+          total,
+          method,
+          '',
+        ]),
+      )
+    }
+    if (method.startsWith('銀行振込')) {
+      // Paid into the shop's bank: no record. Another store's card charge has the same amount and day.
+      b.charge({ n: 40_000 + i, storeId: S, at: at(day), amount: total, ref: `X-${i}` })
+      truth.set(first, [])
+      continue
+    }
+    const paymentType = method === 'コンビニ決済' ? 'konbini' : method === '後払い決済' ? 'paidy' : 'card'
+    truth.set(first, [
+      b.charge({
+        n: 41_000 + i,
+        storeId: S,
+        at: at(day, 11),
+        amount: total,
+        ref: id,
+        refIn: 'charge',
+        paymentType,
+      }),
+    ])
+    exact.add(first)
+  }
+  return { name: 'base-orders.csv', source: 'orders', bytes: sjis(lines.join('\r\n') + '\r\n'), truth, exact }
+}
+
+function eccube(b: Builder, next: () => number): CorpusFile {
+  const S = store(3)
+  const header = [
+    '注文ID',
+    '注文番号',
+    '会員ID',
+    'お名前(姓)',
+    'お名前(名)',
+    '小計',
+    '値引き',
+    '送料',
+    '手数料',
+    '税',
+    '支払合計',
+    '支払方法',
+    '対応状況',
+    '受注日',
+    '入金日',
+    '明細区分',
+    '商品名',
+    '単価',
+    '個数',
+  ]
+  const lines = [csvLine(header)]
+  const truth = new Map<number, RecordKey[]>()
+  const exact = new Set<number>()
+  for (let i = 0; i < 20; i++) {
+    const number = 4900 + i * 3
+    const cod = i % 7 === 6
+    const day = 1 + i
+    const subtotal = 2000 + Math.floor(next() * 40) * 250
+    const shipping = 800
+    const fee = cod ? 330 : 0
+    const total = subtotal + shipping + fee
+    const first = lines.length + 1
+    const common = (kind: string, name: string, price: number): (string | number)[] => [
+      String(i + 1),
+      String(number).padStart(7, '0'),
+      '',
+      '佐藤',
+      `次郎${i}`,
+      subtotal,
+      0,
+      shipping,
+      fee,
+      Math.floor(total / 11),
+      total,
+      cod ? '代金引換' : 'クレジットカード決済',
+      '発送済み',
+      `${isoDay(day).replace(/-/g, '/')} 09:15:00`,
+      '',
+      kind,
+      name,
+      price,
+      1,
+    ]
+    lines.push(csvLine(common('商品', '商品A', subtotal)))
+    lines.push(csvLine(common('送料', '送料', shipping)))
+    if (fee) lines.push(csvLine(common('手数料', '代引手数料', fee)))
+    if (cod) {
+      b.charge({ n: 50_000 + i, storeId: S, at: at(day), amount: total, ref: `OTHER-${i}` })
+      truth.set(first, [])
+      continue
+    }
+    truth.set(first, [
+      b.charge({ n: 51_000 + i, storeId: S, at: at(day, 9), amount: total, ref: String(number) }),
+    ])
+    exact.add(first)
+  }
+  return {
+    name: 'eccube4-orders.csv',
+    source: 'orders',
+    bytes: sjis(lines.join('\r\n') + '\r\n'),
+    truth,
+    exact,
+  }
+}
+
+interface Deposit {
+  day: number
+  amount: number
+  keys: RecordKey[]
+}
+
+/** Daily live card charges of one store from `from` to `to`, and the payouts of the given periods. */
+function payouts(
+  b: Builder,
+  storeNo: number,
+  next: () => number,
+  periods: readonly [number, number, number][],
+  seedN: number,
+): Deposit[] {
+  const S = store(storeNo)
+  const byDay = new Map<number, RecordKey[]>()
+  let n = seedN
+  for (let day = 1; day <= 28; day++) {
+    const keys: RecordKey[] = []
+    const count = 1 + Math.floor(next() * 3)
+    for (let k = 0; k < count; k++)
+      keys.push(
+        b.charge({
+          n: n++,
+          storeId: S,
+          at: at(day, 9 + k),
+          amount: 2000 + Math.floor(next() * 80) * 110,
+          ref: `P${storeNo}-${n}`,
+        }),
+      )
+    byDay.set(day, keys)
+  }
+  // A test-mode charge inside a period: never part of a payout.
+  b.charge({ n: n++, storeId: S, at: at(3), amount: 1234, mode: 'test' })
+  return periods.map(([from, to, paid]) => {
+    const keys: RecordKey[] = []
+    let net = -TRANSFER_FEE
+    for (let d = from; d <= to; d++) {
+      for (const key of byDay.get(d) ?? []) {
+        keys.push(key)
+        const record = b.history.find((h) => h.key === key)
+        net += (record?.amount ?? 0) - b.feeOf(key)
+      }
+    }
+    return { day: paid, amount: net, keys }
+  })
+}
+
+type BankLine = { day: number; deposit: number; withdrawal: number; text: string; payer?: string }
+
+function bankLines(deposits: readonly Deposit[]): {
+  lines: BankLine[]
+  truthOf: (i: number) => RecordKey[] | null
+} {
+  const lines: BankLine[] = [
+    { day: 2, deposit: 0, withdrawal: 4100, text: 'ｼｲﾚｻｷ ｶ)ﾏﾙｲﾁ' },
+    { day: 4, deposit: 3300, withdrawal: 0, text: 'ﾌﾘｺﾐ ﾔﾏﾀﾞ ﾀﾛｳ', payer: 'ﾔﾏﾀﾞ ﾀﾛｳ' },
+    { day: 9, deposit: 0, withdrawal: 55000, text: 'ﾔﾁﾝ' },
+    { day: 13, deposit: 5500, withdrawal: 0, text: 'ﾌﾘｺﾐ ｽｽﾞｷ ﾊﾅｺ', payer: 'ｽｽﾞｷ ﾊﾅｺ' },
+  ]
+  const truthAt = new Map<number, RecordKey[]>()
+  for (const d of deposits) {
+    truthAt.set(lines.length, d.keys)
+    lines.push({ day: d.day, deposit: d.amount, withdrawal: 0, text: 'ﾌﾘｺﾐ ﾕﾆｳﾞｧﾍﾟｲ(ｶ', payer: 'ﾕﾆｳﾞｧﾍﾟｲ(ｶ' })
+  }
+  const order = lines.map((l, i) => ({ l, i })).sort((a, b) => a.l.day - b.l.day || a.i - b.i)
+  return {
+    lines: order.map((o) => o.l),
+    truthOf: (i) => {
+      const original = order[i]?.i ?? -1
+      return truthAt.get(original) ?? (order[i]?.l.deposit ? [] : null)
+    },
+  }
+}
+
+function bankFile(
+  name: string,
+  deposits: readonly Deposit[],
+  header: readonly string[],
+  preamble: readonly string[],
+  cells: (l: BankLine, balance: number) => (string | number)[],
+  encode: (text: string) => Uint8Array = sjis,
+): CorpusFile {
+  const { lines, truthOf } = bankLines(deposits)
+  const out = [...preamble, csvLine(header)]
+  const truth = new Map<number, RecordKey[]>()
+  const exact = new Set<number>()
+  let balance = 1_000_000
+  lines.forEach((l, i) => {
+    balance += l.deposit - l.withdrawal
+    out.push(csvLine(cells(l, balance)))
+    const t = truthOf(i)
+    if (t !== null) {
+      truth.set(out.length, t)
+      if (t.length > 0) exact.add(out.length)
+    }
+  })
+  return { name, source: 'bank', bytes: encode(out.join('\r\n') + '\r\n'), truth, exact }
+}
+
+const money = (n: number): string => (n ? yen(n) : '')
+
+function zenginFile(deposits: readonly Deposit[]): CorpusFile {
+  const { lines, truthOf } = bankLines(deposits)
+  const header =
+    `1030${'081130'}${'081101'}${'081130'}0001${'ｾﾞﾝｷﾞﾝ'.padEnd(15)}001${'ﾎﾝﾃﾝ'.padEnd(15)}000100012345${'ｶ)ｸﾛｰｽﾞﾌﾞｯｸ'.padEnd(40)}00${'0'.repeat(14)}`.padEnd(
+      200,
+      ' ',
+    )
+  const records = [header]
+  const truth = new Map<number, RecordKey[]>()
+  const exact = new Set<number>()
+  lines.forEach((l, i) => {
+    records.push(
+      zenginDataRecord({
+        inquiry: i + 1,
+        date: `0811${String(l.day).padStart(2, '0')}`,
+        deposit: l.deposit > 0,
+        kind: '11',
+        amount: l.deposit || l.withdrawal,
+        payer: l.payer ?? l.text,
+        memo: l.text.slice(0, 10),
+      }),
+    )
+    const t = truthOf(i)
+    if (t !== null) {
+      truth.set(records.length, t)
+      if (t.length > 0) exact.add(records.length)
+    }
+  })
+  records.push(`8${'0'.repeat(199)}`, `9${' '.repeat(199)}`)
+  return {
+    name: 'zengin-nyushukkin.txt',
+    source: 'bank',
+    bytes: sjis(records.join('\r\n') + '\r\n'),
+    truth,
+    exact,
+  }
+}
+
+export function buildCorpus(): Corpus {
+  const b = new Builder()
+  const next = prng(21)
+  const files: CorpusFile[] = [shopify(b, next), base(b, next), eccube(b, next)]
+  // Weekly payouts, paid four days after the week (one a week late); twice monthly; per store.
+  const mufg = payouts(
+    b,
+    4,
+    next,
+    [
+      [1, 7, 11],
+      [8, 14, 18],
+      [15, 21, 25],
+      [22, 28, 30],
+    ],
+    60_000,
+  )
+  files.push(
+    bankFile(
+      'mufg-meisai.csv',
+      mufg,
+      [
+        '日付',
+        '摘要',
+        '摘要内容',
+        '支払い金額',
+        '預かり金額',
+        '差引残高',
+        'メモ',
+        '未資金化区分',
+        '入払区分',
+      ],
+      [],
+      (l, bal) => [
+        `2026/11/${String(l.day).padStart(2, '0')}`,
+        l.deposit ? '振込１' : 'カード',
+        l.text,
+        money(l.withdrawal),
+        money(l.deposit),
+        yen(bal),
+        '',
+        '',
+        l.deposit ? '入金' : '支払い',
+      ],
+    ),
+  )
+  const smbc = payouts(
+    b,
+    5,
+    next,
+    [
+      [1, 10, 15],
+      [11, 15, 20],
+      [16, 25, 30],
+    ],
+    61_000,
+  )
+  files.push(
+    bankFile(
+      'smbc-meisai.csv',
+      smbc,
+      ['年月日', 'お引出し', 'お預入れ', 'お取り扱い内容', '残高', 'メモ', 'ラベル'],
+      [],
+      (l, bal) => [
+        `R8.11.${String(l.day).padStart(2, '0')}`,
+        money(l.withdrawal),
+        money(l.deposit),
+        l.text,
+        yen(bal),
+        '',
+        '',
+      ],
+    ),
+  )
+  const mizuho = payouts(
+    b,
+    6,
+    next,
+    [
+      [1, 5, 10],
+      [6, 12, 17],
+      [13, 19, 24],
+      [20, 26, 30],
+    ],
+    62_000,
+  )
+  files.push(
+    bankFile(
+      'mizuho-meisai.csv',
+      mizuho,
+      ['日付', 'お引出金額', 'お預入金額', 'お取引内容', '残高', 'メモ'],
+      [
+        csvLine(['お取引明細']),
+        csvLine(['口座', '普通 1234567']),
+        csvLine(['期間', '2026/11/01～2026/11/30']),
+      ],
+      (l, bal) => [
+        `2026.11.${String(l.day).padStart(2, '0')}`,
+        money(l.withdrawal),
+        money(l.deposit),
+        l.text,
+        yen(bal),
+        '',
+      ],
+    ),
+  )
+  const rakuten = payouts(
+    b,
+    7,
+    next,
+    [
+      [1, 7, 12],
+      [8, 15, 20],
+      [16, 22, 27],
+    ],
+    63_000,
+  )
+  files.push(
+    bankFile(
+      'rakuten-meisai.csv',
+      rakuten,
+      ['取引日', '入出金(円)', '取引後残高(円)', '入出金内容'],
+      [],
+      (l, bal) => [
+        `202611${String(l.day).padStart(2, '0')}`,
+        l.deposit ? l.deposit : -l.withdrawal,
+        bal,
+        l.text,
+      ],
+    ),
+  )
+  const paypay = payouts(
+    b,
+    8,
+    next,
+    [
+      [1, 9, 13],
+      [10, 16, 21],
+      [17, 23, 28],
+    ],
+    64_000,
+  )
+  files.push(
+    bankFile(
+      'paypay-bank-meisai.csv',
+      paypay,
+      [
+        '操作日(年)',
+        '操作日(月)',
+        '操作日(日)',
+        '操作時刻(時)',
+        '操作時刻(分)',
+        '操作時刻(秒)',
+        '取引順番号',
+        '摘要',
+        'お支払金額',
+        'お預り金額',
+        '残高',
+        'メモ',
+      ],
+      [],
+      (l, bal) => [
+        2026,
+        11,
+        l.day,
+        9,
+        0,
+        0,
+        l.day * 10,
+        l.text,
+        l.withdrawal || '',
+        l.deposit || '',
+        bal,
+        '',
+      ],
+    ),
+  )
+  files.push(
+    zenginFile(
+      payouts(
+        b,
+        9,
+        next,
+        [
+          [1, 6, 9],
+          [7, 13, 18],
+          [14, 20, 25],
+          [21, 27, 30],
+        ],
+        65_000,
+      ),
+    ),
+  )
+  return { history: b.history, charges: b.charges, files }
+}
