@@ -61,6 +61,12 @@ export const ja: MessageSchema = {
       submit: '接続を保存',
       writeOnly: 'シークレットとアプリトークンはシステムのキーチェーンに保存され、再表示されません。',
     },
+    storeTest: {
+      ok: 'ストア {store}：読み取り可能（{name}）。',
+      okCount: 'ストア {store}：読み取り可能（{name}）、{count} 件。',
+      failed: 'ストア {store}：{message}',
+      unnamed: 'まだ取引がありません',
+    },
   },
   sync: {
     title: '同期',
@@ -101,6 +107,31 @@ export const ja: MessageSchema = {
     resume: 'もう一度同期',
     lastSynced: '最終同期 {time}',
     neverSynced: '未同期',
+    quarantine: {
+      title: '保留中：{count} 件 | 保留中：{count} 件',
+      intro:
+        '金額・通貨・ステータス・日時・モード・ID のいずれかが不正、または要求した期間外の日付で届いた取引です。同じページの他の取引は保存済みです。再取得に成功するまで、該当する可能性のある月は未完了として扱われます。',
+      inRun: 'この同期で {count} 件を保留にしました。 | この同期で {count} 件を保留にしました。',
+      table: '保留中の取引',
+      columns: {
+        item: '取引',
+        reason: '理由',
+        request: 'リクエスト',
+        seen: '最終確認',
+        action: '操作',
+      },
+      noId: '（ID を読み取れません）',
+      fetchAgain: '再取得',
+      fetchAgainFor: '取引 {id} を再取得',
+      fetching: '取得中…',
+      outcome: {
+        released: '再取得しました。取引は正常になり、保存されました。',
+        still_quarantined: '再取得しましたが、まだ不正です：{reason}',
+        not_found: '決済サービスはこの取引を返しませんでした。',
+        no_id: 'この取引には問い合わせに使える ID がありません。',
+      },
+      outsideWindow: '要求期間外の日付',
+    },
   },
   ledger: {
     title: '台帳',
@@ -217,6 +248,11 @@ export const ja: MessageSchema = {
       'close-period': '月を締め',
       'reopen-period': '月を再オープン',
       restore: 'バックアップを復元',
+    },
+    quarantineNotice: {
+      text: 'この接続の {count} 件は同期で保留になっており、台帳に含まれていません。 | この接続の {count} 件は同期で保留になっており、台帳に含まれていません。',
+      month: '{month} が影響を受けている可能性があり（{count} 件）、再取得するまで未完了です。',
+      where: '「接続」›「同期」から再取得してください。',
     },
   },
   match: {
@@ -345,6 +381,14 @@ export const ja: MessageSchema = {
   },
   errors: {
     generic: 'エラーが発生しました：{message}',
+    hints: {
+      OUTDATED_APP_TOKEN:
+        'アプリトークンが古くなっています。決済サービスで新しいアプリトークンを作成し、この接続に入力し直してください。',
+      INVALID_PERMISSIONS:
+        'このアプリトークンにはこの一覧を読む権限がありません。ストア用トークンは自分のストアしか読めません。接続にストア ID を入力するか、加盟店全体用のトークンを使ってください。',
+      IMPROPER_AUTH:
+        '決済サービスは送信された認証情報を使えませんでした。シークレットとアプリトークンを入力し直してください。このまま再試行しても解決しません。',
+    },
   },
   languages: { en: 'English', ja: '日本語' },
 }
