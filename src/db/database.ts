@@ -8,6 +8,7 @@ import { DayDigestCollector } from './day-digests'
 import { DayTokensCollector } from './day-tokens'
 import { orderRefOf, searchTextOf, searchTokensOf } from './history-record'
 import { markDayOf, markDayRowsOf } from './marks-repository'
+import type { QuarantineRecord } from './quarantine-repository'
 import type {
   AuditEntry,
   AuditRow,
@@ -43,12 +44,14 @@ export const TABLE_NAMES = [
   'settings',
   'imports',
   'importedRows',
+  'quarantine',
 ] as const
 export type TableName = (typeof TABLE_NAMES)[number]
 
 /** Tables as versions 1–5 named them (v6 replaced `marks` by `markDays`). */
-type V5TableName = Exclude<TableName, 'markDays' | 'dayDigests' | 'dayTokens'> | 'marks'
-type V6TableName = Exclude<TableName, 'dayTokens'>
+type V5TableName = Exclude<TableName, 'markDays' | 'dayDigests' | 'dayTokens' | 'quarantine'> | 'marks'
+type V6TableName = Exclude<TableName, 'dayTokens' | 'quarantine'>
+type V7TableName = Exclude<TableName, 'quarantine'>
 type V2TableName = Exclude<V5TableName, 'imports' | 'importedRows'>
 
 /** Version 1: history without searchText/orderRef; marks with a nullable state and a boolean flag. */
@@ -121,18 +124,28 @@ export const SCHEMA_V6: Record<V6TableName, string> = {
 }
 
 /**
- * Version 7 (current): the search reads `dayTokens` (day-tokens.ts), a row of tokens per connection × day
+ * Version 7: the search reads `dayTokens` (day-tokens.ts), a row of tokens per connection × day
  * part, instead of the `searchTokens` multi-entry index, which is dropped: a page of a search costs a few
  * requests instead of one per day and term plus a random read per index entry, and ingest no longer
  * writes an index entry per token.
  */
-export const SCHEMA_V7: Record<TableName, string> = {
+export const SCHEMA_V7: Record<V7TableName, string> = {
   ...SCHEMA_V6,
   history: SCHEMA_V3.history,
   dayTokens: '[connectionId+day+part]',
 }
 
-export const CURRENT_VERSION = 7
+/**
+ * Version 8 (current): `quarantine`, the items sync set aside because their accounting core was invalid
+ * or they were dated outside the window asked for (quarantine-repository.ts). A new empty table: opening
+ * a v7 cache converts nothing.
+ */
+export const SCHEMA_V8: Record<TableName, string> = {
+  ...SCHEMA_V7,
+  quarantine: '[connectionId+id]',
+}
+
+export const CURRENT_VERSION = 8
 
 /** Shapes as older versions stored them; only the migrations and their tests need these. */
 /** An audit row as versions 1–5 stored it: one per change. */
@@ -245,6 +258,7 @@ export class ClosebookDb extends Dexie {
   declare settings: Table<SettingRecord, string>
   declare imports: Table<ImportRecord, [string, string]>
   declare importedRows: Table<ImportedRowRecord, [string, string, number]>
+  declare quarantine: Table<QuarantineRecord, [string, string]>
 
   readonly #factory: Pick<IDBFactory, 'databases'> | undefined
 
@@ -262,6 +276,7 @@ export class ClosebookDb extends Dexie {
       .stores({ ...SCHEMA_V6, marks: null })
       .upgrade(groupMarksAndAudit)
     this.version(7).stores(SCHEMA_V7).upgrade(fileSearchTokens)
+    this.version(8).stores(SCHEMA_V8) // new empty table: nothing to convert
   }
 
   /** The schema version on disk, before this connection opens (and migrates) it; null: none yet. */

@@ -66,6 +66,12 @@ export const en = {
     display: {
       credentialsDemo: 'Not needed (demo)',
     },
+    storeTest: {
+      ok: 'Store {store}: readable ({name}).',
+      okCount: 'Store {store}: readable ({name}), {count} records.',
+      failed: 'Store {store}: {message}',
+      unnamed: 'no records yet',
+    },
   },
   sync: {
     title: 'Sync',
@@ -122,6 +128,31 @@ export const en = {
       about: 'about {count}',
       percent: '{percent} %',
       partitionFailed: 'Failed: {message}',
+    },
+    quarantine: {
+      title: 'Set aside: {count} item | Set aside: {count} items',
+      intro:
+        'These items came with a broken amount, currency, status, date, mode or id, or dated outside the period asked for. The rest of their page was stored; the months they may belong to are not complete until they are fetched again successfully.',
+      inRun: 'This sync set aside {count} item. | This sync set aside {count} items.',
+      table: 'Items set aside',
+      columns: {
+        item: 'Item',
+        reason: 'Reason',
+        request: 'Request',
+        seen: 'Last seen',
+        action: 'Action',
+      },
+      noId: '(no readable id)',
+      fetchAgain: 'Fetch again',
+      fetchAgainFor: 'Fetch item {id} again',
+      fetching: 'Fetching…',
+      outcome: {
+        released: 'Fetched again: the item is valid now and was stored.',
+        still_quarantined: 'Fetched again, still not valid: {reason}',
+        not_found: 'The payment service did not return this item.',
+        no_id: 'This item has no id to ask for.',
+      },
+      outsideWindow: 'dated outside its request',
     },
   },
   ledger: {
@@ -339,6 +370,11 @@ export const en = {
       period: 'Month {period}',
       withNote: '{state} (note: “{note}”)',
       noValue: '—',
+    },
+    quarantineNotice: {
+      text: '{count} item of this connection is set aside by sync and is not in the ledger. | {count} items of this connection are set aside by sync and are not in the ledger.',
+      month: 'The month {month} may be affected ({count}) and is not complete until they are fetched again.',
+      where: 'See Connections › Sync to fetch them again.',
     },
   },
   match: {
@@ -778,6 +814,14 @@ export const en = {
     unexpected: 'Something went wrong.',
     detail: 'Details',
     field: '{field}: check this value',
+    hints: {
+      OUTDATED_APP_TOKEN:
+        'The app token is outdated. Create a new app token in the payment service, then enter it again for this connection.',
+      INVALID_PERMISSIONS:
+        "This app token may not read this list. A store-scoped token can read only its own stores: enter the connection's store IDs, or use a merchant-wide token.",
+      IMPROPER_AUTH:
+        'The payment service could not use the credentials as sent. Enter the secret and the app token again; trying again as they are will not help.',
+    },
   },
   languages: { en: 'English', ja: '日本語' },
   journal: {

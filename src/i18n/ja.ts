@@ -66,6 +66,12 @@ export const ja: MessageSchema = {
     display: {
       credentialsDemo: '不要（デモ）',
     },
+    storeTest: {
+      ok: 'ストア {store}：読み取り可能（{name}）。',
+      okCount: 'ストア {store}：読み取り可能（{name}）、{count} 件。',
+      failed: 'ストア {store}：{message}',
+      unnamed: 'まだ取引がありません',
+    },
   },
   sync: {
     title: '同期',
@@ -124,6 +130,31 @@ export const ja: MessageSchema = {
       about: '約 {count}',
       percent: '{percent}%',
       partitionFailed: '失敗：{message}',
+    },
+    quarantine: {
+      title: '保留中：{count} 件 | 保留中：{count} 件',
+      intro:
+        '金額・通貨・ステータス・日時・モード・ID のいずれかが不正、または要求した期間外の日付で届いた取引です。同じページの他の取引は保存済みです。再取得に成功するまで、該当する可能性のある月は未完了として扱われます。',
+      inRun: 'この同期で {count} 件を保留にしました。 | この同期で {count} 件を保留にしました。',
+      table: '保留中の取引',
+      columns: {
+        item: '取引',
+        reason: '理由',
+        request: 'リクエスト',
+        seen: '最終確認',
+        action: '操作',
+      },
+      noId: '（ID を読み取れません）',
+      fetchAgain: '再取得',
+      fetchAgainFor: '取引 {id} を再取得',
+      fetching: '取得中…',
+      outcome: {
+        released: '再取得しました。取引は正常になり、保存されました。',
+        still_quarantined: '再取得しましたが、まだ不正です：{reason}',
+        not_found: '決済サービスはこの取引を返しませんでした。',
+        no_id: 'この取引には問い合わせに使える ID がありません。',
+      },
+      outsideWindow: '要求期間外の日付',
     },
   },
   ledger: {
@@ -341,6 +372,11 @@ export const ja: MessageSchema = {
       period: '{period} 月度',
       withNote: '{state}（メモ：「{note}」）',
       noValue: '—',
+    },
+    quarantineNotice: {
+      text: 'この接続の {count} 件は同期で保留になっており、台帳に含まれていません。 | この接続の {count} 件は同期で保留になっており、台帳に含まれていません。',
+      month: '{month} が影響を受けている可能性があり（{count} 件）、再取得するまで未完了です。',
+      where: '「接続」›「同期」から再取得してください。',
     },
   },
   match: {
@@ -785,6 +821,14 @@ export const ja: MessageSchema = {
     unexpected: '問題が発生しました。',
     detail: '詳細',
     field: '{field}：この値を確認してください',
+    hints: {
+      OUTDATED_APP_TOKEN:
+        'アプリトークンが古くなっています。決済サービスで新しいアプリトークンを作成し、この接続に入力し直してください。',
+      INVALID_PERMISSIONS:
+        'このアプリトークンにはこの一覧を読む権限がありません。ストア用トークンは自分のストアしか読めません。接続にストア ID を入力するか、加盟店全体用のトークンを使ってください。',
+      IMPROPER_AUTH:
+        '決済サービスは送信された認証情報を使えませんでした。シークレットとアプリトークンを入力し直してください。このまま再試行しても解決しません。',
+    },
   },
   languages: { en: 'English', ja: '日本語' },
   journal: {

@@ -29,6 +29,8 @@ export interface AppError {
   /** What the failing layer said (may be English): for "Details", never the main sentence. */
   detail: string | null
   fields: FieldIssue[]
+  /** The service's own code for a refusal (e.g. OUTDATED_APP_TOKEN), when the host passed one on. */
+  reason?: string
 }
 
 export function appError(
@@ -58,8 +60,11 @@ const CACHE_ERROR_NAMES = new Set([
 /** Any thrown value → AppError; `fallback` is the code for a plain Error of the caller's own work. */
 export function toAppError(error: unknown, fallback: AppErrorCode = 'unexpected'): AppError {
   if (isAppError(error)) return error
-  if (error instanceof DesktopApiError)
-    return appError(error.code, error.message, error.details?.fields ?? [])
+  if (error instanceof DesktopApiError) {
+    const reason = error.details?.['reason']
+    const shaped = appError(error.code, error.message, error.details?.fields ?? [])
+    return typeof reason === 'string' ? { ...shaped, reason } : shaped
+  }
   if (error instanceof Error || (typeof DOMException !== 'undefined' && error instanceof DOMException)) {
     const name = (error as Error).name
     const inner = (error as { inner?: { name?: string } }).inner?.name

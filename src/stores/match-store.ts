@@ -111,7 +111,6 @@ export const useMatchStore = defineStore('match', () => {
   const ambiguous = shallowRef<AmbiguousMatch[]>([])
   const unmatchedRows = shallowRef<number[]>([])
   const records = shallowRef(new Map<RecordKey, HistoryRecord>())
-  const rejected = ref(new Set<number>())
   const notice = ref<MatchNotice | null>(null)
   const error = ref<AppError | null>(null)
   /** A file refused for its size, archive or encoding: the view words it from the code. */

@@ -2,6 +2,7 @@
  * The sync engine's store port over the cache's repositories: a page and its checkpoint go to IndexedDB in
  * one transaction, records are replaced in place (marks are never touched), and what changed is reported.
  */
+import type { QuarantinedItem } from '../../electron/shared/contract/api'
 import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
 import { chargeRecordOf } from '../db/charge-record'
 import { ChargesRepository } from '../db/charges-repository'
@@ -11,6 +12,7 @@ import type { ClosebookDb } from '../db/database'
 import { historyRecordOf } from '../db/history-record'
 import { HistoryRepository } from '../db/history-repository'
 import { historyWithStatus, newestCreatedAt } from '../db/recency'
+import { quarantineIdOf, quarantineIdOfRecord, QuarantineRepository } from '../db/quarantine-repository'
 import { connectionBounds } from '../db/repository-helpers'
 import { recordKeyOf, type ChargeRecord, type SyncCheckpoint, type SyncResource } from '../db/records'
 import { fingerprintOf } from '../reconcile/fingerprint'
@@ -35,6 +37,12 @@ export class CacheSyncStore implements SyncStorePort {
   readonly charges: ChargesRepository
   readonly checkpoints: CheckpointsRepository
   readonly connections: ConnectionsRepository
+  readonly quarantine: QuarantineRepository
+  /**
+   * Quarantined item ids per connection, loaded on its first page: a page whose records include one of
+   * them releases it. Most connections have none, and then a page costs no quarantine request at all.
+   */
+  private readonly quarantinedIds = new Map<string, Set<string>>()
   /**
    * Connections whose cache held no record when their current plan was saved: until the plan's pages are
    * all in, a page cannot replace anything (partitions do not overlap), so it is written without reading
@@ -47,10 +55,56 @@ export class CacheSyncStore implements SyncStorePort {
     this.charges = new ChargesRepository(db)
     this.checkpoints = new CheckpointsRepository(db)
     this.connections = new ConnectionsRepository(db)
+    this.quarantine = new QuarantineRepository(db)
+  }
+
+  private async knownQuarantine(connectionId: string): Promise<Set<string>> {
+    let ids = this.quarantinedIds.get(connectionId)
+    if (!ids) {
+      ids = new Set((await this.quarantine.list(connectionId)).map((r) => r.id))
+      this.quarantinedIds.set(connectionId, ids)
+    }
+    return ids
+  }
+
+  /**
+   * Runs a page's write together with its quarantine work in one transaction (the page's records, its
+   * checkpoint, the items set aside and those released), or alone when there is none.
+   */
+  private async withQuarantine<T>(
+    connectionId: string,
+    quarantined: readonly QuarantinedItem[],
+    storedIds: string[],
+    write: () => Promise<T>,
+    syncedAt: number,
+  ): Promise<T> {
+    const known = await this.knownQuarantine(connectionId)
+    const released = storedIds.filter((id) => known.has(id))
+    if (quarantined.length === 0 && released.length === 0) return write()
+    const { db } = this
+    const tables = [
+      db.history,
+      db.charges,
+      db.dayDigests,
+      db.dayTokens,
+      db.checkpoints,
+      db.markDays,
+      db.quarantine,
+    ]
+    const result = await db.transaction('rw', tables, async () => {
+      const written = await write()
+      await this.quarantine.putMany(connectionId, [...quarantined], syncedAt)
+      await this.quarantine.release(connectionId, released)
+      return written
+    })
+    for (const id of released) known.delete(id)
+    for (const item of quarantined) known.add(quarantineIdOf(item))
+    return result
   }
 
   loadPlan(connectionId: string): Promise<SyncCheckpoint[]> {
     this.emptyAtPlan.delete(connectionId)
+    this.quarantinedIds.delete(connectionId)
     return this.checkpoints.list(connectionId)
   }
 
@@ -84,12 +138,13 @@ export class CacheSyncStore implements SyncStorePort {
 
   async putPage(
     page:
-      | { resource: 'transaction_history'; items: HistoryItem[] }
-      | { resource: 'charges'; items: ChargeItem[] },
+      | { resource: 'transaction_history'; items: HistoryItem[]; quarantined?: QuarantinedItem[] }
+      | { resource: 'charges'; items: ChargeItem[]; quarantined?: QuarantinedItem[] },
     checkpoint: SyncCheckpoint,
     syncedAt: number,
   ): Promise<PageWriteResult> {
     const { connectionId } = checkpoint
+    const quarantined = page.quarantined ?? []
     if (page.resource === 'transaction_history') {
       const records = page.items.map((item) => historyRecordOf(connectionId, item, syncedAt))
       const before = this.emptyAtPlan.has(connectionId)
@@ -98,7 +153,13 @@ export class CacheSyncStore implements SyncStorePort {
             connectionId,
             records.map((r) => r.key),
           )
-      await this.history.putPage(connectionId, records, checkpoint)
+      await this.withQuarantine(
+        connectionId,
+        quarantined,
+        records.map((r) => quarantineIdOfRecord('transaction_history', r.type, r.resourceId)),
+        () => this.history.putPage(connectionId, records, checkpoint),
+        syncedAt,
+      )
       const changedKeys: string[] = []
       let added = 0
       records.forEach((r, i) => {
@@ -115,7 +176,13 @@ export class CacheSyncStore implements SyncStorePort {
           connectionId,
           records.map((r) => r.id),
         )
-    await this.charges.putPage(connectionId, records, checkpoint)
+    await this.withQuarantine(
+      connectionId,
+      quarantined,
+      records.map((r) => quarantineIdOfRecord('charges', null, r.id)),
+      () => this.charges.putPage(connectionId, records, checkpoint),
+      syncedAt,
+    )
     const changedKeys: string[] = []
     let added = 0
     records.forEach((r, i) => {
@@ -124,6 +191,52 @@ export class CacheSyncStore implements SyncStorePort {
       else if (chargeFingerprint(old) !== chargeFingerprint(r)) changedKeys.push(`charge-list:${r.id}`)
     })
     return { added, changedKeys }
+  }
+
+  /**
+   * Stores the items a "fetch again" brought and releases their quarantine row, in one transaction. The
+   * page goes through putPage (flags, digests, tokens as for any page); its stand-in checkpoint is removed
+   * in the same transaction, so it never joins a sync plan.
+   */
+  async putRefetched(
+    connectionId: string,
+    page:
+      | { resource: 'transaction_history'; items: HistoryItem[] }
+      | { resource: 'charges'; items: ChargeItem[] },
+    quarantineId: string,
+    at: number,
+  ): Promise<PageWriteResult> {
+    const cp: SyncCheckpoint = {
+      connectionId,
+      partitionId: `refetch|${quarantineId}`,
+      resource: page.resource,
+      storeId: null,
+      from: at,
+      to: at,
+      cursor: null,
+      done: true,
+      records: page.items.length,
+      requests: 1,
+      updatedAt: at,
+    }
+    const { db } = this
+    const tables = [
+      db.history,
+      db.charges,
+      db.dayDigests,
+      db.dayTokens,
+      db.checkpoints,
+      db.markDays,
+      db.quarantine,
+    ]
+    const written = await db.transaction('rw', tables, async () => {
+      const result = await this.putPage(page, cp, at)
+      await db.checkpoints.delete([connectionId, cp.partitionId])
+      await this.quarantine.release(connectionId, [quarantineId])
+      return result
+    })
+    this.quarantinedIds.get(connectionId)?.delete(quarantineId)
+    return written
   }
 
   async staleRefundedCharges(

@@ -9,7 +9,12 @@
  * first page (plan.ts `splitRemainder`), and asks for a partition's next page while the last one is still
  * being written (writes stay in page order, so the checkpoint never runs ahead of the stored records).
  */
-import type { ListPageArgs, ListPageResult, QueueStateView } from '../../electron/shared/contract/api'
+import type {
+  ListPageArgs,
+  ListPageResult,
+  QuarantinedItem,
+  QueueStateView,
+} from '../../electron/shared/contract/api'
 import { DesktopApiError, type ApiErrorCode } from '../../electron/shared/errors'
 import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
 import type { SyncCheckpoint, SyncResource } from '../db/records'
@@ -48,11 +53,14 @@ export interface SyncStorePort {
    * leaves either the whole partition or all its parts). Without it the engine never splits.
    */
   splitPartition?(checkpoints: SyncCheckpoint[]): Promise<void>
-  /** Writes the page's records and the partition's checkpoint in one transaction. */
+  /**
+   * Writes the page's records and the partition's checkpoint in one transaction, with the items of the
+   * page that were quarantined (an item that now validates leaves the quarantine).
+   */
   putPage(
     page:
-      | { resource: 'transaction_history'; items: HistoryItem[] }
-      | { resource: 'charges'; items: ChargeItem[] },
+      | { resource: 'transaction_history'; items: HistoryItem[]; quarantined?: QuarantinedItem[] }
+      | { resource: 'charges'; items: ChargeItem[]; quarantined?: QuarantinedItem[] },
     checkpoint: SyncCheckpoint,
     syncedAt: number,
   ): Promise<PageWriteResult>
@@ -118,6 +126,8 @@ export interface SyncProgress {
   /** Epoch ms until which queued calls wait for a rate limit or a retry; null when not waiting. */
   waitingUntil: number | null
   changedKeys: string[]
+  /** Items set aside in this run (invalid accounting core, or dated outside their window). */
+  quarantined: number
   /** What a completed run covered, per resource (the next incremental run starts there). */
   coveredUntil?: Partial<Record<SyncResource, number>>
   /** Requests that brought charge records up to date with their new refunds (not in any partition). */
@@ -268,6 +278,7 @@ export class SyncEngine {
       refreshRequests: first.refreshRequests + next.refreshRequests,
       recheck: next.recheck ?? first.recheck,
       changedKeys: [...first.changedKeys, ...next.changedKeys],
+      quarantined: first.quarantined + next.quarantined,
     }
   }
 
@@ -337,6 +348,7 @@ export class SyncEngine {
         etaMs: null,
         waitingUntil: null,
         changedKeys: [],
+        quarantined: 0,
         refreshRequests: 0,
         recheck: null,
         clockBehindMs: null,
@@ -607,8 +619,12 @@ export class SyncEngine {
           ? page.items.filter((i) => i.resource_id === chargeId || i.charge_id === chargeId)
           : []
       const now = this.now()
+      const quarantined = (page.quarantined ?? []).filter(
+        (q) => q.itemId?.toLowerCase() === chargeId.toLowerCase(),
+      )
+      progress.quarantined += quarantined.length
       const written = await this.options.store.putPage(
-        { resource: 'transaction_history', items },
+        { resource: 'transaction_history', items, quarantined },
         {
           connectionId,
           partitionId: `refresh|${chargeId}`,
@@ -644,6 +660,15 @@ export class SyncEngine {
     let cp = checkpoint
     view.error = null
     let writing: Promise<boolean> = Promise.resolve(true)
+    // Guard against a service that pages forever: what its first page said the window holds, and the
+    // items seen since (stored or quarantined).
+    let expected: number | undefined
+    let seen = 0
+    const stop = async (message: string): Promise<void> => {
+      await writing
+      view.error = { code: 'malformed_response', message }
+      emit()
+    }
     while (!cp.done && !signal.aborted) {
       let page: ListPageResult
       try {
@@ -665,20 +690,38 @@ export class SyncEngine {
         return
       }
       const last = page.items[page.items.length - 1]
-      if (page.hasMore && !last) {
-        await writing
-        view.error = {
-          code: 'malformed_response',
-          message: 'The service said there was more but sent an empty page.',
-        }
-        emit()
+      const quarantined = page.quarantined ?? []
+      const received = page.items.length + quarantined.length
+      if (page.hasMore && received === 0) {
+        await stop('The service said there was more but sent an empty page.')
         return
       }
-      const cursor = last
-        ? page.resource === 'charges'
-          ? (last as ChargeItem).id
-          : (last as HistoryItem).resource_id
-        : cp.cursor
+      // The service's next_cursor when it sends one, else the id of the page's last item, quarantined or
+      // not (main works it out); the last stored item's id from an older main.
+      const cursor =
+        page.cursorAfter ??
+        (last
+          ? page.resource === 'charges'
+            ? (last as ChargeItem).id
+            : (last as HistoryItem).resource_id
+          : cp.cursor)
+      if (page.hasMore && (cursor === null || cursor === cp.cursor)) {
+        await stop(
+          'The service sent a page that does not move on (its cursor stayed where it was); this part stopped ' +
+            'instead of asking for the same page again.',
+        )
+        return
+      }
+      if (cp.cursor === null && page.totalHits !== undefined) expected = page.totalHits
+      seen += received
+      // After a split, later pages hold only the narrowed window: never more than the first page's total.
+      if (page.hasMore && expected !== undefined && seen > expected) {
+        await stop(
+          `The service has sent ${seen} records for a window it said holds ${expected}, and still says there ` +
+            'are more; this part stopped instead of paging on.',
+        )
+        return
+      }
       const next: SyncCheckpoint = {
         ...cp,
         cursor,
@@ -689,6 +732,7 @@ export class SyncEngine {
       }
       // The page is stored with the whole window; the narrowed one and its parts follow in one transaction.
       const parts = cp.requests === 0 && page.hasMore ? this.splitOf(next, page, view, run) : [next]
+      run.progress.quarantined += quarantined.length
       const narrowed = parts[0] as SyncCheckpoint
       const previous = writing
       writing = previous.then((ok) => ok && this.writePage(page, next, parts, view, run))
@@ -744,8 +788,8 @@ export class SyncEngine {
     try {
       written = await this.options.store.putPage(
         page.resource === 'charges'
-          ? { resource: 'charges', items: page.items }
-          : { resource: 'transaction_history', items: page.items },
+          ? { resource: 'charges', items: page.items, quarantined: page.quarantined ?? [] }
+          : { resource: 'transaction_history', items: page.items, quarantined: page.quarantined ?? [] },
         checkpoint,
         this.now(),
       )

@@ -11,6 +11,7 @@ import { SyncEngine, type SyncApiPort, type SyncStorePort } from '../../../src/s
 import { Prng } from '../../../electron/sandbox/prng'
 import { diffCacheWithSandbox, type CacheDiff } from '../support/compare'
 import { startHarness } from '../support/harness'
+import { fetchQuarantinedAgain } from '../../../src/sync/quarantine-refetch'
 
 export interface ConvergenceResult extends CacheDiff {
   seed: number
@@ -145,6 +146,10 @@ export async function convergenceRun(seed: number, records: number): Promise<Con
       syncs++
       state = result.state
     }
+    // Items a spoiled answer set aside are fetched again, as the accountant would from the sync panel.
+    for (let round = 0; round < 8 && (await h.store.quarantine.count(h.connectionId)) > 0; round++)
+      for (const row of await h.store.quarantine.list(h.connectionId))
+        await fetchQuarantinedAgain(h.syncApi, h.store, row).catch(() => undefined)
     const diff = await diffCacheWithSandbox(h)
     // Found again through the records' times, as the app finds them (the db was reopened: a new handle).
     const after = await new MarksRepository(h.db).getMany(h.connectionId, chosen)

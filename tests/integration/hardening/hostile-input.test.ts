@@ -1,7 +1,8 @@
 /**
  * A corpus of hostile payment-service answers, served over a real socket to main's gateway through the
- * contract. Each either fails with a specific `malformed_response` that names what is wrong, or is
- * accepted and stored as inert text. A refused page writes nothing: the partition's checkpoint stays.
+ * contract. Each either fails with a specific `malformed_response` that names what is wrong (a broken
+ * envelope or body), has its bad item quarantined with the field at fault named, or is accepted and
+ * stored as inert text. A refused page writes nothing: the partition's checkpoint stays.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -60,18 +61,22 @@ function withBytesInside(json: string, marker: string, bytes: number[]): Buffer 
 let nested: unknown = 'bottom'
 for (let i = 0; i < 2000; i++) nested = { deeper: nested }
 
-/** [name, body (string or bytes), expected: 'refused' with a message pattern, or 'accepted'] */
-const CORPUS: [string, string | Buffer, RegExp | 'accepted'][] = [
+/**
+ * [name, body (string or bytes), expected: refused with a message pattern, its one item quarantined with a
+ * reason pattern, or 'accepted']
+ */
+type Expected = RegExp | 'accepted' | { quarantined: RegExp }
+const CORPUS: [string, string | Buffer, Expected][] = [
   ['items not an array', JSON.stringify({ items: {}, has_more: false }), /items/],
   ['has_more missing', JSON.stringify({ items: [] }), /has_more/],
   ['total_hits negative', page([], { total_hits: -1 }), /total_hits/],
-  ['amount as a string', page([item({ amount: '1200' })]), /items\[0\]\.amount/],
-  ['amount a fraction', page([item({ amount: 12.5 })]), /items\[0\]\.amount/],
-  ['created_on not a timestamp', page([item({ created_on: 'yesterday' })]), /items\[0\]\.created_on/],
-  ['resource_id missing', page([item({ resource_id: undefined })]), /items\[0\]\.resource_id/],
-  ['unknown mode', page([item({ mode: 'sandbox' })]), /items\[0\]\.mode/],
-  ['user_data missing', page([item({ user_data: undefined })]), /items\[0\]\.user_data/],
-  ['store id not a UUID', page([item({ store_id: '../../etc' })]), /items\[0\]\.store_id/],
+  ['amount as a string', page([item({ amount: '1200' })]), { quarantined: /^amount: / }],
+  ['amount a fraction', page([item({ amount: 12.5 })]), { quarantined: /^amount: / }],
+  ['created_on not a timestamp', page([item({ created_on: 'yesterday' })]), { quarantined: /^created_on: / }],
+  ['resource_id missing', page([item({ resource_id: undefined })]), { quarantined: /^resource_id: / }],
+  ['unknown mode', page([item({ mode: 'sandbox' })]), { quarantined: /^mode: / }],
+  ['user_data missing', page([item({ user_data: undefined })]), 'accepted'],
+  ['store id not a UUID', page([item({ store_id: '../../etc' })]), { quarantined: /^store_id: / }],
   ['body is null', 'null', /malformed|expected/i],
   ['body is an array', '[]', /malformed|expected/i],
   ['body is empty', '', /not valid JSON/],
@@ -197,6 +202,14 @@ describe(`hostile input corpus (${CORPUS.length} answers)`, () => {
         expect(result.items.length).toBeGreaterThan(0)
         return
       }
+      if (!(expected instanceof RegExp)) {
+        const result = await call
+        expect(result.items).toEqual([])
+        expect(result.quarantined?.map((q) => q.reason)).toEqual([
+          expect.stringMatching(expected.quarantined),
+        ])
+        return
+      }
       const error = await call.then(
         () => null,
         (e: unknown) => e,
@@ -210,7 +223,7 @@ describe(`hostile input corpus (${CORPUS.length} answers)`, () => {
     60_000,
   )
 
-  it('a sync meeting a bad page stores nothing of it and keeps its checkpoint; hostile text is stored as text', async () => {
+  it('a sync meeting a broken page stores nothing of it and keeps its checkpoint; a bad item is quarantined; hostile text is stored as text', async () => {
     const db = new ClosebookDb(`hostile-${process.pid}`, { indexedDB, IDBKeyRange })
     const store = new CacheSyncStore(db)
     await store.connections.put({
@@ -229,7 +242,7 @@ describe(`hostile input corpus (${CORPUS.length} answers)`, () => {
       lookbackMs: 0,
       coveredUntil: {},
     }
-    body = page([item({ amount: 'lots' })])
+    body = JSON.stringify({ items: [item()], has_more: 'perhaps' })
     const bad = await new SyncEngine({
       api: { listPage: (a) => api.api.listPage(a), cancelJob: () => Promise.resolve() },
       store,
@@ -240,6 +253,18 @@ describe(`hostile input corpus (${CORPUS.length} answers)`, () => {
     expect((await store.loadPlan(connectionId)).every((cp) => cp.cursor === null && cp.records === 0)).toBe(
       true,
     )
+
+    body = page([item({ amount: 'lots' }, 1), item({}, 2)])
+    const quarantining = await new SyncEngine({
+      api: { listPage: (a) => api.api.listPage(a), cancelJob: () => Promise.resolve() },
+      store,
+    }).run(request)
+    expect(quarantining.state).toBe('done')
+    expect(quarantining.quarantined).toBe(1)
+    expect(await db.history.count()).toBe(1)
+    expect((await store.quarantine.list(connectionId)).map((q) => [q.itemId, q.reason])).toEqual([
+      [item({}, 1)['resource_id'], 'amount: expected number, received string'],
+    ])
 
     body = page([item({ store_name: '<script>alert(1)</script>', metadata: { note: '=1+1' } })])
     const good = await new SyncEngine({

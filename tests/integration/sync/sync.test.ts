@@ -11,6 +11,7 @@ import type { DayTokensRecord, MarkRecord, SyncCheckpoint } from '../../../src/d
 import { fingerprintOf } from '../../../src/reconcile/fingerprint'
 import { CacheSyncStore } from '../../../src/sync/cache-sync-store'
 import { endAfter, monthlyWindows, partitionIdOf } from '../../../src/sync/plan'
+import { fetchQuarantinedAgain } from '../../../src/sync/quarantine-refetch'
 import {
   SyncEngine,
   type SyncProgress,
@@ -320,6 +321,13 @@ describe('sync against the sandbox', () => {
         expect(p.error?.message.length).toBeGreaterThan(10)
     }
     expect(states[states.length - 1]).toBe('done')
+    // A bad item no longer fails its page: it is quarantined (the sandbox spoils items at random, so
+    // some were), and "fetch again" brings each one in.
+    expect(await h.store.quarantine.count(h.connectionId)).toBeGreaterThan(0)
+    for (let round = 0; round < 8 && (await h.store.quarantine.count(h.connectionId)) > 0; round++)
+      for (const row of await h.store.quarantine.list(h.connectionId))
+        await fetchQuarantinedAgain(h.syncApi, h.store, row).catch(() => undefined)
+    expect(await h.store.quarantine.list(h.connectionId)).toEqual([])
     await expectCacheEqualsSandbox(h)
     expect(h.sandbox.stats.byStatus['429'] ?? 0).toBeGreaterThan(0)
     expect(
