@@ -285,7 +285,10 @@ export class SyncEngine {
       const open = (await store.loadPlan(scope.connectionId)).filter(
         (cp) => !cp.partitionId.startsWith('recheck|'),
       )
-      const resumed = open.some((cp) => !cp.done)
+      // A verification that was cancelled is started afresh by the next one (it only re-reads a window);
+      // an interrupted sync must finish first.
+      const openVerify = open.length > 0 && open.every((cp) => cp.partitionId.startsWith(VERIFY_PREFIX))
+      const resumed = open.some((cp) => !cp.done) && !(request.window && openVerify)
       if (resumed && request.window)
         throw new DesktopApiError(
           'conflict',
