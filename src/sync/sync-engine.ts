@@ -73,6 +73,8 @@ export interface SyncStorePort {
   newestCached?(connectionId: string, resource: SyncResource, storeId: string | null): Promise<number | null>
   /** Cached history records whose status is not final (recheck.ts); without it nothing is re-checked. */
   changeableRecords?(connectionId: string): Promise<ChangeableRecord[]>
+  /** fingerprintOf() of an item as it would be cached; needed with changeableRecords. */
+  fingerprintOfItem?(item: HistoryItem): string
   /** Closes the plan; `coveredUntil` advances the incremental start of each fully synced resource. */
   finishRun(
     connectionId: string,
@@ -532,6 +534,8 @@ export class SyncEngine {
         {
           listPage: (args) => api.listPage(args),
           putPage: (page, cp, at) => store.putPage(page, cp, at),
+          // Without it every record read again counts as moved and is written (correct, only slower).
+          fingerprintOfItem: (item) => store.fingerprintOfItem?.(item) ?? '',
           now: this.now,
         },
         {

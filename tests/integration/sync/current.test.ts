@@ -244,6 +244,7 @@ describe('a crash in the middle of the sync write', () => {
         staleRefundedCharges: (id, from, to) => h.store.staleRefundedCharges(id, from, to),
         newestCached: (id, resource, store) => h.store.newestCached(id, resource, store),
         changeableRecords: (id) => h.store.changeableRecords(id),
+        fingerprintOfItem: (item) => h.store.fingerprintOfItem(item),
         finishRun: (id, covered, at) => h.store.finishRun(id, covered, at),
         putPage: async (page, cp, at) => {
           const lookup = /^recheck\|(charge|search)\|/.test(cp.partitionId)
