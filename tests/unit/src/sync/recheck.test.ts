@@ -31,7 +31,12 @@ function service(stillIn: Set<string>) {
   const listPage = (args: ListPageArgs): Promise<ListPageResult> => {
     calls.push(args)
     if (args.resource !== 'transaction_history')
-      return Promise.resolve({ resource: 'charges', items: [], hasMore: false })
+      return Promise.resolve({
+        resource: 'charges',
+        items: [],
+        hasMore: false,
+        fetchedAt: '2026-11-24T00:00:00Z',
+      })
     const status = args.filters?.status
     const after = args.paging?.cursor
     const all: HistoryItem[] = status
@@ -43,7 +48,8 @@ function service(stillIn: Set<string>) {
       resource: 'transaction_history',
       items,
       hasMore: from + 100 < all.length,
-    } as ListPageResult)
+      fetchedAt: '2026-11-24T00:00:00Z',
+    })
   }
   return { calls, listPage }
 }
