@@ -284,7 +284,13 @@ export class CacheSyncStore implements SyncStorePort {
       storeId: r.storeId,
       status: r.status,
       createdAt: r.createdAt,
+      fingerprint: fingerprintOf(r),
     }))
+  }
+
+  /** The fingerprint an item would have once cached (for the re-check's "unchanged, not rewritten"). */
+  fingerprintOfItem(item: HistoryItem): string {
+    return fingerprintOf(historyRecordOf('', item, 0))
   }
 
   async finishRun(

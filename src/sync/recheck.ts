@@ -38,6 +38,8 @@ export interface ChangeableRecord {
   storeId: string
   status: string
   createdAt: number
+  /** fingerprintOf() of the cached copy: an unchanged record read again is not written again. */
+  fingerprint: string
 }
 
 export interface RecheckPorts {
@@ -49,6 +51,8 @@ export interface RecheckPorts {
     checkpoint: SyncCheckpoint,
     syncedAt: number,
   ): Promise<{ changedKeys: string[] }>
+  /** fingerprintOf() of an item as it would be cached (same function as ChangeableRecord.fingerprint). */
+  fingerprintOfItem(item: HistoryItem): string
   now(): number
 }
 
@@ -111,6 +115,7 @@ export async function recheckChangeable(ports: RecheckPorts, input: RecheckInput
   }
   const stores: (string | null)[] = input.storeIds.length > 0 ? [...input.storeIds] : [null]
   const outOfStatus: ChangeableRecord[] = []
+  const cached = new Map<string, string>(input.records.map((r) => [r.key, r.fingerprint]))
   for (const storeId of stores) {
     const start = input.windowStart.get(storeId)
     if (start === undefined) continue
@@ -139,11 +144,15 @@ export async function recheckChangeable(ports: RecheckPorts, input: RecheckInput
         const page = await call({ ...base, filters: { ...base.filters, status } })
         const items = page.resource === 'transaction_history' ? page.items : []
         for (const item of items) seen.add(`${item.type}:${item.resource_id}`)
-        // Still in that status, but the amount (a partial capture) or the refunds may have moved.
-        if (items.length > 0) {
+        // Still in that status, but the amount (a partial capture) or the refunds may have moved: only
+        // those are written (rewriting thousands of unchanged records every sync costs the cache dearly).
+        const moved = items.filter(
+          (item) => cached.get(`${item.type}:${item.resource_id}`) !== ports.fingerprintOfItem(item),
+        )
+        if (moved.length > 0) {
           const now = ports.now()
           const written = await ports.putPage(
-            { resource: 'transaction_history', items },
+            { resource: 'transaction_history', items: moved },
             { ...cp, done: true, updatedAt: now },
             now,
           )

@@ -81,6 +81,8 @@ export interface SyncStorePort {
   newestCached?(connectionId: string, resource: SyncResource, storeId: string | null): Promise<number | null>
   /** Cached history records whose status is not final (recheck.ts); without it nothing is re-checked. */
   changeableRecords?(connectionId: string): Promise<ChangeableRecord[]>
+  /** fingerprintOf() of an item as it would be cached; needed with changeableRecords. */
+  fingerprintOfItem?(item: HistoryItem): string
   /** Closes the plan; `coveredUntil` advances the incremental start of each fully synced resource. */
   finishRun(
     connectionId: string,
@@ -296,7 +298,10 @@ export class SyncEngine {
       const open = (await store.loadPlan(scope.connectionId)).filter(
         (cp) => !cp.partitionId.startsWith('recheck|'),
       )
-      const resumed = open.some((cp) => !cp.done)
+      // A verification that was cancelled is started afresh by the next one (it only re-reads a window);
+      // an interrupted sync must finish first.
+      const openVerify = open.length > 0 && open.every((cp) => cp.partitionId.startsWith(VERIFY_PREFIX))
+      const resumed = open.some((cp) => !cp.done) && !(request.window && openVerify)
       if (resumed && request.window)
         throw new DesktopApiError(
           'conflict',
@@ -541,6 +546,8 @@ export class SyncEngine {
         {
           listPage: (args) => api.listPage(args),
           putPage: (page, cp, at) => store.putPage(page, cp, at),
+          // Without it every record read again counts as moved and is written (correct, only slower).
+          fingerprintOfItem: (item) => store.fingerprintOfItem?.(item) ?? '',
           now: this.now,
         },
         {

@@ -74,6 +74,7 @@ export async function convergenceRun(seed: number, records: number): Promise<Con
       staleRefundedCharges: (id, from, to) => store.staleRefundedCharges(id, from, to),
       newestCached: (id, resource, storeId) => store.newestCached(id, resource, storeId),
       changeableRecords: (id) => store.changeableRecords(id),
+      fingerprintOfItem: (item) => store.fingerprintOfItem(item),
       finishRun: (id, covered, at) => store.finishRun(id, covered, at),
       splitPartition: (parts) => store.splitPartition(parts),
       putPage: async (page, cp, at) => {

@@ -244,6 +244,7 @@ describe('a crash in the middle of the sync write', () => {
         staleRefundedCharges: (id, from, to) => h.store.staleRefundedCharges(id, from, to),
         newestCached: (id, resource, store) => h.store.newestCached(id, resource, store),
         changeableRecords: (id) => h.store.changeableRecords(id),
+        fingerprintOfItem: (item) => h.store.fingerprintOfItem(item),
         finishRun: (id, covered, at) => h.store.finishRun(id, covered, at),
         putPage: async (page, cp, at) => {
           const lookup = /^recheck\|(charge|search)\|/.test(cp.partitionId)
@@ -260,4 +261,46 @@ describe('a crash in the middle of the sync write', () => {
       expect(next.state).toBe('done')
       await expectConverged(h)
     }, 60_000)
+})
+
+describe('verify month', () => {
+  it('a cancelled verification leaves no plan in the way of the next one, which reports what changed', async () => {
+    const h = await harness()
+    expect((await sync(h)).state).toBe('done')
+    const september = { from: Date.parse('2026-09-01T00:00:00Z'), to: Date.parse('2026-10-01T00:00:00Z') }
+    const target = h.sandbox.data.charges.find(
+      (c) =>
+        c.status === 'successful' &&
+        c.createdUs >= september.from * 1000 &&
+        c.createdUs < september.to * 1000,
+    )
+    if (!target) throw new Error('no September charge')
+    await control(h, 'status', { id: target.id, status: 'canceled' })
+    const conn = await h.store.connections.get(h.connectionId)
+    const request = {
+      scope: {
+        connectionId: h.connectionId,
+        storeIds: h.sandbox.storeIds,
+        resources: ['transaction_history' as const, 'charges' as const],
+      },
+      since: SINCE,
+      lookbackMs: LOOKBACK,
+      coveredUntil: conn?.highWater ?? {},
+      window: september,
+    }
+    const engine = new SyncEngine({ api: h.syncApi, store: h.store, concurrency: 1 })
+    const cancelled = await engine.run({
+      ...request,
+      onProgress: (p) => {
+        if (p.requests > 0) void engine.cancel()
+      },
+    })
+    expect(cancelled.state).toBe('cancelled')
+    expect((await h.store.loadPlan(h.connectionId)).some((cp) => !cp.done)).toBe(true)
+    const again = await new SyncEngine({ api: h.syncApi, store: h.store }).run(request)
+    expect(again.state).toBe('done')
+    expect(again.resumed).toBe(false)
+    expect(again.changedKeys).toEqual(expect.arrayContaining([`charge:${target.id}`]))
+    await expectConverged(h)
+  }, 60_000)
 })
