@@ -73,6 +73,8 @@ export async function runInChromium<T>(
         '--disable-sync',
         '--no-first-run',
         '--disable-gpu',
+        // e.g. BENCH_JS_FLAGS=--max-old-space-size=384: proves a run fits a heap cap.
+        ...(process.env['BENCH_JS_FLAGS'] ? [`--js-flags=${process.env['BENCH_JS_FLAGS']}`] : []),
       ],
     })
     try {
