@@ -63,6 +63,7 @@ export const en = {
     },
     display: {
       credentialsDemo: 'Not needed (demo)',
+      nextSync: 'Next: press “Sync” to fetch the demo’s charges and refunds.',
     },
   },
   sync: {
@@ -111,6 +112,8 @@ export const en = {
       about: 'about {count}',
       percent: '{percent} %',
       partitionFailed: 'Failed: {message}',
+      nextAfterSync: 'Next: reconcile in the Ledger, then check the month in Month-end.',
+      openLedger: 'Open the Ledger',
     },
   },
   ledger: {
@@ -282,6 +285,10 @@ export const en = {
       period: 'Month {period}',
       withNote: '{state} (note: “{note}”)',
       noValue: '—',
+    },
+    confirmView: {
+      markAll:
+        'Mark all {count} records that match the filter as reconciled? Each gets an audit entry; “Undo last action” reverses it.',
     },
   },
   match: {

@@ -63,6 +63,7 @@ export const ja: MessageSchema = {
     },
     display: {
       credentialsDemo: '不要（デモ）',
+      nextSync: '次に「同期」を押して、デモの売上と返金を取り込みます。',
     },
   },
   sync: {
@@ -113,6 +114,8 @@ export const ja: MessageSchema = {
       about: '約 {count}',
       percent: '{percent}%',
       partitionFailed: '失敗：{message}',
+      nextAfterSync: '次に、台帳で消込を行い、月次締めで月を確認します。',
+      openLedger: '台帳を開く',
     },
   },
   ledger: {
@@ -284,6 +287,10 @@ export const ja: MessageSchema = {
       period: '{period} 月度',
       withNote: '{state}（メモ：「{note}」）',
       noValue: '—',
+    },
+    confirmView: {
+      markAll:
+        '絞り込み条件に合う {count} 件をすべて消込済みにしますか？各記録に監査ログが残り、「直前の操作を元に戻す」で取り消せます。',
     },
   },
   match: {

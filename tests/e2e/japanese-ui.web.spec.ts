@@ -113,6 +113,8 @@ test.describe('the Japanese UI on the web host', () => {
     await expectJapanese(page, 'connections (empty)')
 
     await page.getByRole('button', { name: ja.connections.tryDemo }).click()
+    // Guidance: what to do after the demo starts, and after the sync.
+    await expect(page.getByTestId('next-step')).toHaveText(ja.connections.display.nextSync)
     const row = page
       .getByRole('table', { name: ja.connections.listLabel })
       .getByRole('row', { name: /Demo merchant/ })
@@ -126,6 +128,8 @@ test.describe('the Japanese UI on the web host', () => {
       /^売上・返金 \d{1,3}(,\d{3})+ \/ [\d,]+ 件 · 課金一覧 [\d,]+ \/ [\d,]+ 件/,
     )
     await expect(page.getByTestId('last-synced')).toContainText('日本標準時')
+    await expect(page.getByTestId('sync-next')).toContainText(ja.sync.display.nextAfterSync)
+    await expect(page.getByTestId('next-step')).toHaveCount(0)
     await page.getByText(/^詳細（\d+ 区分）$/).click()
     await expectJapanese(page, 'connections (synced)')
 
@@ -222,5 +226,18 @@ test.describe('the Japanese UI on the web host', () => {
       const cell = await row(0).locator(`.c-${column}`).boundingBox()
       expect(Math.abs((head?.x ?? 0) - (cell?.x ?? -100)), column).toBeLessThan(2)
     }
+
+    // "Mark all 5,381 matching" asks first; saying no marks nothing.
+    let asked = ''
+    page.once('dialog', (dialog) => {
+      asked = dialog.message()
+      void dialog.dismiss()
+    })
+    await page.getByRole('button', { name: /^条件に合う [\d,]+ 件をすべて消込$/ }).click()
+    await expect
+      .poll(() => asked)
+      .toMatch(/^絞り込み条件に合う \d{1,3}(,\d{3})+ 件をすべて消込済みにしますか？/)
+    await expect(page.getByTestId('ledger-notice')).toHaveCount(0)
+    await expect(grid.locator('.c-rec', { hasText: ja.ledger.stateReconciled })).toHaveCount(0)
   })
 })
