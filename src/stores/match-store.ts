@@ -86,7 +86,8 @@ export const useMatchStore = defineStore('match', () => {
   }
 
   /** Reads a chosen file: encoding, CSV, and a mapping (a saved profile for the same columns, or a guess). */
-  async function chooseFile(file: File): Promise<void> {
+  /** `defaultName`: what a new mapping profile is called, in the display language (the view knows it). */
+  async function chooseFile(file: File, defaultName?: string): Promise<void> {
     error.value = null
     notice.value = null
     importErrors.value = []
@@ -112,7 +113,7 @@ export const useMatchStore = defineStore('match', () => {
       const guess = suggestProfile(parsed.headers, source.value)
       profile.value = saved ?? {
         id: `${source.value}-${Date.now()}`,
-        name: source.value === 'orders' ? 'Order export' : 'Bank statement',
+        name: defaultName ?? (source.value === 'orders' ? 'Order export' : 'Bank statement'),
         source: source.value,
         columns: { date: guess.date ?? '', amount: guess.amount ?? '', ...omitUndefined(guess) },
         defaultCurrency: 'JPY',

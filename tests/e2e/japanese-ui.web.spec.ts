@@ -62,6 +62,8 @@ const RAW_API_VALUES = [
   'one_time',
 ]
 
+const ENGLISH_WORDS = new Set(['card', 'test', 'live', 'charge', 'refund', 'pending', 'failed'])
+
 /** Everything a user reads or hears on the page: visible text and accessible names. */
 async function userText(page: Page): Promise<string> {
   return page.evaluate(() => {
@@ -79,7 +81,7 @@ async function userText(page: Page): Promise<string> {
 /** Data the accountant typed or the API sent (names), which may be in any language. */
 const DATA_TEXTS = ['Demo merchant']
 
-async function expectJapanese(page: Page, screen: string): Promise<void> {
+async function expectJapanese(page: Page, screen: string, language: 'ja' | 'en' = 'ja'): Promise<void> {
   let text = await userText(page)
   for (const d of DATA_TEXTS) text = text.split(d).join('')
   const rawKeys = KEY_PATHS.filter((k) => text.includes(k))
@@ -90,8 +92,10 @@ async function expectJapanese(page: Page, screen: string): Promise<void> {
   const english = ENGLISH_FRAGMENTS.filter((f) =>
     new RegExp(`(^|[^A-Za-z])${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^A-Za-z]|$)`).test(text),
   )
-  expect(english, `${screen}: English messages in the Japanese UI`).toEqual([])
-  const raw = RAW_API_VALUES.filter((v) => new RegExp(`(^|[^A-Za-z_@./-])${v}([^A-Za-z_@./-]|$)`).test(text))
+  if (language === 'ja') expect(english, `${screen}: English messages in the Japanese UI`).toEqual([])
+  // In English prose "card payments" or "test" are words; the values no sentence uses still must not show.
+  const values = language === 'ja' ? RAW_API_VALUES : RAW_API_VALUES.filter((v) => !ENGLISH_WORDS.has(v))
+  const raw = values.filter((v) => new RegExp(`(^|[^A-Za-z_@./-])${v}([^A-Za-z_@./-]|$)`).test(text))
   expect(raw, `${screen}: raw API values`).toEqual([])
   expect(text, `${screen}: raw JSON`).not.toMatch(/\{\s*"[a-z_]+"\s*:/)
 }
@@ -239,5 +243,35 @@ test.describe('the Japanese UI on the web host', () => {
       .toMatch(/^絞り込み条件に合う \d{1,3}(,\d{3})+ 件をすべて消込済みにしますか？/)
     await expect(page.getByTestId('ledger-notice')).toHaveCount(0)
     await expect(grid.locator('.c-rec', { hasText: ja.ledger.stateReconciled })).toHaveCount(0)
+  })
+
+  test('the English UI has no raw key, raw API value or raw JSON either', async ({ page, webHost }) => {
+    test.setTimeout(180_000)
+    await page.addInitScript(() => localStorage.setItem('closebook.locale', 'en'))
+    await page.goto(webHost.launchUrl)
+    await page.getByRole('button', { name: en.connections.tryDemo }).click()
+    await page
+      .getByRole('button', { name: en.connections.syncFor.replace('{label}', 'Demo merchant') })
+      .click()
+    await expect(page.getByTestId('sync-state')).toHaveText(en.sync.state.done, { timeout: 120_000 })
+    await expectJapanese(page, 'connections (en)', 'en')
+    const go = async (name: string): Promise<void> => {
+      await page.getByRole('navigation', { name: en.app.mainNav }).getByRole('link', { name }).click()
+      await expect(page.getByRole('heading', { level: 1, name })).toBeVisible()
+    }
+    await go(en.ledger.title)
+    await expect(page.getByTestId('ledger-count')).toHaveText(/^\d{1,3}(,\d{3})+ records\s*$/)
+    await page
+      .getByRole('grid', { name: en.ledger.gridLabel })
+      .locator('.grid-row[aria-rowindex="2"] .c-date')
+      .click()
+    await expect(page.getByTestId('record-fields')).toBeVisible()
+    await expectJapanese(page, 'ledger (en)', 'en')
+    await go(en.monthEnd.title)
+    await page.locator('input[type="month"]').fill('2026-10')
+    await expect(page.getByTestId('month-zone')).toContainText('Japan Standard Time (Asia/Tokyo)')
+    await expectJapanese(page, 'month-end (en)', 'en')
+    await go(en.settings.title)
+    await expectJapanese(page, 'settings (en)', 'en')
   })
 })
