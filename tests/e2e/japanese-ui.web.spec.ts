@@ -135,6 +135,10 @@ test.describe('the Japanese UI on the web host', () => {
     await expect(page.getByTestId('sync-next')).toContainText(ja.sync.display.nextAfterSync)
     await expect(page.getByTestId('next-step')).toHaveCount(0)
     await page.getByText(/^詳細（\d+ 区分）$/).click()
+    // Parts name their store, not its id.
+    const parts = page.getByRole('table', { name: ja.sync.partitionTable })
+    await expect(parts).toContainText('梅田店')
+    expect(await parts.innerText()).not.toMatch(/[0-9a-f]{8}(-[0-9a-f]{4})?/)
     await expectJapanese(page, 'connections (synced)')
 
     await nav(page, ja.ledger.title)
