@@ -470,9 +470,10 @@ export const en = {
       'No system keychain is available, so real credentials cannot be saved. The demo works without it.',
     not_found: 'Not found: it may have been deleted.',
     conflict: 'This conflicts with something that already exists.',
-    unauthorized: 'The payment service refused the credentials. Check the secret and the app token.',
+    unauthorized:
+      'Access was refused. Check the secret and the app token; in the web host, open the address it printed again.',
     forbidden: 'The payment service does not allow this with these credentials.',
-    network: 'The payment service cannot be reached. Check the network and try again.',
+    network: 'No connection. Check the network (and that the web host is still running), then try again.',
     timeout: 'The payment service did not answer in time. Try again.',
     tls: 'The secure connection to the payment service failed (certificate).',
     rate_limited: 'The payment service asked to slow down. Try again in a moment.',
