@@ -141,6 +141,22 @@ test.describe('the Japanese UI on the web host', () => {
     expect(await parts.innerText()).not.toMatch(/[0-9a-f]{8}(-[0-9a-f]{4})?/)
     await expectJapanese(page, 'connections (synced)')
 
+    // A host error reads as Japanese: its code's message, the host's English only under 詳細.
+    await page.getByLabel(ja.connections.form.label).fill('本番')
+    await page.getByLabel(ja.connections.form.baseUrl).fill('https://api.example.test')
+    await page.getByLabel(ja.connections.form.secret).fill('sk_live_not_a_secret')
+    await page.getByLabel(ja.connections.form.appToken).fill('a.b.c')
+    await page.getByRole('button', { name: ja.connections.form.submit }).click()
+    const error = page.getByTestId('error-message')
+    await expect(error).toBeVisible()
+    const code = (await error.getAttribute('data-error-code')) ?? ''
+    await expect(error.locator('p').first()).toHaveText(
+      (ja.errors as Record<string, string>)[code] ?? `(no ja message for ${code})`,
+    )
+    if (code === 'invalid_argument')
+      await expect(error.locator('li')).toContainText([ja.connections.form.appToken])
+    await expectJapanese(page, 'connections (error)')
+
     await nav(page, ja.ledger.title)
     const count = page.getByTestId('ledger-count')
     await expect(count).toHaveText(/^\d{1,3}(,\d{3})+ 件\s*$/)
