@@ -65,6 +65,7 @@ export const en = {
     },
     display: {
       credentialsDemo: 'Not needed (demo)',
+      nextSync: 'Next: press “Sync” to fetch the demo’s charges and refunds.',
     },
     storeTest: {
       ok: 'Store {store}: readable ({name}).',
@@ -128,6 +129,8 @@ export const en = {
       about: 'about {count}',
       percent: '{percent} %',
       partitionFailed: 'Failed: {message}',
+      nextAfterSync: 'Next: reconcile in the Ledger, then check the month in Month-end.',
+      openLedger: 'Open the Ledger',
     },
     quarantine: {
       title: 'Set aside: {count} item | Set aside: {count} items',
@@ -375,6 +378,10 @@ export const en = {
       text: '{count} item of this connection is set aside by sync and is not in the ledger. | {count} items of this connection are set aside by sync and are not in the ledger.',
       month: 'The month {month} may be affected ({count}) and is not complete until they are fetched again.',
       where: 'See Connections › Sync to fetch them again.',
+    },
+    confirmView: {
+      markAll:
+        'Mark all {count} records that match the filter as reconciled? Each gets an audit entry; “Undo last action” reverses it.',
     },
   },
   match: {
@@ -796,9 +803,10 @@ export const en = {
       'No system keychain is available, so real credentials cannot be saved. The demo works without it.',
     not_found: 'Not found: it may have been deleted.',
     conflict: 'This conflicts with something that already exists.',
-    unauthorized: 'The payment service refused the credentials. Check the secret and the app token.',
+    unauthorized:
+      'Access was refused. Check the secret and the app token; in the web host, open the address it printed again.',
     forbidden: 'The payment service does not allow this with these credentials.',
-    network: 'The payment service cannot be reached. Check the network and try again.',
+    network: 'No connection. Check the network (and that the web host is still running), then try again.',
     timeout: 'The payment service did not answer in time. Try again.',
     tls: 'The secure connection to the payment service failed (certificate).',
     rate_limited: 'The payment service asked to slow down. Try again in a moment.',

@@ -65,6 +65,7 @@ export const ja: MessageSchema = {
     },
     display: {
       credentialsDemo: '不要（デモ）',
+      nextSync: '次に「同期」を押して、デモの売上と返金を取り込みます。',
     },
     storeTest: {
       ok: 'ストア {store}：読み取り可能（{name}）。',
@@ -130,6 +131,8 @@ export const ja: MessageSchema = {
       about: '約 {count}',
       percent: '{percent}%',
       partitionFailed: '失敗：{message}',
+      nextAfterSync: '次に、台帳で消込を行い、月次締めで月を確認します。',
+      openLedger: '台帳を開く',
     },
     quarantine: {
       title: '保留中：{count} 件 | 保留中：{count} 件',
@@ -377,6 +380,10 @@ export const ja: MessageSchema = {
       text: 'この接続の {count} 件は同期で保留になっており、台帳に含まれていません。 | この接続の {count} 件は同期で保留になっており、台帳に含まれていません。',
       month: '{month} が影響を受けている可能性があり（{count} 件）、再取得するまで未完了です。',
       where: '「接続」›「同期」から再取得してください。',
+    },
+    confirmView: {
+      markAll:
+        '絞り込み条件に合う {count} 件をすべて消込済みにしますか？各記録に監査ログが残り、「直前の操作を元に戻す」で取り消せます。',
     },
   },
   match: {
@@ -803,9 +810,9 @@ export const ja: MessageSchema = {
     not_found: '見つかりません。削除された可能性があります。',
     conflict: '既存のものと競合しています。',
     unauthorized:
-      '決済サービスが認証情報を受け付けませんでした。シークレットとアプリトークンを確認してください。',
+      'アクセスが拒否されました。シークレットとアプリトークンを確認してください。Web ホストの場合は、表示されたアドレスを開き直してください。',
     forbidden: 'この認証情報では決済サービスがこの操作を許可していません。',
-    network: '決済サービスに接続できません。ネットワークを確認して、もう一度お試しください。',
+    network: '接続できません。ネットワーク（Web ホストの場合は起動中か）を確認して、もう一度お試しください。',
     timeout: '決済サービスから時間内に応答がありませんでした。もう一度お試しください。',
     tls: '決済サービスとの安全な接続（証明書）に失敗しました。',
     rate_limited: '決済サービスから速度を落とすよう求められました。しばらくしてからお試しください。',

@@ -166,7 +166,9 @@ export const useMatchStore = defineStore('match', () => {
    * for the same columns, else the built-in layout its headers name (which also sets the kind of file),
    * else a guess from the header names.
    */
-  async function chooseFile(file: File): Promise<void> {
+  /** `defaultName`: what a new mapping profile is called, in the display language (the view knows it). */
+  async function chooseFile(file: File, defaultName?: string): Promise<void> {
+    newProfileName = defaultName
     error.value = null
     fileError.value = null
     notice.value = null
@@ -187,6 +189,8 @@ export const useMatchStore = defineStore('match', () => {
     }
   }
 
+  let newProfileName: string | undefined
+
   /** The mapping for the pending file and the current kind of file (re-run when the kind changes). */
   function profileFor(parsed: ParsedCsv): MappingProfile {
     const zone = connection.value?.timeZone ?? 'UTC'
@@ -201,7 +205,7 @@ export const useMatchStore = defineStore('match', () => {
     const guess = suggestProfile(parsed.headers, source.value)
     return {
       id: `${source.value}-${Date.now()}`,
-      name: source.value === 'orders' ? 'Order export' : 'Bank statement',
+      name: newProfileName ?? (source.value === 'orders' ? 'Order export' : 'Bank statement'),
       source: source.value,
       columns: { date: guess.date ?? '', amount: guess.amount ?? '', ...omitUndefined(guess) },
       defaultCurrency: 'JPY',

@@ -62,6 +62,8 @@ const RAW_API_VALUES = [
   'one_time',
 ]
 
+const ENGLISH_WORDS = new Set(['card', 'test', 'live', 'charge', 'refund', 'pending', 'failed'])
+
 /** Everything a user reads or hears on the page: visible text and accessible names. */
 async function userText(page: Page): Promise<string> {
   return page.evaluate(() => {
@@ -79,7 +81,7 @@ async function userText(page: Page): Promise<string> {
 /** Data the accountant typed or the API sent (names), which may be in any language. */
 const DATA_TEXTS = ['Demo merchant']
 
-async function expectJapanese(page: Page, screen: string): Promise<void> {
+async function expectJapanese(page: Page, screen: string, language: 'ja' | 'en' = 'ja'): Promise<void> {
   let text = await userText(page)
   for (const d of DATA_TEXTS) text = text.split(d).join('')
   const rawKeys = KEY_PATHS.filter((k) => text.includes(k))
@@ -90,8 +92,10 @@ async function expectJapanese(page: Page, screen: string): Promise<void> {
   const english = ENGLISH_FRAGMENTS.filter((f) =>
     new RegExp(`(^|[^A-Za-z])${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^A-Za-z]|$)`).test(text),
   )
-  expect(english, `${screen}: English messages in the Japanese UI`).toEqual([])
-  const raw = RAW_API_VALUES.filter((v) => new RegExp(`(^|[^A-Za-z_@./-])${v}([^A-Za-z_@./-]|$)`).test(text))
+  if (language === 'ja') expect(english, `${screen}: English messages in the Japanese UI`).toEqual([])
+  // In English prose "card payments" or "test" are words; the values no sentence uses still must not show.
+  const values = language === 'ja' ? RAW_API_VALUES : RAW_API_VALUES.filter((v) => !ENGLISH_WORDS.has(v))
+  const raw = values.filter((v) => new RegExp(`(^|[^A-Za-z_@./-])${v}([^A-Za-z_@./-]|$)`).test(text))
   expect(raw, `${screen}: raw API values`).toEqual([])
   expect(text, `${screen}: raw JSON`).not.toMatch(/\{\s*"[a-z_]+"\s*:/)
 }
@@ -113,6 +117,8 @@ test.describe('the Japanese UI on the web host', () => {
     await expectJapanese(page, 'connections (empty)')
 
     await page.getByRole('button', { name: ja.connections.tryDemo }).click()
+    // Guidance: what to do after the demo starts, and after the sync.
+    await expect(page.getByTestId('next-step')).toHaveText(ja.connections.display.nextSync)
     const row = page
       .getByRole('table', { name: ja.connections.listLabel })
       .getByRole('row', { name: /Demo merchant/ })
@@ -126,8 +132,30 @@ test.describe('the Japanese UI on the web host', () => {
       /^売上・返金 \d{1,3}(,\d{3})+ \/ [\d,]+ 件 · 課金一覧 [\d,]+ \/ [\d,]+ 件/,
     )
     await expect(page.getByTestId('last-synced')).toContainText('日本標準時')
+    await expect(page.getByTestId('sync-next')).toContainText(ja.sync.display.nextAfterSync)
+    await expect(page.getByTestId('next-step')).toHaveCount(0)
     await page.getByText(/^詳細（\d+ 区分）$/).click()
+    // Parts name their store, not its id.
+    const parts = page.getByRole('table', { name: ja.sync.partitionTable })
+    await expect(parts).toContainText('梅田店')
+    expect(await parts.innerText()).not.toMatch(/[0-9a-f]{8}(-[0-9a-f]{4})?/)
     await expectJapanese(page, 'connections (synced)')
+
+    // A host error reads as Japanese: its code's message, the host's English only under 詳細.
+    await page.getByLabel(ja.connections.form.label).fill('本番')
+    await page.getByLabel(ja.connections.form.baseUrl).fill('https://api.example.test')
+    await page.getByLabel(ja.connections.form.secret).fill('sk_live_not_a_secret')
+    await page.getByLabel(ja.connections.form.appToken).fill('a.b.c')
+    await page.getByRole('button', { name: ja.connections.form.submit }).click()
+    const error = page.getByTestId('error-message')
+    await expect(error).toBeVisible()
+    const code = (await error.getAttribute('data-error-code')) ?? ''
+    await expect(error.locator('p').first()).toHaveText(
+      (ja.errors as unknown as Record<string, string | undefined>)[code] ?? `(no ja message for ${code})`,
+    )
+    if (code === 'invalid_argument')
+      await expect(error.locator('li')).toContainText([ja.connections.form.appToken])
+    await expectJapanese(page, 'connections (error)')
 
     await nav(page, ja.ledger.title)
     const count = page.getByTestId('ledger-count')
@@ -222,5 +250,48 @@ test.describe('the Japanese UI on the web host', () => {
       const cell = await row(0).locator(`.c-${column}`).boundingBox()
       expect(Math.abs((head?.x ?? 0) - (cell?.x ?? -100)), column).toBeLessThan(2)
     }
+
+    // "Mark all 5,381 matching" asks first; saying no marks nothing.
+    let asked = ''
+    page.once('dialog', (dialog) => {
+      asked = dialog.message()
+      void dialog.dismiss()
+    })
+    await page.getByRole('button', { name: /^条件に合う [\d,]+ 件をすべて消込$/ }).click()
+    await expect
+      .poll(() => asked)
+      .toMatch(/^絞り込み条件に合う \d{1,3}(,\d{3})+ 件をすべて消込済みにしますか？/)
+    await expect(page.getByTestId('ledger-notice')).toHaveCount(0)
+    await expect(grid.locator('.c-rec', { hasText: ja.ledger.stateReconciled })).toHaveCount(0)
+  })
+
+  test('the English UI has no raw key, raw API value or raw JSON either', async ({ page, webHost }) => {
+    test.setTimeout(180_000)
+    await page.addInitScript(() => localStorage.setItem('closebook.locale', 'en'))
+    await page.goto(webHost.launchUrl)
+    await page.getByRole('button', { name: en.connections.tryDemo }).click()
+    await page
+      .getByRole('button', { name: en.connections.syncFor.replace('{label}', 'Demo merchant') })
+      .click()
+    await expect(page.getByTestId('sync-state')).toHaveText(en.sync.state.done, { timeout: 120_000 })
+    await expectJapanese(page, 'connections (en)', 'en')
+    const go = async (name: string): Promise<void> => {
+      await page.getByRole('navigation', { name: en.app.mainNav }).getByRole('link', { name }).click()
+      await expect(page.getByRole('heading', { level: 1, name })).toBeVisible()
+    }
+    await go(en.ledger.title)
+    await expect(page.getByTestId('ledger-count')).toHaveText(/^\d{1,3}(,\d{3})+ records\s*$/)
+    await page
+      .getByRole('grid', { name: en.ledger.gridLabel })
+      .locator('.grid-row[aria-rowindex="2"] .c-date')
+      .click()
+    await expect(page.getByTestId('record-fields')).toBeVisible()
+    await expectJapanese(page, 'ledger (en)', 'en')
+    await go(en.monthEnd.title)
+    await page.locator('input[type="month"]').fill('2026-10')
+    await expect(page.getByTestId('month-zone')).toContainText('Japan Standard Time (Asia/Tokyo)')
+    await expectJapanese(page, 'month-end (en)', 'en')
+    await go(en.settings.title)
+    await expectJapanese(page, 'settings (en)', 'en')
   })
 })
