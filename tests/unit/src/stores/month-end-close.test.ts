@@ -6,6 +6,9 @@ import { historyRecordOf } from '../../../../src/db/history-record'
 import { UNAVAILABLE_CLOSE_FACTS, setCloseFactsProvider } from '../../../../src/reconcile/close-checklist'
 import { planMarks } from '../../../../src/reconcile/marking'
 import { useMonthEndStore } from '../../../../src/stores/month-end-store'
+import { registerCloseFacts } from '../../../../src/stores/close-facts'
+import { monthVerificationKey } from '../../../../src/db/recency'
+import { QuarantineRepository } from '../../../../src/db/quarantine-repository'
 import { CONN, T0, checkpoint, historyItem } from '../db/fixtures'
 import { closeLedgerCache, openLedgerCache } from './ledger-cache'
 
@@ -113,5 +116,43 @@ describe('month-end store: close and reopen', () => {
     expect(store.data?.checklist.blocking).toBe(0)
     expect(await store.closeMonth('', false)).toBe(true)
     expect(await cache.locks.get(CONN, '2026-10')).not.toHaveProperty('note')
+  })
+
+  it("the app's own facts: Verify month and the quarantine table decide those two items", async () => {
+    registerCloseFacts()
+    const items = async () => {
+      const store = await openOctober()
+      const find = (id: string) => store.data?.checklist.items.find((i) => i.id === id)?.state
+      return { verified: find('verified'), quarantine: find('quarantine') }
+    }
+    // Never verified, nothing quarantined.
+    expect(await items()).toEqual({ verified: 'blocked', quarantine: 'ok' })
+    await cache.settings.set(monthVerificationKey(CONN, '2026-10'), {
+      at: AFTER_OCTOBER,
+      changedKeys: [],
+      changedCount: 0,
+      digest: '0:0',
+    })
+    await new QuarantineRepository(db).putMany(
+      CONN,
+      [
+        {
+          resource: 'transaction_history',
+          itemId: 'bad-1',
+          itemType: 'charge',
+          storeId: null,
+          createdOn: '2026-10-15T00:00:00Z',
+          kind: 'invalid',
+          reason: 'amount: expected number, received string',
+          issues: [{ path: 'amount', message: 'expected number, received string' }],
+          request: 'GET /transaction_history?from=2026-10-01',
+          requestedFrom: null,
+          requestedTo: null,
+          raw: { amount: '1000' },
+        },
+      ],
+      AFTER_OCTOBER,
+    )
+    expect(await items()).toEqual({ verified: 'ok', quarantine: 'blocked' })
   })
 })
