@@ -23,7 +23,7 @@ export type RefundStatus = (typeof REFUND_STATUSES)[number]
 export const SANDBOX_SHAPES = ['seed', 'varied'] as const
 export type SandboxShape = (typeof SANDBOX_SHAPES)[number]
 /** The shape of a sandbox started without one: the CLI, tests, and the app's demo connection. */
-export const DEFAULT_SHAPE: SandboxShape = 'seed'
+export const DEFAULT_SHAPE: SandboxShape = 'varied'
 
 /** `payment_type` values of the varied shape (java SDK `PaymentTypeName`, plus one the SDKs do not list). */
 export const PAYMENT_TYPES = [

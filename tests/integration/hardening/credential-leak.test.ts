@@ -146,8 +146,9 @@ describe('credential leak scan', () => {
     expect(tested.ok).toBe(true)
     // An error whose body echoes them: code, field names and reasons.
     h.echo?.failNext(1)
+    // The test reads each store: one refused store is reported in the answer, not thrown.
     const refused = await h.api.connections.test({ id: h.connectionId }).then(
-      () => 'answered',
+      (answer) => JSON.stringify(answer.stores.filter((s) => !s.ok)),
       (e: unknown) => JSON.stringify(e instanceof DesktopApiError ? e.toShape() : String(e)),
     )
     expect(refused).toContain('"status":400')

@@ -13,7 +13,7 @@ function leaves(tree: Tree, prefix = ''): [string, string][] {
 
 /** Messages that are the same in Japanese on purpose: names and marks, not words. */
 const SAME_IN_JAPANESE =
-  /^(app\.name|languages\.|labels\.brands\.(visa|master|mastercard|jcb)$|labels\.paymentTypes\.(apple_pay|google_pay)$|ledger\.recordView\.none$|ledger\.auditView\.noValue$|ledger\.recordView\.related$)/
+  /^(app\.name|languages\.|labels\.brands\.(visa|master|mastercard|jcb)$|labels\.paymentTypes\.(apple_pay|google_pay)$|ledger\.recordView\.none$|ledger\.auditView\.noValue$|ledger\.recordView\.related$|ledger\.keyboard\.keys\.(arrows|shiftArrows|space|selectAll|home|enter|escape|mark|unmark|note|undo|help)$)/
 
 function translator(messages: Tree): Translator {
   const get = (key: string): string | undefined => {
