@@ -597,7 +597,8 @@ export const en = {
         quarantineBlocked: '{count} quarantined items: fetch them again before closing.',
         quarantineUnavailable: 'Quarantined items: not available in this version.',
         stillChangingOk: 'No record of the month can still change its status.',
-        stillChangingWarning: '{count} records are pending or authorized: their status can still change.',
+        stillChangingWarning:
+          '{count} records are not final yet (a payment or capture is still to come): their status can still change.',
         changedOk: 'No record changed since it was reconciled.',
         changedBlocked: '{count} records changed since they were reconciled: reconfirm them in the Ledger.',
         unreconciledOk: 'Every counted record is reconciled, or left open with a note saying why.',

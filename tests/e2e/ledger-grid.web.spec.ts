@@ -36,6 +36,12 @@ test.describe('ledger grid on the web host', () => {
     await expect(count).not.toHaveText(allMonths)
     await expect(count).toHaveText(FINAL_COUNT)
     const september = (await count.textContent()) ?? ''
+    // Amounts compare within one currency and one sign: yen charges only while sorting.
+    await page.getByRole('combobox', { name: 'Currency', exact: true }).selectOption('JPY')
+    await page.getByRole('combobox', { name: 'Type', exact: true }).selectOption('charge')
+    await expect(count).not.toHaveText(september)
+    await expect(count).toHaveText(FINAL_COUNT)
+    const yenCharges = (await count.textContent()) ?? ''
 
     // Sort by amount: ascending, then descending; the header says which.
     const amountHeader = grid.getByRole('columnheader', { name: 'Amount', exact: true })
@@ -56,6 +62,9 @@ test.describe('ledger grid on the web host', () => {
     await expect(grid).toHaveAttribute('aria-busy', 'false')
     const down = (await columnTexts(grid, 'c-amount', 10)).map(amountOf)
     expect(down[0]).toBeGreaterThan(up[0] ?? 0)
+    await expect(count).toHaveText(yenCharges)
+    await page.getByRole('combobox', { name: 'Currency', exact: true }).selectOption({ index: 0 })
+    await page.getByRole('combobox', { name: 'Type', exact: true }).selectOption({ index: 0 })
     await expect(count).toHaveText(september)
 
     // Fee and net: a successful charge with a fee nets to amount − fee.
@@ -128,7 +137,7 @@ test.describe('ledger grid on the web host', () => {
     await expect
       .poll(async () => {
         const brands = await brandCells.allTextContents()
-        return brands.length > 0 && brands.every((b) => b === 'visa')
+        return brands.length > 0 && brands.every((b) => b.trim() === 'Visa')
       })
       .toBe(true)
     await expect(count).toHaveText(FINAL_COUNT)

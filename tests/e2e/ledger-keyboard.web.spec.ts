@@ -98,7 +98,7 @@ test.describe('ledger from the keyboard', () => {
     expect(Math.abs((head?.x ?? 0) - (cell?.x ?? -100))).toBeLessThan(1)
   })
 
-  test('the skip link focuses the content without changing the route; reopen asks for a reason with focus', async ({
+  test('the skip link focuses the content without changing the route; the close link leads to the Month-end heading', async ({
     page,
     webHost,
   }) => {
@@ -117,21 +117,12 @@ test.describe('ledger from the keyboard', () => {
     await expect(page.locator('#main-content')).toBeFocused()
     await expect(page.getByRole('heading', { level: 1, name: 'Ledger' })).toBeVisible()
 
+    // Closing and reopening moved to Month-end: the ledger links there, and the link is one tab stop.
     await page.getByLabel('Month', { exact: true }).fill('2026-09')
     await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
-    const close = page.getByRole('button', { name: /^Close 2026-09/ })
-    await close.focus()
+    await page.getByTestId('close-in-month-end').focus()
     await page.keyboard.press('Enter')
-    const reopen = page.getByRole('button', { name: /^Reopen 2026-09/ })
-    await expect(reopen).toBeFocused()
-    await page.keyboard.press('Enter')
-    const reason = page.getByLabel('Reason for reopening')
-    await expect(reason).toBeFocused()
-    await page.keyboard.press('Escape')
-    await expect(reopen).toBeFocused()
-    await page.keyboard.press('Enter')
-    await page.keyboard.type('Late refund')
-    await page.keyboard.press('Enter')
-    await expect(page.getByRole('button', { name: /^Close 2026-09/ })).toBeFocused()
+    await expect(page).toHaveTitle('Month-end — Closebook')
+    await expect(page.getByRole('heading', { level: 1, name: 'Month-end' })).toBeFocused()
   })
 })
