@@ -10,6 +10,7 @@
  */
 import type { ExportCell, ExportColumn, ExportRow, ExportSheet } from '../../electron/shared/contract/export'
 import type { AuditEntry, ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../db/records'
+import { auditRecordText, auditValueText } from './audit-text'
 import { isSuccessful, crossCheck, netOf, type Difference } from '../reconcile/cross-check'
 import { currencyExponent, normalizeCurrency, toMajorUnits } from '../reconcile/currency'
 import { hasChangedSinceReconciled } from '../reconcile/fingerprint'
@@ -430,16 +431,17 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
   const notReconciled = checked.notReconciled
   const audit = auditOfPeriod(input, range, new Set(storeHistory.map((r) => r.key)))
 
+  const recordsByKey = new Map(input.history.map((r) => [r.key, r]))
   const auditRows = function* (): Iterable<ExportRow> {
     for (const e of audit) {
       yield AU.row({
         at: dateCell(e.at, tz),
         actor: e.actor,
         action: e.action,
-        record: e.key,
+        record: auditRecordText(e.key, recordsByKey, tz),
         period: e.period,
-        before: jsonText(e.before),
-        after: jsonText(e.after),
+        before: auditValueText(e.before, tz),
+        after: auditValueText(e.after, tz),
         reason: e.reason ? clipText(e.reason) : null,
       })
     }
