@@ -96,8 +96,12 @@ test.describe('accessibility', () => {
     // Reflow at 320 px: no sideways page scroll on any view.
     await page.setViewportSize({ width: 320, height: 640 })
     for (const name of ['Connections', 'Ledger', 'Matching', 'Month-end', 'Settings']) {
-      await page.getByRole('button', { name: 'Menu' }).click()
+      const toggle = page.getByRole('button', { name: 'Menu' })
+      if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click()
+      await expect(toggle).toHaveAttribute('aria-expanded', 'true')
       await page.getByRole('navigation').getByRole('link', { name, exact: true }).click()
+      // Choosing a view closes the menu.
+      await expect(toggle).toHaveAttribute('aria-expanded', 'false')
       await expect(page.locator('#main-content h1')).toBeVisible()
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
       expect(overflow, name).toBeLessThanOrEqual(0)
