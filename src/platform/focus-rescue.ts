@@ -9,8 +9,13 @@
  */
 let remembered: { element: HTMLElement; ancestors: HTMLElement[] } | null = null
 
+/** Inside a dialog that has closed: still in the page, but nobody can reach it. */
+function inClosedDialog(element: HTMLElement): boolean {
+  return element.closest('dialog:not([open])') !== null
+}
+
 function isGone(element: HTMLElement): boolean {
-  return !element.isConnected || (element as HTMLButtonElement).disabled === true
+  return !element.isConnected || (element as HTMLButtonElement).disabled === true || inClosedDialog(element)
 }
 
 function target(ancestor: HTMLElement): HTMLElement {
@@ -25,7 +30,7 @@ function rescue(): void {
   if (active !== null && active !== document.body && active !== remembered.element) return
   if (!isGone(remembered.element)) return
   for (const ancestor of remembered.ancestors) {
-    if (!ancestor.isConnected || ancestor === document.body) continue
+    if (!ancestor.isConnected || ancestor === document.body || inClosedDialog(ancestor)) continue
     const next = target(ancestor)
     if (!next.hasAttribute('tabindex') && next.tabIndex < 0) next.tabIndex = -1
     next.focus({ preventScroll: true })
@@ -53,7 +58,12 @@ export function installFocusRescue(root: HTMLElement): () => void {
   }
   document.addEventListener('focusin', onFocusIn)
   const observer = new MutationObserver(schedule)
-  observer.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['disabled'] })
+  observer.observe(root, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ['disabled', 'open'],
+  })
   return () => {
     document.removeEventListener('focusin', onFocusIn)
     observer.disconnect()

@@ -1,0 +1,82 @@
+import type { Locator, Page } from '@playwright/test'
+import { CountingKeyboard, syncDemo } from './support/keyboard'
+import { expect, test } from './support/web-host'
+
+/** Tabs until `target` has focus (at most `max`), counted on `keys`. */
+async function tabTo(page: Page, keys: CountingKeyboard, target: Locator, max = 60): Promise<number> {
+  let tabs = 0
+  while (!(await target.evaluate((el) => el === document.activeElement)) && tabs < max) {
+    await keys.press('Tab')
+    tabs++
+  }
+  await expect(target).toBeFocused()
+  return tabs
+}
+
+test.describe('month-end from the keyboard', () => {
+  test('close a month with a note, reopen it with a reason, export the workbook: keys counted', async ({
+    page,
+    webHost,
+  }) => {
+    test.setTimeout(180_000)
+    await syncDemo(page, webHost.launchUrl)
+    // Setup by mouse (not measured): the closer's name and the month.
+    const nav = page.getByRole('navigation', { name: 'Main navigation' })
+    await nav.getByRole('link', { name: 'Settings' }).click()
+    await page.getByLabel('Your name (recorded in the audit log)').fill('Hanako Sato')
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
+    await nav.getByRole('link', { name: 'Month-end' }).click()
+    await page.getByLabel('Month', { exact: true }).fill('2026-09')
+    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    await expect(page.getByTestId('check-unreconciled')).toContainText('Needs attention')
+    const heading = page.getByRole('heading', { level: 1, name: 'Month-end' })
+    await heading.focus()
+
+    const keys = new CountingKeyboard(page)
+    // Close: the button, the dialog (acknowledge, note, confirm), all by keyboard.
+    await tabTo(page, keys, page.getByRole('button', { name: 'Close 2026-09…' }))
+    await keys.press('Enter')
+    const closeDialog = page.getByRole('dialog', { name: 'Close 2026-09' })
+    await expect(closeDialog).toBeVisible()
+    await tabTo(page, keys, closeDialog.getByRole('checkbox', { name: 'Close anyway: my note says why' }), 20)
+    await keys.press('Space')
+    await tabTo(page, keys, closeDialog.getByLabel('Note (required: why close with open items)'), 20)
+    await keys.type('Settles in October')
+    await tabTo(page, keys, closeDialog.getByRole('button', { name: 'Close 2026-09 now' }), 20)
+    await keys.press('Enter')
+    await expect(page.getByTestId('close-notice')).toHaveText('2026-09 is closed.')
+    await expect.poll(() => page.evaluate(() => document.activeElement !== document.body)).toBe(true)
+    const closeKeys = keys.presses
+
+    // Reopen with a reason.
+    await tabTo(page, keys, page.getByRole('button', { name: 'Reopen 2026-09…' }))
+    await keys.press('Enter')
+    const reopenDialog = page.getByRole('dialog', { name: 'Reopen 2026-09' })
+    await expect(reopenDialog).toBeVisible()
+    await tabTo(page, keys, reopenDialog.getByLabel('Reason for reopening'), 20)
+    await keys.type('Late refund')
+    await tabTo(page, keys, reopenDialog.getByRole('button', { name: 'Reopen with this reason' }), 20)
+    await keys.press('Enter')
+    await expect(page.getByTestId('close-notice')).toHaveText('2026-09 is reopened.')
+    await expect.poll(() => page.evaluate(() => document.activeElement !== document.body)).toBe(true)
+    const reopenKeys = keys.presses - closeKeys
+
+    // Export the workbook.
+    const download = page.waitForEvent('download')
+    await tabTo(page, keys, page.getByRole('button', { name: 'Export the month-end workbook…' }))
+    await keys.press('Enter')
+    expect((await download).suggestedFilename()).toMatch(/2026-09\.xlsx$/)
+    await expect(page.getByTestId('export-done')).toContainText('Workbook saved')
+    const exportKeys = keys.presses - closeKeys - reopenKeys
+
+    // What it costs today, pinned so that it can only get cheaper (typed text counts a key per character).
+    test.info().annotations.push({
+      type: 'key presses',
+      description: `close ${closeKeys}, reopen ${reopenKeys}, export ${exportKeys}`,
+    })
+    console.log(`[keys] close ${closeKeys}, reopen ${reopenKeys}, export ${exportKeys}`)
+    expect(closeKeys).toBeLessThan(40)
+    expect(reopenKeys).toBeLessThan(25)
+    expect(exportKeys).toBeLessThan(10)
+  })
+})
