@@ -32,9 +32,19 @@ test.describe('settings on the web host', () => {
     expect(lines.at(-1)).toMatchObject({ end: true })
     await expect(page.getByRole('status')).toContainText('Backup saved')
 
+    // The confirmation takes focus; Escape cancels it and changes nothing.
+    await page.getByLabel('Restore from a backup file…').setInputFiles(path)
+    const confirmGroup = page.getByRole('group', { name: 'What the restore replaces' })
+    await expect(confirmGroup).toBeFocused()
+    await page.keyboard.press('Escape')
+    await expect(confirmGroup).toHaveCount(0)
+    await expect.poll(() => page.evaluate(() => document.activeElement !== document.body)).toBe(true)
+
+    // The same file again: after a cancel it must ask again.
     await page.getByLabel('Restore from a backup file…').setInputFiles(path)
     const summary = page.getByRole('table', { name: 'What the restore replaces' })
     await expect(summary.getByRole('row', { name: /Settings 1 1/ })).toBeVisible()
+    await expect(confirmGroup).toBeFocused()
     await page.getByRole('button', { name: 'Replace the cache with this backup' }).click()
     await expect(summary).toHaveCount(0)
 
