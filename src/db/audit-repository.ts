@@ -7,7 +7,8 @@
  */
 import type { Table } from 'dexie'
 import type { ClosebookDb } from './database'
-import type { AuditEntry, AuditRow, RecordKey } from './records'
+import type { AuditEntry, RecordKey } from '../domain/records'
+import type { AuditRow } from './storage-rows'
 import { connectionBounds } from './repository-helpers'
 
 /** A multi-entry index cannot be compound: its entries carry their connection in the string. */

@@ -23,7 +23,7 @@
 import type { IndexableType } from 'dexie'
 import { z } from 'zod'
 import { chargeItemSchema, historyItemSchema } from '../../electron/shared/payment-api'
-import { isValidTimeZone, periodOf } from '../reconcile/periods'
+import { isValidTimeZone, periodOf } from '../domain/periods'
 import { appendAuditEntries, auditEntriesOf, auditRowsOf } from './audit-repository'
 import {
   auditSchema,
@@ -47,19 +47,17 @@ import { historyRecordOf } from './history-record'
 import { markDayOf, ORPHAN_MARK_DAY } from './marks-repository'
 import type {
   AuditEntry,
-  AuditRow,
   CachedConnection,
   ChargeRecord,
   HistoryRecord,
   ImportedRowRecord,
   ImportRecord,
-  MarkDayRecord,
   MarkRecord,
   PeriodLock,
-  SettingRecord,
   StoreRecord,
   SyncCheckpoint,
-} from './records'
+} from '../domain/records'
+import type { AuditRow, MarkDayRecord, SettingRecord } from './storage-rows'
 
 export const STREAM_BACKUP_VERSION = 2
 

@@ -18,7 +18,6 @@ import { searchTokensOf } from './history-record'
 import { markDayOf, markDayRowsOf, putMarkDays } from './marks-repository'
 import type {
   AuditEntry,
-  AuditRow,
   CachedConnection,
   ChargeRecord,
   HistoryRecord,
@@ -26,10 +25,10 @@ import type {
   ImportRecord,
   MarkRecord,
   PeriodLock,
-  SettingRecord,
   StoreRecord,
   SyncCheckpoint,
-} from './records'
+} from '../domain/records'
+import type { AuditRow, SettingRecord } from './storage-rows'
 
 export const BACKUP_FORMAT = 'closebook-backup'
 export const BACKUP_VERSION = 1

@@ -2,7 +2,7 @@
  * The renderer's one cache: a ClosebookDb and its repositories, opened once per page. Views and Pinia
  * stores reach the cache only through these repositories.
  */
-import { fingerprintOf } from '../reconcile/fingerprint'
+import { fingerprintOf } from '../domain/fingerprint'
 import { AuditRepository } from './audit-repository'
 import { ChargesRepository } from './charges-repository'
 import { CheckpointsRepository } from './checkpoints-repository'

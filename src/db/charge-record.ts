@@ -1,6 +1,6 @@
 /** Flattens a charge-list item into the cached ChargeRecord. Pure, for sync and tests. */
 import type { ChargeItem } from '../../electron/shared/payment-api'
-import type { ChargeRecord } from './records'
+import type { ChargeRecord } from '../domain/records'
 
 export function chargeRecordOf(connectionId: string, raw: ChargeItem, syncedAt: number): ChargeRecord {
   return {

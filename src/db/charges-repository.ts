@@ -1,6 +1,6 @@
 /** Charge-list records (fees, merchant_transaction_id): written by sync with the same page pattern. */
 import type { ClosebookDb } from './database'
-import type { ChargeRecord, SyncCheckpoint } from './records'
+import type { ChargeRecord, SyncCheckpoint } from '../domain/records'
 import { assertSameConnection } from './repository-helpers'
 
 export class ChargesRepository {

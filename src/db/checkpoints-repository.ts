@@ -1,6 +1,6 @@
 /** Sync resume points, one per partition. Pages write theirs through the history/charges repositories. */
 import type { ClosebookDb } from './database'
-import type { SyncCheckpoint, SyncResource } from './records'
+import type { SyncCheckpoint, SyncResource } from '../domain/records'
 import { connectionBounds } from './repository-helpers'
 
 export class CheckpointsRepository {

@@ -1,7 +1,7 @@
 /** What the cache knows of each connection (no secrets: those stay in main) and its stores. */
 import Dexie from 'dexie'
 import type { ClosebookDb } from './database'
-import type { CachedConnection, HistoryRecord, StoreRecord, SyncResource } from './records'
+import type { CachedConnection, HistoryRecord, StoreRecord, SyncResource } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 
 export class ConnectionsRepository {

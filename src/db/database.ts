@@ -11,22 +11,18 @@ import { markDayOf, markDayRowsOf } from './marks-repository'
 import type { QuarantineRecord } from './quarantine-repository'
 import type {
   AuditEntry,
-  AuditRow,
   CachedConnection,
   ChargeRecord,
-  DayDigestRecord,
-  DayTokensRecord,
   HistoryRecord,
   ImportedRowRecord,
   ImportRecord,
-  MarkDayRecord,
   MarkRecord,
   PeriodLock,
   RecordKey,
-  SettingRecord,
   StoreRecord,
   SyncCheckpoint,
-} from './records'
+} from '../domain/records'
+import type { AuditRow, DayDigestRecord, DayTokensRecord, MarkDayRecord, SettingRecord } from './storage-rows'
 
 export const DEFAULT_DB_NAME = 'closebook'
 

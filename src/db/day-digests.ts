@@ -5,9 +5,10 @@
  * reads a few day rows instead of thousands of records.
  */
 import type { Table } from 'dexie'
-import { fingerprintOf } from '../reconcile/fingerprint'
+import { fingerprintOf } from '../domain/fingerprint'
 import { byDayAndKey, byTimeThenKey, searchDayOf } from './history-record'
-import type { DayDigestRecord, HistoryRecord, MarkTarget, RecordDigest, RecordKey } from './records'
+import type { HistoryRecord, MarkTarget, RecordDigest, RecordKey } from '../domain/records'
+import type { DayDigestRecord } from './storage-rows'
 
 type DayKey = [string, number]
 

@@ -8,7 +8,8 @@
  */
 import type { Table } from 'dexie'
 import { byDayAndKey, searchDayOf, tokenPrefix } from './history-record'
-import type { DayTokensRecord, HistoryRecord, RecordKey } from './records'
+import type { HistoryRecord, RecordKey } from '../domain/records'
+import type { DayTokensRecord } from './storage-rows'
 
 /**
  * Records per part. Sync appends a page to its day's last part, so a page rewrites one part of a few

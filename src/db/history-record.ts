@@ -3,7 +3,7 @@
  * page, by the migrations to fill fields older caches lack, and by restore.
  */
 import { userDataFacts, type HistoryItem } from '../../electron/shared/payment-api'
-import { recordKeyOf, type HistoryRecord, type RecordKey } from './records'
+import { recordKeyOf, type HistoryRecord, type RecordKey } from '../domain/records'
 
 /** Metadata keys (compared without case, `_`, `-` or spaces) that hold the merchant's order number. */
 const ORDER_KEYS = [

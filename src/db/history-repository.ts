@@ -12,14 +12,8 @@ import { byTimeThenKey, matchesSearch, searchDayOf, searchTermsOf } from './hist
 import { markTargetOf, putDigests } from './day-digests'
 import { dayPartsRange, putTokens, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
 import { flagChangedMarks, MarksRepository } from './marks-repository'
-import type {
-  DayTokensRecord,
-  HistoryRecord,
-  MarkTarget,
-  RecordDigest,
-  RecordKey,
-  SyncCheckpoint,
-} from './records'
+import type { HistoryRecord, MarkTarget, RecordDigest, RecordKey, SyncCheckpoint } from '../domain/records'
+import type { DayTokensRecord } from './storage-rows'
 import { assertSameConnection } from './repository-helpers'
 
 /** The fingerprint rule lives with the reconciliation logic; the cache only compares. */

@@ -4,7 +4,14 @@
  */
 import type { ClosebookDb } from './database'
 import { MarksRepository } from './marks-repository'
-import type { AuditEntry, ImportedRowRecord, ImportRecord, MarkRecord, MarkRef, RecordKey } from './records'
+import type {
+  AuditEntry,
+  ImportedRowRecord,
+  ImportRecord,
+  MarkRecord,
+  MarkRef,
+  RecordKey,
+} from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 
 export type AddImportResult = { added: true; import: ImportRecord } | { added: false; existing: ImportRecord }

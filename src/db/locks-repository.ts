@@ -1,7 +1,7 @@
 /** Period locks (DESIGN §4): closing and reopening a period are each audited in the same transaction. */
 import { appendAuditEntries } from './audit-repository'
 import type { ClosebookDb } from './database'
-import type { AuditEntry, PeriodLock } from './records'
+import type { AuditEntry, PeriodLock } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 
 export class LocksRepository {

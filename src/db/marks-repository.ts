@@ -11,7 +11,8 @@ import Dexie, { type Table } from 'dexie'
 import { appendAuditEntries } from './audit-repository'
 import type { ClosebookDb } from './database'
 import { searchDayOf } from './history-record'
-import type { AuditEntry, MarkDayRecord, MarkRecord, MarkRef, PeriodLock, RecordKey } from './records'
+import type { AuditEntry, MarkRecord, MarkRef, PeriodLock, RecordKey } from '../domain/records'
+import type { MarkDayRecord } from './storage-rows'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 
 /** Where marks whose record is not in the cache are kept (a backup of marks alone, a migration). */

@@ -6,9 +6,9 @@
  * month is not complete (`quarantineCountForMonth`).
  */
 import type { QuarantinedItem } from '../../electron/shared/contract/api'
-import { periodRange } from '../reconcile/periods'
+import { periodRange } from '../domain/periods'
 import type { ClosebookDb } from './database'
-import type { SyncResource } from './records'
+import type { SyncResource } from '../domain/records'
 import { connectionBounds } from './repository-helpers'
 
 export interface QuarantineRecord {

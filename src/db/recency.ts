@@ -6,7 +6,7 @@
 import Dexie from 'dexie'
 import type { ClosebookDb } from './database'
 import { searchDayOf } from './history-record'
-import type { HistoryRecord, SyncResource } from './records'
+import type { HistoryRecord, SyncResource } from '../domain/records'
 import { connectionBounds } from './repository-helpers'
 
 /** The newest cached `created_on` of a resource (of one store, or any when null); null when none. */

@@ -1,7 +1,7 @@
 /** Key/value settings. Values are read back through a zod schema, since stored data may be stale. */
 import type { z } from 'zod'
 import type { ClosebookDb } from './database'
-import type { SettingRecord } from './records'
+import type { SettingRecord } from './storage-rows'
 
 export class SettingsRepository {
   constructor(private readonly db: ClosebookDb) {}

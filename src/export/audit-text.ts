@@ -3,8 +3,8 @@
  * a close is "Closed by … at …", a record is named by its type, amount, time and customer with its key
  * kept for tracing. Values the app does not know the shape of stay JSON, so nothing is ever lost.
  */
-import type { HistoryRecord, RecordKey } from '../db/records'
-import { currencyExponent, normalizeCurrency, toMajorUnits } from '../reconcile/currency'
+import type { HistoryRecord, RecordKey } from '../domain/records'
+import { currencyExponent, normalizeCurrency, toMajorUnits } from '../domain/currency'
 import { clipText, formatWallClock, jsonText, wallClockMs } from './sheet-values'
 
 function isObject(value: unknown): value is Record<string, unknown> {

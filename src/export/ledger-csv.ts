@@ -1,5 +1,5 @@
 /** The ledger's current filter as CSV lines: the Transactions sheet's columns, same values and guard. */
-import type { HistoryRecord, MarkRecord, RecordKey } from '../db/records'
+import type { HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
 import { csvChunks } from './csv'
 import { TRANSACTION_HEADERS, transactionRow } from './month-workbook'
 

@@ -9,11 +9,11 @@
  * stay English whatever the UI language.
  */
 import type { ExportCell, ExportColumn, ExportRow, ExportSheet } from '../../electron/shared/contract/export'
-import type { AuditEntry, ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../db/records'
+import type { AuditEntry, ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
 import { auditRecordText, auditValueText } from './audit-text'
 import { isSuccessful, crossCheck, netOf, type Difference } from '../reconcile/cross-check'
-import { currencyExponent, normalizeCurrency, toMajorUnits } from '../reconcile/currency'
-import { hasChangedSinceReconciled } from '../reconcile/fingerprint'
+import { currencyExponent, normalizeCurrency, toMajorUnits } from '../domain/currency'
+import { hasChangedSinceReconciled } from '../domain/fingerprint'
 import type { QuarantinedItem } from '../reconcile/close-checklist'
 import {
   summarizeMonth,
@@ -22,7 +22,7 @@ import {
   type MonthSummary,
   type MonthSummaryRow,
 } from '../reconcile/month-summary'
-import { periodRange } from '../reconcile/periods'
+import { periodRange } from '../domain/periods'
 import {
   amountCell,
   amountText,

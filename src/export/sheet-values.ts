@@ -3,8 +3,8 @@
  * major units with the currency's decimals, text clipped to what a cell can hold.
  */
 import { MAX_CELL_TEXT, type ExportCell } from '../../electron/shared/contract/export'
-import { currencyExponent, toMajorUnits } from '../reconcile/currency'
-import { offsetAt } from '../reconcile/periods'
+import { currencyExponent, toMajorUnits } from '../domain/currency'
+import { offsetAt } from '../domain/periods'
 
 // Zone offsets change only at instants on a quarter hour, so one Intl call per quarter hour and zone
 // serves every record in it: 200k rows cost a few thousand formatToParts calls instead of 200k.

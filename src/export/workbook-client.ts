@@ -5,7 +5,7 @@
  */
 import type { DeliveredFile } from '../../electron/shared/contract/files'
 import { MAX_ROWS_PER_CHUNK, packRows, type ExportRow } from '../../electron/shared/contract/export'
-import type { HistoryRecord, MarkRecord, RecordKey } from '../db/records'
+import type { HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
 import { desktopApi } from '../platform'
 import { startDownload, writeFileThroughHost } from '../platform/files'
 import { ledgerCsvChunks } from './ledger-csv'

@@ -8,7 +8,7 @@
  */
 import { computed } from 'vue'
 import { useI18n } from 'vue-i18n'
-import { formatAmount } from '../reconcile/currency'
+import { formatAmount } from '../domain/currency'
 import { formatDate, formatDateTime } from './format'
 
 /** The part of vue-i18n's composer the labels need (a fake one in unit tests). */

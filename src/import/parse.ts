@@ -3,9 +3,9 @@
  * return a result instead of throwing, so a 50k-row file yields a list of row/column errors, not the first.
  */
 import Papa from 'papaparse'
-import { currencyExponent, normalizeCurrency } from '../reconcile/currency'
-import { dayRange, isValidDay } from '../reconcile/periods'
-import { createDayResolver, type DayResolver } from './local-day'
+import { currencyExponent, normalizeCurrency } from '../domain/currency'
+import { dayRange, isValidDay } from '../domain/periods'
+import { createDayResolver, type DayResolver } from '../domain/local-day'
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string }
 

@@ -3,8 +3,8 @@
  * a file once; the profile is remembered per source and re-applied to the next month's file.
  */
 import { z } from 'zod'
-import { normalizeCurrency } from '../reconcile/currency'
-import { isValidTimeZone } from '../reconcile/periods'
+import { normalizeCurrency } from '../domain/currency'
+import { isValidTimeZone } from '../domain/periods'
 import { currencyOfSymbol, parseAmount, parseDateDay, type ParsedCsv, type ParsedDate } from './parse'
 
 export const importSourceSchema = z.enum(['orders', 'bank'])

@@ -7,7 +7,7 @@
  * through `CloseFactsProvider`; until a real provider is registered, the default says "not available"
  * and the checklist shows that item as not checked — never as passed.
  */
-import type { HistoryRecord, MarkRecord, RecordKey } from '../db/records'
+import type { HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
 import type { CurrencyTotal } from './month-summary'
 
 /** A fact another module owns: its value, or "this version cannot tell". */

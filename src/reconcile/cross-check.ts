@@ -3,8 +3,8 @@
  * refunds) and the charge list (fees, merchant_transaction_id). Both come from sync; a difference means one
  * of them is stale or incomplete, and the accountant should see it before closing a period.
  */
-import type { ChargeRecord, HistoryRecord } from '../db/records'
-import { assertMinorUnits, normalizeCurrency } from './currency'
+import type { ChargeRecord, HistoryRecord } from '../domain/records'
+import { assertMinorUnits, normalizeCurrency } from '../domain/currency'
 
 /** The one status value the seed shows; everything else (pending, failed, …) is not money that moved. */
 export const SUCCESSFUL = 'successful'

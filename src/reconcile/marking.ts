@@ -11,9 +11,9 @@ import type {
   MarkTarget,
   PeriodLock,
   RecordKey,
-} from '../db/records'
-import { fingerprintOf } from './fingerprint'
-import { isValidPeriod, periodOf } from './periods'
+} from '../domain/records'
+import { fingerprintOf } from '../domain/fingerprint'
+import { isValidPeriod, periodOf } from '../domain/periods'
 
 export type MarkAction = 'mark' | 'unmark' | 'note' | 'reconfirm'
 

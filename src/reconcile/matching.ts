@@ -12,10 +12,10 @@
  * Ambiguity is never guessed: a row with several equally good candidates is listed with them, and every
  * row that ends unmatched says why (`explanation`), in codes the view translates.
  */
-import { createDayResolver } from '../import/local-day'
+import { createDayResolver } from '../domain/local-day'
 import type { ImportedRow } from '../import/profiles'
-import type { ChargeRecord, HistoryRecord, RecordKey } from '../db/records'
-import { normalizeCurrency } from './currency'
+import type { ChargeRecord, HistoryRecord, RecordKey } from '../domain/records'
+import { normalizeCurrency } from '../domain/currency'
 import { isSuccessful } from './cross-check'
 
 export type MatchRule = 'reference' | 'amount_date' | 'payout'

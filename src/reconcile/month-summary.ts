@@ -3,11 +3,11 @@
  * chart. Currencies are never mixed: every figure is an integer in the minor unit of its row's currency.
  */
 import type { Mode } from '../../electron/shared/payment-api'
-import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../db/records'
-import { assertMinorUnits, normalizeCurrency } from './currency'
+import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
+import { assertMinorUnits, normalizeCurrency } from '../domain/currency'
 import { isSuccessful } from './cross-check'
-import { hasChangedSinceReconciled } from './fingerprint'
-import { dayRange, daysOfPeriod, periodRange, type EpochRange } from './periods'
+import { hasChangedSinceReconciled } from '../domain/fingerprint'
+import { dayRange, daysOfPeriod, periodRange, type EpochRange } from '../domain/periods'
 
 export interface MonthSummaryInput {
   history: readonly HistoryRecord[]

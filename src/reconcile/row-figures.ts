@@ -6,9 +6,9 @@
  * Net (and fee) are shown only where money moved, as in the month summary and the workbook: a failed,
  * canceled, pending or authorized charge has no net, rather than its full amount.
  */
-import type { HistoryRecord } from '../db/records'
+import type { HistoryRecord } from '../domain/records'
 import { isSuccessful } from './cross-check'
-import { assertMinorUnits, normalizeCurrency } from './currency'
+import { assertMinorUnits, normalizeCurrency } from '../domain/currency'
 
 /** The charge-list facts a ledger row needs: the fee of its charge. */
 export interface ChargeFee {

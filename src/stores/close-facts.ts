@@ -8,7 +8,7 @@ import { appCache } from '../db/cache'
 import { QuarantineRepository } from '../db/quarantine-repository'
 import { monthVerificationKey } from '../db/recency'
 import { setCloseFactsProvider, type CloseFactsProvider } from '../reconcile/close-checklist'
-import { periodRange } from '../reconcile/periods'
+import { periodRange } from '../domain/periods'
 
 const verificationAt = z.object({ at: z.number() }).nullable()
 

@@ -3,7 +3,7 @@
  * pages, at any size; other columns have no index that also honours the date range and filters, so they
  * sort in memory, which the ledger allows only when the filtered set is small enough (IN_MEMORY_SORT_LIMIT).
  */
-import type { HistoryRecord, RecordKey } from '../db/records'
+import type { HistoryRecord, RecordKey } from '../domain/records'
 import { rowFigures, type ChargeFee } from '../reconcile/row-figures'
 
 export const SORT_COLUMNS = [

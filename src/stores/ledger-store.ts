@@ -17,9 +17,9 @@ import type {
   MarkRef,
   PeriodLock,
   RecordKey,
-} from '../db/records'
+} from '../domain/records'
 import { planMarks, planUndo, type MarkAction, type MarkSubject } from '../reconcile/marking'
-import { dayRange, periodOf, periodRange } from '../reconcile/periods'
+import { dayRange, periodOf, periodRange } from '../domain/periods'
 import type { ChargeFee } from '../reconcile/row-figures'
 import { IN_MEMORY_SORT_LIMIT, sortRows, type SortColumn } from './ledger-sort'
 import { exportLedgerCsv } from '../export/workbook-client'

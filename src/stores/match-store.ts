@@ -16,7 +16,7 @@ import type {
   ImportedRowRecord,
   MarkRecord,
   RecordKey,
-} from '../db/records'
+} from '../domain/records'
 import { checkImportFileSize, ImportFileError } from '../import/limits'
 import type { ParsedCsv } from '../import/parse'
 import {

@@ -14,7 +14,7 @@ import type {
   MarkRecord,
   PeriodLock,
   RecordKey,
-} from '../db/records'
+} from '../domain/records'
 import {
   canStillChange,
   changesSinceClose,
@@ -27,7 +27,7 @@ import {
   type QuarantinedItem,
 } from '../reconcile/close-checklist'
 import { crossCheck, type Difference } from '../reconcile/cross-check'
-import { fingerprintOf } from '../reconcile/fingerprint'
+import { fingerprintOf } from '../domain/fingerprint'
 import { planClosePeriod, planReopenPeriod } from '../reconcile/marking'
 import {
   summarizeMonth,
@@ -35,7 +35,7 @@ import {
   type CurrencyTotal,
   type MonthSummary,
 } from '../reconcile/month-summary'
-import { nextPeriod, periodOf, periodRange, previousPeriod } from '../reconcile/periods'
+import { nextPeriod, periodOf, periodRange, previousPeriod } from '../domain/periods'
 import { ImportsRepository } from '../db/imports-repository'
 import { exportMonthWorkbook } from '../export/workbook-client'
 import { useAppStore } from './app-store'

@@ -9,7 +9,7 @@
  */
 import type { ListPageArgs } from '../../electron/shared/contract/api'
 import { MAX_PAGE_LIMIT } from '../../electron/shared/payment-api'
-import type { SyncCheckpoint, SyncResource } from '../db/records'
+import type { SyncCheckpoint, SyncResource } from '../domain/records'
 
 export interface SyncScope {
   connectionId: string

@@ -8,7 +8,7 @@
  * has not answered yet is estimated from the density (records per millisecond of window) of those of the
  * same list that have, so the bar moves from the start and does not jump at the end.
  */
-import type { SyncResource } from '../db/records'
+import type { SyncResource } from '../domain/records'
 import type { PartitionProgress, SyncState } from './sync-engine'
 
 export interface ListCount {

@@ -14,7 +14,7 @@
  */
 import type { ListPageArgs, ListPageResult } from '../../electron/shared/contract/api'
 import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
-import type { RecordKey, SyncCheckpoint } from '../db/records'
+import type { RecordKey, SyncCheckpoint } from '../domain/records'
 import { pageQuery, PAGE_LIMIT, toWholeSecond } from './plan'
 
 /** Statuses after which a record does not change any more (real-service.md); any other string may. */

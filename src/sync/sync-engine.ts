@@ -17,7 +17,7 @@ import type {
 } from '../../electron/shared/contract/api'
 import { DesktopApiError, type ApiErrorCode } from '../../electron/shared/errors'
 import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
-import type { SyncCheckpoint, SyncResource } from '../db/records'
+import type { SyncCheckpoint, SyncResource } from '../domain/records'
 import {
   endAfter,
   INITIAL_PREFIX,

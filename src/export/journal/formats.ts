@@ -13,7 +13,7 @@
 import { encodeShiftJis, NotShiftJisError } from '../../../electron/shared/shift-jis'
 import { csvField, UTF8_BOM } from '../csv'
 import { formatWallClock, wallClockMs } from '../sheet-values'
-import { currencyExponent, toMajorUnits } from '../../reconcile/currency'
+import { currencyExponent, toMajorUnits } from '../../domain/currency'
 import { taxClassName, type JournalFormat, type JournalSettings } from './settings'
 import { JournalError, type JournalBuild, type JournalLine, type LineKind, type Voucher } from './vouchers'
 

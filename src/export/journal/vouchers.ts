@@ -6,10 +6,10 @@
  * live charges, each dated by its own record in the accounting time zone. Other currencies are posted only
  * at a rate the user gave; otherwise they, test-mode records and fees without a currency are exceptions.
  */
-import type { ChargeRecord, HistoryRecord, RecordKey } from '../../db/records'
+import type { ChargeRecord, HistoryRecord, RecordKey } from '../../domain/records'
 import { isSuccessful } from '../../reconcile/cross-check'
-import { assertMinorUnits, currencyExponent, normalizeCurrency } from '../../reconcile/currency'
-import { dayOf, periodRange } from '../../reconcile/periods'
+import { assertMinorUnits, currencyExponent, normalizeCurrency } from '../../domain/currency'
+import { dayOf, periodRange } from '../../domain/periods'
 import type { JournalSettings, TaxClassKey } from './settings'
 
 export type LineKind = 'sales' | 'refunds' | 'fees'

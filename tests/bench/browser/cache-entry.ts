@@ -9,10 +9,10 @@ import { ClosebookDb } from '../../../src/db/database'
 import { historyRecordOf } from '../../../src/db/history-record'
 import { HistoryRepository, type HistoryFilter } from '../../../src/db/history-repository'
 import { markDayOf, MarksRepository } from '../../../src/db/marks-repository'
-import type { MarkTarget, SyncCheckpoint } from '../../../src/db/records'
-import { fingerprintOf } from '../../../src/reconcile/fingerprint'
+import type { MarkTarget, SyncCheckpoint } from '../../../src/domain/records'
+import { fingerprintOf } from '../../../src/domain/fingerprint'
 import { planMarks } from '../../../src/reconcile/marking'
-import { periodRange } from '../../../src/reconcile/periods'
+import { periodRange } from '../../../src/domain/periods'
 import type { CacheBenchArgs, CacheBenchResult, Timing } from '../shared/cache-bench-types'
 
 /**

@@ -12,7 +12,7 @@ import Encoding from 'encoding-japanese'
 import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-api'
 import { chargeRecordOf } from '../../../src/db/charge-record'
 import { historyRecordOf } from '../../../src/db/history-record'
-import type { ChargeRecord, HistoryRecord, RecordKey } from '../../../src/db/records'
+import type { ChargeRecord, HistoryRecord, RecordKey } from '../../../src/domain/records'
 import { zenginDataRecord } from '../../../src/import/zengin'
 
 export const CORPUS_CONNECTION = 'corpus'

@@ -4,8 +4,8 @@
  */
 import { chargeRecordOf } from '../../../src/db/charge-record'
 import { historyRecordOf } from '../../../src/db/history-record'
-import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../../../src/db/records'
-import { fingerprintOf } from '../../../src/reconcile/fingerprint'
+import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../../../src/domain/records'
+import { fingerprintOf } from '../../../src/domain/fingerprint'
 
 const STORES = [
   '11111111-1111-4111-8111-111111111111',

@@ -1,6 +1,6 @@
 /** What the Summary must show: the app's own month summary, in major units, keyed like the sheet rows. */
 import type { MonthWorkbookInput } from '../../../src/export/month-workbook'
-import { toMajorUnits } from '../../../src/reconcile/currency'
+import { toMajorUnits } from '../../../src/domain/currency'
 import { summarizeMonth, totalsByCurrency } from '../../../src/reconcile/month-summary'
 
 export const SUMMARY_FIELDS = [

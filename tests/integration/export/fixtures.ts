@@ -4,13 +4,13 @@
  * differences, reconciled / changed / unreconciled marks, audit entries in and out of the period, and
  * API text that a spreadsheet would evaluate.
  */
-import type { AuditEntry, MarkRecord, RecordKey } from '../../../src/db/records'
+import type { AuditEntry, MarkRecord, RecordKey } from '../../../src/domain/records'
 import type { MonthWorkbookInput } from '../../../src/export/month-workbook'
-import { fingerprintOf } from '../../../src/reconcile/fingerprint'
+import { fingerprintOf } from '../../../src/domain/fingerprint'
 import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-api'
 import { chargeRecordOf } from '../../../src/db/charge-record'
 import { historyRecordOf } from '../../../src/db/history-record'
-import type { ChargeRecord, HistoryRecord } from '../../../src/db/records'
+import type { ChargeRecord, HistoryRecord } from '../../../src/domain/records'
 
 export const CONN = 'conn-a'
 export const STORE_1 = '11111111-1111-4111-8111-111111111111'

@@ -5,8 +5,8 @@
  * until done. Used by the convergence test (quick sizes) and `npm run test:soak`.
  */
 import { MarksRepository } from '../../../src/db/marks-repository'
-import type { MarkRecord } from '../../../src/db/records'
-import { fingerprintOf } from '../../../src/reconcile/fingerprint'
+import type { MarkRecord } from '../../../src/domain/records'
+import { fingerprintOf } from '../../../src/domain/fingerprint'
 import { SyncEngine, type SyncApiPort, type SyncStorePort } from '../../../src/sync/sync-engine'
 import { Prng } from '../../../electron/sandbox/prng'
 import { diffCacheWithSandbox, type CacheDiff } from '../support/compare'

@@ -6,7 +6,7 @@ import { DEFAULT_FROM, DEFAULT_TO } from '../../../electron/sandbox/server'
 import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-api'
 import { chargeRecordOf } from '../../../src/db/charge-record'
 import { historyRecordOf } from '../../../src/db/history-record'
-import type { ChargeRecord, HistoryRecord } from '../../../src/db/records'
+import type { ChargeRecord, HistoryRecord } from '../../../src/domain/records'
 
 export const TZ = 'Asia/Tokyo'
 export const PERIOD = '2026-10'

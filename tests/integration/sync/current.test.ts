@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MarksRepository } from '../../../src/db/marks-repository'
-import type { MarkRecord } from '../../../src/db/records'
-import { fingerprintOf } from '../../../src/reconcile/fingerprint'
+import type { MarkRecord } from '../../../src/domain/records'
+import { fingerprintOf } from '../../../src/domain/fingerprint'
 import {
   SyncEngine,
   type SyncApiPort,
@@ -212,7 +212,10 @@ describe('changeable records are re-checked, however old', () => {
     const rows = await h.db.history.toArray()
     const charge = rows.find((r) => r.type === 'charge' && (r.raw.user_data?.refunds?.length ?? 0) > 0)
     if (!charge) throw new Error('no refunded charge')
-    const realShape = (charge.raw.user_data?.refunds ?? []).map(({ id, ...rest }) => ({ refund_id: id, ...rest }))
+    const realShape = (charge.raw.user_data?.refunds ?? []).map(({ id, ...rest }) => ({
+      refund_id: id,
+      ...rest,
+    }))
     await h.db.history.put({
       ...charge,
       raw: { ...charge.raw, user_data: { ...charge.raw.user_data, refunds: realShape } },

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { AuditRepository, appendAuditEntries, auditTag } from '../../../../src/db/audit-repository'
 import type { ClosebookDb } from '../../../../src/db/database'
-import type { AuditEntry, RecordKey } from '../../../../src/db/records'
+import type { AuditEntry, RecordKey } from '../../../../src/domain/records'
 import { CONN, T0, auditEntry, openDb, storedAudit, uuid } from './fixtures'
 
 const k = (n: number): RecordKey => `charge:${uuid(n)}`

@@ -15,7 +15,7 @@ import type { ClosebookDb } from '../../../../src/db/database'
 import { dayDigestRowsOf } from '../../../../src/db/day-digests'
 import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
 import { historyRecordOf } from '../../../../src/db/history-record'
-import type { HistoryRecord } from '../../../../src/db/records'
+import type { HistoryRecord } from '../../../../src/domain/records'
 import {
   CONN,
   HOUR,

@@ -16,7 +16,7 @@ import { dayDigestRowsOf } from '../../../../src/db/day-digests'
 import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
 import { HistoryRepository } from '../../../../src/db/history-repository'
 import { MarksRepository, ORPHAN_MARK_DAY } from '../../../../src/db/marks-repository'
-import type { AuditEntry, HistoryRecord } from '../../../../src/db/records'
+import type { AuditEntry, HistoryRecord } from '../../../../src/domain/records'
 import {
   CONN,
   HOUR,

@@ -5,7 +5,13 @@ import type { ChargeItem, HistoryItem } from '../../../../electron/shared/paymen
 import { auditEntriesOf } from '../../../../src/db/audit-repository'
 import { ClosebookDb, SCHEMA_V6, type IndexedDbDeps } from '../../../../src/db/database'
 import { markDayOf, markDayRowsOf } from '../../../../src/db/marks-repository'
-import type { AuditEntry, MarkRecord, MarkRef, RecordKey, SyncCheckpoint } from '../../../../src/db/records'
+import type {
+  AuditEntry,
+  MarkRecord,
+  MarkRef,
+  RecordKey,
+  SyncCheckpoint,
+} from '../../../../src/domain/records'
 
 export const CONN = 'conn-a'
 export const STORE_1 = '11111111-1111-4111-8111-111111111111'

@@ -11,8 +11,8 @@ import {
   type SearchLimits,
 } from '../../../../src/db/history-repository'
 import { MarksRepository } from '../../../../src/db/marks-repository'
-import type { HistoryRecord, MarkRecord, MarkRef } from '../../../../src/db/records'
-import { fingerprintOf } from '../../../../src/reconcile/fingerprint'
+import type { HistoryRecord, MarkRecord, MarkRef } from '../../../../src/domain/records'
+import { fingerprintOf } from '../../../../src/domain/fingerprint'
 import {
   CONN,
   HOUR,

@@ -3,7 +3,7 @@ import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import { ImportsRepository } from '../../../../src/db/imports-repository'
 import { MarksRepository, PeriodLockedError } from '../../../../src/db/marks-repository'
-import type { ImportedRowRecord, ImportRecord } from '../../../../src/db/records'
+import type { ImportedRowRecord, ImportRecord } from '../../../../src/domain/records'
 import { CONN, T0, auditEntry, historyItem, mark, openDb, storedAudit, storedMarks } from './fixtures'
 
 let db: ClosebookDb

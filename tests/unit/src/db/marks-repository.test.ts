@@ -10,7 +10,7 @@ import {
   type MarkSnapshot,
 } from '../../../../src/db/marks-repository'
 import { historyRecordOf } from '../../../../src/db/history-record'
-import type { AuditEntry, HistoryRecord, MarkRecord, RecordKey } from '../../../../src/db/records'
+import type { AuditEntry, HistoryRecord, MarkRecord, RecordKey } from '../../../../src/domain/records'
 import { planMarks, planUndo, type MarkAction } from '../../../../src/reconcile/marking'
 import {
   CONN,

@@ -5,7 +5,7 @@ import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import { HistoryRepository } from '../../../../src/db/history-repository'
 import { historyWithStatus, monthDigest, newestCreatedAt } from '../../../../src/db/recency'
-import { fingerprintOf } from '../../../../src/reconcile/fingerprint'
+import { fingerprintOf } from '../../../../src/domain/fingerprint'
 import { isChangeableStatus } from '../../../../src/sync/recheck'
 import { checkpoint, chargeItem, CONN, historyItem, HOUR, openDb, STORE_1, STORE_2, T0 } from './fixtures'
 

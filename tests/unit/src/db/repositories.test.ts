@@ -11,7 +11,7 @@ import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import { LocksRepository } from '../../../../src/db/locks-repository'
 import { MarksRepository } from '../../../../src/db/marks-repository'
-import type { CachedConnection } from '../../../../src/db/records'
+import type { CachedConnection } from '../../../../src/domain/records'
 import { SettingsRepository } from '../../../../src/db/settings-repository'
 import {
   CONN,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { auditRecordText, auditValueText } from '../../../../src/export/audit-text'
-import type { HistoryRecord, RecordKey } from '../../../../src/db/records'
+import type { HistoryRecord, RecordKey } from '../../../../src/domain/records'
 
 const TZ = 'Asia/Tokyo'
 

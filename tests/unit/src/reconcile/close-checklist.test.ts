@@ -8,7 +8,7 @@ import {
   type CloseFacts,
 } from '../../../../src/reconcile/close-checklist'
 import { totalsByCurrency, type MonthSummaryRow } from '../../../../src/reconcile/month-summary'
-import type { RecordKey } from '../../../../src/db/records'
+import type { RecordKey } from '../../../../src/domain/records'
 
 const END = Date.parse('2026-10-31T15:00:00Z') // November 1st in Tokyo
 

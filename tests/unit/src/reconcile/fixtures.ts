@@ -6,7 +6,7 @@
 import type { ChargeItem, HistoryItem } from '../../../../electron/shared/payment-api'
 import { chargeRecordOf } from '../../../../src/db/charge-record'
 import { historyRecordOf } from '../../../../src/db/history-record'
-import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../../../../src/db/records'
+import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../../../../src/domain/records'
 import { CONN, chargeItem as cacheChargeItem, historyItem as cacheHistoryItem, uuid } from '../db/fixtures'
 
 export { CONN, STORE_1, STORE_2, uuid } from '../db/fixtures'

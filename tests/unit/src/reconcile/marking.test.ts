@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { AuditEntry, MarkRecord, PeriodLock, RecordKey } from '../../../../src/db/records'
-import { fingerprintOf } from '../../../../src/reconcile/fingerprint'
+import type { AuditEntry, MarkRecord, PeriodLock, RecordKey } from '../../../../src/domain/records'
+import { fingerprintOf } from '../../../../src/domain/fingerprint'
 import {
   planClosePeriod,
   planMarks,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ImportedRow } from '../../../../src/import/profiles'
-import type { ChargeRecord, HistoryRecord, RecordKey } from '../../../../src/db/records'
+import type { ChargeRecord, HistoryRecord, RecordKey } from '../../../../src/domain/records'
 import {
   DEFAULT_THRESHOLD,
   normalizeRef,

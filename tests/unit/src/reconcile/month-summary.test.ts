@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { MarkRecord, RecordKey } from '../../../../src/db/records'
-import { fingerprintOf } from '../../../../src/reconcile/fingerprint'
+import type { MarkRecord, RecordKey } from '../../../../src/domain/records'
+import { fingerprintOf } from '../../../../src/domain/fingerprint'
 import { summarizeMonth, type MonthSummaryRow } from '../../../../src/reconcile/month-summary'
 import { CONN, STORE_1, STORE_2, charge, history, marksOf, refund } from './fixtures'
 

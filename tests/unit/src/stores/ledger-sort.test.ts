@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { HistoryRecord, RecordKey } from '../../../../src/db/records'
+import type { HistoryRecord, RecordKey } from '../../../../src/domain/records'
 import { isSortColumn, sortRows, type SortContext } from '../../../../src/stores/ledger-sort'
 
 function row(over: Omit<Partial<HistoryRecord>, 'key'> & { key: string }): HistoryRecord {

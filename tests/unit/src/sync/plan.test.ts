@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { SyncCheckpoint } from '../../../../src/db/records'
+import type { SyncCheckpoint } from '../../../../src/domain/records'
 import {
   INITIAL_PREFIX,
   OPEN_END,

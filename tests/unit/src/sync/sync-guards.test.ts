@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ListPageArgs, ListPageResult, QuarantinedItem } from '../../../../electron/shared/contract/api'
 import type { HistoryItem } from '../../../../electron/shared/payment-api'
-import type { SyncCheckpoint } from '../../../../src/db/records'
+import type { SyncCheckpoint } from '../../../../src/domain/records'
 import { SyncEngine, type SyncStorePort } from '../../../../src/sync/sync-engine'
 
 const CONNECTION = '0f0e0d0c-0b0a-4908-8706-050403020100'

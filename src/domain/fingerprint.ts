@@ -2,7 +2,7 @@
  * Fingerprint of the fields a reconciliation mark is made on (DESIGN §4): amount, currency, status and
  * the charge's refunds. A later sync that changes any of them makes the record "changed since reconciled".
  */
-import type { HistoryRecord, MarkRecord } from '../db/records'
+import type { HistoryRecord, MarkRecord } from './records'
 import { normalizeCurrency } from './currency'
 
 /** Bumped when the fingerprint's content changes, so old marks read as changed rather than equal. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createDayResolver } from '../../../../src/import/local-day'
-import { dayOf } from '../../../../src/reconcile/periods'
+import { createDayResolver } from '../../../../src/domain/local-day'
+import { dayOf } from '../../../../src/domain/periods'
 
 describe('createDayResolver', () => {
   it.each(['Asia/Tokyo', 'UTC', 'America/New_York', 'Asia/Kolkata', 'America/Santiago', 'Pacific/Chatham'])(

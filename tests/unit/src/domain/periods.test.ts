@@ -11,7 +11,7 @@ import {
   periodOf,
   periodRange,
   previousPeriod,
-} from '../../../../src/reconcile/periods'
+} from '../../../../src/domain/periods'
 
 const at = (iso: string): number => Date.parse(iso)
 const iso = (ms: number): string => new Date(ms).toISOString()

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { MarkRecord } from '../../../../src/db/records'
-import { fingerprintOf, hasChangedSinceReconciled } from '../../../../src/reconcile/fingerprint'
-import { CONN, history, historyItem } from './fixtures'
+import type { MarkRecord } from '../../../../src/domain/records'
+import { fingerprintOf, hasChangedSinceReconciled } from '../../../../src/domain/fingerprint'
+import { CONN, history, historyItem } from '../reconcile/fixtures'
 
 const r1 = {
   id: 'r-1',

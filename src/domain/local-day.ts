@@ -3,7 +3,7 @@
  * records span only a few dozen days, so each UTC day is resolved once: the local midnight falling inside
  * it (if any) is found, and instants are compared with it.
  */
-import { dayOf, dayRange } from '../reconcile/periods'
+import { dayOf, dayRange } from './periods'
 
 const DAY_MS = 86_400_000
 

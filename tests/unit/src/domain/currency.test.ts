@@ -6,7 +6,7 @@ import {
   formatAmount,
   sumByCurrency,
   toMajorUnits,
-} from '../../../../src/reconcile/currency'
+} from '../../../../src/domain/currency'
 
 describe('currencyExponent', () => {
   it('knows zero-, two- and three-decimal currencies, case-insensitively', () => {

@@ -1,0 +1,72 @@
+/**
+ * How the cache stores some of the domain model in Dexie tables: rows that group records by day, the
+ * audit log's grouped rows, settings. Repositories read and write these; the rest of the app sees the
+ * domain types of src/domain/records.ts.
+ */
+import type { AuditAction, IndexedFlag, MarkRecord, RecordDigest, RecordKey } from '../domain/records'
+
+/** Storage row (schema v6): the digests of a connection's records of one UTC day, oldest first. */
+export interface DayDigestRecord {
+  connectionId: string
+  day: number
+  records: RecordDigest[]
+}
+
+/**
+ * Storage row (schema v7, `dayTokens`): the search tokens of up to TOKEN_PART_SIZE records of one
+ * connection × UTC day, in no particular order (day-tokens.ts). `texts[i]` holds the tokens of record
+ * `keys[i]`, created at `times[i]`, each preceded by a newline; `fields[i]` its store, type and so on.
+ */
+export interface DayTokensRecord {
+  connectionId: string
+  day: number
+  part: number
+  keys: RecordKey[]
+  times: number[]
+  texts: string[]
+  /** The fields a search may be narrowed by: record i's TOKEN_ROW_FIELDS at i × 6 to i × 6 + 5. */
+  fields: string[]
+}
+
+/**
+ * Storage row of the marks (schema v6): a connection's marks on the records of one UTC day. A bulk mark
+ * of 10k records in a month writes ~30 rows, not 10k: IndexedDB's cost is per request, not per byte.
+ * Day −1 (ORPHAN_MARK_DAY) holds marks whose record is not cached (kept, so a backup loses nothing).
+ */
+export interface MarkDayRecord {
+  connectionId: string
+  day: number
+  marks: MarkRecord[]
+  /** 1 when one of the day's reconciled marks has changed since reconciled (0/1: indexed). */
+  changed: IndexedFlag
+}
+
+/** One record's (or one period's) change within an audit row. */
+export interface AuditChange {
+  key: RecordKey | null
+  period: string | null
+  before: unknown
+  after: unknown
+}
+
+/**
+ * Storage row of the audit log (schema v6): one action — who, when, what, why — and every change it made.
+ * The tags (`${connectionId}\u0001${key or period}`) feed multi-entry indexes, so a record's or a
+ * period's trail is read through an index; a multi-entry index cannot be compound, hence the prefix.
+ */
+export interface AuditRow {
+  seq?: number
+  connectionId: string
+  at: number
+  actor: string
+  action: AuditAction
+  reason?: string
+  changes: AuditChange[]
+  keyTags: string[]
+  periodTags: string[]
+}
+
+export interface SettingRecord {
+  key: string
+  value: unknown
+}
