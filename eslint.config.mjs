@@ -1,15 +1,10 @@
-// ESLint flat config: type-aware TypeScript rules, Vue, and the layering of DESIGN §5 as import rules.
+// ESLint flat config: type-aware TypeScript rules, Vue, and the layering of DESIGN §5 (eslint/layers.mjs).
 import js from '@eslint/js'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
 import pluginVue from 'eslint-plugin-vue'
 import vueParser from 'vue-eslint-parser'
-
-const noElectron = {
-  name: 'electron',
-  message: 'Only electron/main and electron/preload may import electron (DESIGN §5).',
-}
-const noDexie = { name: 'dexie', message: 'Only src/db may import Dexie (DESIGN §5).' }
+import { layerConfigs, packageConfigs } from './eslint/layers.mjs'
 
 export default tseslint.config(
   {
@@ -48,74 +43,11 @@ export default tseslint.config(
       'vue/html-indent': 'off',
       'vue/html-closing-bracket-newline': 'off',
       'vue/multiline-html-element-content-newline': 'off',
-      'no-restricted-imports': ['error', { paths: [noElectron, noDexie] }],
     },
   },
-  {
-    files: ['electron/main/**', 'electron/preload/**', 'tests/unit/electron/main/**', 'tests/e2e/**'],
-    rules: { 'no-restricted-imports': ['error', { paths: [noDexie] }] },
-  },
-  {
-    files: ['src/db/**', 'tests/unit/src/db/**'],
-    rules: { 'no-restricted-imports': ['error', { paths: [noElectron] }] },
-  },
-  {
-    // Layers never import upward: shared ← services ← main; the renderer never imports the main process.
-    files: ['src/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [noElectron],
-          patterns: [
-            {
-              group: [
-                '**/electron/main/**',
-                '**/electron/services/**',
-                '**/electron/web/**',
-                '**/electron/sandbox/**',
-              ],
-              message: 'The renderer reaches the platform only through src/platform and electron/shared.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['electron/shared/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [noElectron, noDexie],
-          patterns: [
-            {
-              group: ['node:*', '../main/**', '../services/**', '../web/**', '../sandbox/**'],
-              message: 'electron/shared is pure TypeScript: no node, electron or host imports.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['electron/services/**', 'electron/sandbox/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [noElectron, noDexie],
-          patterns: [
-            {
-              group: ['../main/**', '../../main/**', '../web/**', '../../web/**'],
-              message: 'services and sandbox never import a host.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // DESIGN §5: which folder may import which package, and which folder (eslint/layers.mjs, README "Layers").
+  ...packageConfigs(),
+  ...layerConfigs(import.meta.dirname),
   {
     files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,

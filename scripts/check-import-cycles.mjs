@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Import cycles among files and among folders of src/ and electron/. ESLint sees one file at a time, so
 // a cycle (a ↔ b, or db → reconcile → db) needs the whole graph: this builds it from the sources with
-// TypeScript's own import scanner (type-only imports count: they still tie the folders together) and
-// exits 1 on any cycle. `--graph` prints the folder graph (README "Layers"); `--root DIR` checks another tree.
+// TypeScript's parser and exits 1 on any cycle. Among folders every import counts (types tie folders
+// together too); among files only run-time ones (a type-only cycle is erased and cannot misorder loading). `--graph` prints the folder graph (README "Layers"); `--root DIR` checks another tree.
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import ts from 'typescript'
@@ -47,21 +47,77 @@ export function folderOf(rel) {
   return parts.length > 2 ? parts.slice(0, 2).join('/') : `${parts[0]}/(root)`
 }
 
+/** Relative specifiers of a module, each with whether only types are imported (erased at run time). */
+function importsOf(path) {
+  const source = ts.createSourceFile(path, scriptOf(path), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS)
+  const found = []
+  const namedAreTypes = (named) =>
+    named !== undefined && ts.isNamedImports(named)
+      ? named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly)
+      : false
+  const visit = (node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause
+      const typeOnly =
+        clause !== undefined && (clause.isTypeOnly || (!clause.name && namedAreTypes(clause.namedBindings)))
+      found.push({ specifier: node.moduleSpecifier.text, typeOnly })
+    } else if (
+      ts.isExportDeclaration(node) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      const clause = node.exportClause
+      const typeOnly =
+        node.isTypeOnly ||
+        (clause !== undefined &&
+          ts.isNamedExports(clause) &&
+          clause.elements.length > 0 &&
+          clause.elements.every((e) => e.isTypeOnly))
+      found.push({ specifier: node.moduleSpecifier.text, typeOnly })
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
+      found.push({ specifier: node.arguments[0].text, typeOnly: false })
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
+      found.push({ specifier: node.argument.literal.text, typeOnly: true })
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return found
+}
+
+/**
+ * The import graph of the sources: `all` edges (folders are tied by types too) and `runtime` edges
+ * (what runs when a module loads: a file cycle of type-only imports is harmless, so only these count).
+ */
 export function buildGraph(rootDir) {
   const files = sourceDirs
     .filter((d) => existsSync(join(rootDir, d)))
     .flatMap((d) => listSources(join(rootDir, d)))
-  const edges = new Map()
+  const all = new Map()
+  const runtime = new Map()
   for (const file of files) {
-    const targets = new Set()
-    for (const imported of ts.preProcessFile(scriptOf(file), true, true).importedFiles) {
-      if (!imported.fileName.startsWith('.')) continue
-      const target = resolveRelative(file, imported.fileName)
-      if (target) targets.add(relative(rootDir, target))
+    const allTargets = new Set()
+    const runtimeTargets = new Set()
+    for (const { specifier, typeOnly } of importsOf(file)) {
+      if (!specifier.startsWith('.')) continue
+      const target = resolveRelative(file, specifier)
+      if (!target) continue
+      allTargets.add(relative(rootDir, target))
+      if (!typeOnly) runtimeTargets.add(relative(rootDir, target))
     }
-    edges.set(relative(rootDir, file), targets)
+    all.set(relative(rootDir, file), allTargets)
+    runtime.set(relative(rootDir, file), runtimeTargets)
   }
-  return edges
+  return { all, runtime }
 }
 
 /** Tarjan's strongly connected components; every component of more than one node (or a self-loop) is a cycle. */
@@ -113,16 +169,17 @@ export function folderGraph(edges) {
 }
 
 function main() {
-  const edges = buildGraph(root)
-  const folders = folderGraph(edges)
+  const { all, runtime } = buildGraph(root)
+  const folders = folderGraph(all)
   if (printGraph) {
     for (const [folder, targets] of [...folders].sort())
       console.log(`${folder} → ${[...targets.keys()].sort().join(', ') || '(nothing)'}`)
   }
-  const fileCycles = cyclesOf(edges)
+  const fileCycles = cyclesOf(runtime)
   const folderEdges = new Map([...folders].map(([f, t]) => [f, new Set(t.keys())]))
   const folderCycles = cyclesOf(folderEdges)
-  for (const cycle of fileCycles) console.error(`import cycle among files: ${cycle.join(' ↔ ')}`)
+  for (const cycle of fileCycles)
+    console.error(`import cycle among files (run-time imports): ${cycle.join(' ↔ ')}`)
   for (const cycle of folderCycles) {
     console.error(`import cycle among folders: ${cycle.join(' ↔ ')}`)
     for (const from of cycle) {
@@ -131,7 +188,7 @@ function main() {
     }
   }
   if (fileCycles.length + folderCycles.length > 0) process.exit(1)
-  console.log(`no import cycles among ${edges.size} files in ${folders.size} folders`)
+  console.log(`no import cycles among ${all.size} files in ${folders.size} folders`)
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) main()

@@ -32,7 +32,9 @@ export async function get<T = Record<string, unknown>>(
   params: Record<string, string | number> = {},
   headers: Record<string, string> = { Authorization: authOf(sb) },
 ): Promise<Answer<T>> {
-  const query = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString()
+  const query = new URLSearchParams(
+    Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
+  ).toString()
   const res = await fetch(`${sb.url}${path}${query ? `?${query}` : ''}`, { headers })
   const text = await res.text()
   return { status: res.status, headers: res.headers, body: JSON.parse(text) as T }

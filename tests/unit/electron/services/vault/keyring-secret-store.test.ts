@@ -28,7 +28,8 @@ if (!status.available) {
 }
 
 describe('keychain availability', () => {
-  if (!required) console.log('keychain requirement check skipped: CLOSEBOOK_REQUIRE_KEYCHAIN is not 1 (CI sets it)')
+  if (!required)
+    console.log('keychain requirement check skipped: CLOSEBOOK_REQUIRE_KEYCHAIN is not 1 (CI sets it)')
   it.runIf(required)('is required here (CLOSEBOOK_REQUIRE_KEYCHAIN=1)', () => {
     expect(status, status.reason).toEqual({ available: true })
   })
