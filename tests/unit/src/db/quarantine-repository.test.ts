@@ -89,6 +89,8 @@ describe('QuarantineRepository', () => {
     expect(await quarantineCountForMonth(db, CONN, '2026-11')).toBe(3)
     expect(await quarantineCountForMonth(db, CONN, '2026-12')).toBe(1)
     expect(await repo.countForMonth(CONN, '2026-11', 'UTC')).toBe(2)
+    // Without a zone, the repository reads the connection's own (Tokyo) from the cache.
+    expect(await repo.countForMonth(CONN, '2026-11')).toBe(3)
     db.close()
   })
 })
