@@ -3,6 +3,7 @@
  * shared schemas) with every field set, numbered so that ids and times differ, any field overridden.
  * Pure data: no Node or browser API, so every test project can import it.
  */
+import type { QuarantinedItem } from '../../electron/shared/contract/api'
 import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
 
 export const CONN = 'conn-a'
@@ -82,6 +83,25 @@ export function chargeItem(n: number, over: Partial<ChargeItem> = {}): ChargeIte
     redirect: {},
     merchant_name: 'Merchant',
     store_name: 'Store',
+    ...over,
+  }
+}
+
+/** History item `n` as main quarantines it: an amount that is not a number, placed nowhere in time. */
+export function quarantinedItem(n: number, over: Partial<QuarantinedItem> = {}): QuarantinedItem {
+  return {
+    resource: 'transaction_history',
+    itemId: uuid(n),
+    itemType: 'charge',
+    storeId: null,
+    createdOn: null,
+    kind: 'invalid',
+    reason: 'amount: expected number, received string',
+    issues: [{ path: 'amount', message: 'expected number, received string' }],
+    request: 'GET /transaction_history?cursor_direction=asc&limit=100',
+    requestedFrom: null,
+    requestedTo: null,
+    raw: { resource_id: uuid(n), amount: 'lots' },
     ...over,
   }
 }
