@@ -60,6 +60,23 @@ export function connectionRow(over: Partial<CachedConnection> = {}): CachedConne
   }
 }
 
+/** The row the app puts in the cache for a connection main has just made: not synced yet. */
+export function newConnectionRow(
+  summary: Pick<CachedConnection, 'id' | 'label' | 'baseUrl' | 'timeZone' | 'storeIds'>,
+  isDemo = true,
+): CachedConnection {
+  return connectionRow({
+    id: summary.id,
+    label: summary.label,
+    baseUrl: summary.baseUrl,
+    timeZone: summary.timeZone,
+    storeIds: summary.storeIds,
+    isDemo,
+    lastSyncedAt: null,
+    highWater: {},
+  })
+}
+
 export function checkpoint(over: Partial<SyncCheckpoint> = {}): SyncCheckpoint {
   return {
     connectionId: CONN,
