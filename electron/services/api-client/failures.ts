@@ -129,6 +129,21 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return out || '(root)'
 }
 
+/** A page or response main refuses (`malformed_response`), with whether the same call can do better. */
+function malformed(
+  retry: Failure['retry'],
+  message: string,
+  details: ApiErrorShape['details'],
+  limits: RateLimitInfo | undefined,
+): Failure {
+  return {
+    ok: false,
+    retry,
+    ...(limits ? { limits } : {}),
+    error: new DesktopApiError('malformed_response', message, details),
+  }
+}
+
 /** A response that does not match the seed's shapes: name where, never echo the value. */
 export function malformedSchema(error: z.core.$ZodError, limits?: RateLimitInfo): Failure {
   const fields: FieldIssue[] = error.issues.slice(0, 10).map((issue) => ({
@@ -140,58 +155,42 @@ export function malformedSchema(error: z.core.$ZodError, limits?: RateLimitInfo)
     .map((f) => `${f.path}: ${f.message}`)
     .join('; ')
   const more = error.issues.length > 3 ? ` (and ${error.issues.length - 3} more)` : ''
-  return {
-    ok: false,
-    retry: 'never',
-    ...(limits ? { limits } : {}),
-    error: new DesktopApiError(
-      'malformed_response',
-      `The payment service sent a response that does not match its documented shape: ${list}${more}.`,
-      { fields },
-    ),
-  }
+  return malformed(
+    'never',
+    `The payment service sent a response that does not match its documented shape: ${list}${more}.`,
+    { fields },
+    limits,
+  )
+}
+
+/** Not retried: the same page would be as large again. */
+export function pageTooLarge(limits?: RateLimitInfo): Failure {
+  return malformed(
+    'never',
+    'The payment service sent a page larger than 32 MB; it was refused unread.',
+    { reason: 'page_too_large' },
+    limits,
+  )
+}
+
+/** Not retried: the same page would come back just as deep. */
+export function nestedTooDeep(maxDepth: number, limits?: RateLimitInfo): Failure {
+  return malformed(
+    'never',
+    `The payment service sent a page nested more than ${maxDepth} levels deep; it was refused unread.`,
+    { reason: 'nested_too_deep' },
+    limits,
+  )
 }
 
 /** Unparseable JSON is usually a response cut short, so it is worth another try. */
-/** Not retried: the same page would be as large again. */
-export function pageTooLarge(limits?: RateLimitInfo): Failure {
-  return {
-    ok: false,
-    retry: 'never',
-    ...(limits ? { limits } : {}),
-    error: new DesktopApiError(
-      'malformed_response',
-      'The payment service sent a page larger than 32 MB; it was refused unread.',
-      { reason: 'page_too_large' },
-    ),
-  }
-}
-
-export function nestedTooDeep(maxDepth: number, limits?: RateLimitInfo): Failure {
-  return {
-    ok: false,
-    // The same page would come back just as deep: retrying cannot help.
-    retry: 'never',
-    ...(limits ? { limits } : {}),
-    error: new DesktopApiError(
-      'malformed_response',
-      `The payment service sent a page nested more than ${maxDepth} levels deep; it was refused unread.`,
-      { reason: 'nested_too_deep' },
-    ),
-  }
-}
-
 export function malformedJson(limits?: RateLimitInfo): Failure {
-  return {
-    ok: false,
-    retry: 'backoff',
-    ...(limits ? { limits } : {}),
-    error: new DesktopApiError(
-      'malformed_response',
-      'The payment service sent a response that is not valid JSON (it may have been cut short).',
-      { reason: 'invalid_json' },
-    ),
-  }
+  return malformed(
+    'backoff',
+    'The payment service sent a response that is not valid JSON (it may have been cut short).',
+    { reason: 'invalid_json' },
+    limits,
+  )
 }
 
 const SAFE_CODE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/

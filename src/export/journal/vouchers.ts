@@ -101,16 +101,20 @@ export class JournalError extends Error {
   }
 }
 
-interface Bucket {
-  date: string
-  currency: string
-  storeId: string | null
+/** What one voucher sums: the figures per kind and the records behind each. */
+interface BucketFigures {
   sales: number
   refunds: number
   fees: number
   salesRecords: TracedRecord[]
   refundRecords: TracedRecord[]
   feeRecords: TracedRecord[]
+}
+
+interface Bucket extends BucketFigures {
+  date: string
+  currency: string
+  storeId: string | null
 }
 
 /**
@@ -282,15 +286,6 @@ export function buildJournal(input: JournalInput): JournalBuild {
     ),
     postedBySourceCurrency: posted,
   }
-}
-
-interface BucketFigures {
-  sales: number
-  refunds: number
-  fees: number
-  salesRecords: TracedRecord[]
-  refundRecords: TracedRecord[]
-  feeRecords: TracedRecord[]
 }
 
 /**
