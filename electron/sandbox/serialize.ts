@@ -34,6 +34,29 @@ function userDataRefund(refund: SandboxRefund): Record<string, unknown> {
   }
 }
 
+/**
+ * The fields of a history item that both shapes write, in the seed's order. What the shapes differ in
+ * comes in `form`: the varied shape's `charge_id` on charge rows and its refund rows' own currency.
+ */
+function historyCore(
+  entry: HistoryEntry,
+  form: { chargeId: string | null; currency: string },
+): Record<string, unknown> {
+  const { charge } = entry
+  const refund = entry.kind === 'refund' ? entry.refund : undefined
+  const amount = refund ? refund.amount : charge.chargedAmount
+  return {
+    store_id: charge.storeId,
+    resource_id: entry.id,
+    charge_id: form.chargeId,
+    amount,
+    currency: form.currency,
+    amount_formatted: formatted(amount, form.currency),
+    type: entry.kind,
+    status: refund ? refund.status : charge.status,
+  }
+}
+
 export function historyItem(
   entry: HistoryEntry,
   names: Names,
@@ -42,18 +65,11 @@ export function historyItem(
   if (shape === 'varied') return variedHistoryItem(entry, names)
   const { charge } = entry
   const test = charge.mode === 'test'
-  const base = {
-    store_id: charge.storeId,
-    resource_id: entry.id,
-    charge_id: entry.kind === 'refund' ? charge.id : null,
-    amount: entry.kind === 'refund' ? entry.refund.amount : charge.chargedAmount,
-    currency: charge.chargedCurrency,
-    amount_formatted: formatted(
-      entry.kind === 'refund' ? entry.refund.amount : charge.chargedAmount,
-      charge.chargedCurrency,
-    ),
-    type: entry.kind,
-    status: entry.kind === 'refund' ? entry.refund.status : charge.status,
+  return {
+    ...historyCore(entry, {
+      chargeId: entry.kind === 'refund' ? charge.id : null,
+      currency: charge.chargedCurrency,
+    }),
     metadata: entry.kind === 'refund' ? { ...entry.refund.metadata } : { ...charge.metadata },
     created_on: isoFromUs(entry.createdUs),
     mode: charge.mode,
@@ -73,28 +89,29 @@ export function historyItem(
     bank_transfer_payment_status: null,
     bank_transfer_latest_deposit_date: null,
   }
-  return base
 }
 
-export function chargeItem(
+/**
+ * The fields of a charge item that both shapes write, in the seed's order. What the shapes differ in comes
+ * in `form`: the token type, whether anything is charged yet, and the metadata as served.
+ */
+function chargeCore(
   charge: SandboxCharge,
-  names: Names,
-  shape: SandboxShape = DEFAULT_SHAPE,
+  form: { tokenType: string; charged: boolean; metadata: Record<string, unknown> },
 ): Record<string, unknown> {
-  if (shape === 'varied') return variedChargeItem(charge, names)
   return {
     id: charge.id,
     store_id: charge.storeId,
     transaction_token_id: charge.transactionTokenId,
-    transaction_token_type: 'one_time',
+    transaction_token_type: form.tokenType,
     subscription_id: charge.subscriptionId,
     merchant_transaction_id: charge.merchantTransactionId,
     requested_amount: charge.requestedAmount,
     requested_currency: charge.requestedCurrency,
     requested_amount_formatted: formatted(charge.requestedAmount, charge.requestedCurrency),
-    charged_amount: charge.chargedAmount,
-    charged_currency: charge.chargedCurrency,
-    charged_amount_formatted: formatted(charge.chargedAmount, charge.chargedCurrency),
+    charged_amount: form.charged ? charge.chargedAmount : null,
+    charged_currency: form.charged ? charge.chargedCurrency : null,
+    charged_amount_formatted: form.charged ? formatted(charge.chargedAmount, charge.chargedCurrency) : null,
     fee_amount: charge.feeAmount,
     fee_currency: charge.feeCurrency,
     fee_amount_formatted:
@@ -107,10 +124,21 @@ export function chargeItem(
     descriptor_phone_number: charge.descriptor ? '03-0000-0000' : null,
     status: charge.status,
     error: charge.error ? { ...charge.error } : null,
-    metadata: { ...charge.metadata },
+    metadata: form.metadata,
     mode: charge.mode,
     created_on: isoFromUs(charge.createdUs),
     redirect: {},
+  }
+}
+
+export function chargeItem(
+  charge: SandboxCharge,
+  names: Names,
+  shape: SandboxShape = DEFAULT_SHAPE,
+): Record<string, unknown> {
+  if (shape === 'varied') return variedChargeItem(charge, names)
+  return {
+    ...chargeCore(charge, { tokenType: 'one_time', charged: true, metadata: { ...charge.metadata } }),
     merchant_name: names.merchant.name,
     store_name: names.storeName(charge.storeId),
   }
@@ -229,21 +257,13 @@ function variedHistoryItem(entry: HistoryEntry, names: Names): Record<string, un
   const { charge } = entry
   const q = quirksOf(entry.id)
   const refund = entry.kind === 'refund' ? entry.refund : undefined
-  const amount = refund ? refund.amount : charge.chargedAmount
-  const currency = refund ? refund.currency : charge.chargedCurrency
   const bank = charge.payment?.bankTransfer
   // Optional fields are added by assignment so their absence is plain to read.
-  const item: Record<string, unknown> = {
-    store_id: charge.storeId,
-    resource_id: entry.id,
+  const item = historyCore(entry, {
     // On charge rows null, or (SDK fixtures) the charge's own id.
-    charge_id: refund ? charge.id : q('charge-id') < 0.3 ? charge.id : null,
-    amount,
-    currency,
-    amount_formatted: formatted(amount, currency),
-    type: entry.kind,
-    status: refund ? refund.status : charge.status,
-  }
+    chargeId: refund ? charge.id : q('charge-id') < 0.3 ? charge.id : null,
+    currency: refund ? refund.currency : charge.chargedCurrency,
+  })
   if (q('metadata') >= 0.1) item['metadata'] = refund ? { ...refund.metadata } : servedMetadata(charge)
   // The same instant, written in Tokyo time on some rows.
   item['created_on'] = isoFromUsWithOffset(entry.createdUs, q('offset') < 0.3 ? 540 : 0)
@@ -274,35 +294,8 @@ function variedChargeItem(charge: SandboxCharge, names: Names): Record<string, u
   const open = OPEN_STATUSES.has(charge.status)
   const tokenType = charge.subscriptionId ? 'subscription' : q('token-type') < 0.15 ? 'recurring' : 'one_time'
   return {
-    id: charge.id,
-    store_id: charge.storeId,
-    transaction_token_id: charge.transactionTokenId,
-    transaction_token_type: tokenType,
-    subscription_id: charge.subscriptionId,
-    merchant_transaction_id: charge.merchantTransactionId,
-    requested_amount: charge.requestedAmount,
-    requested_currency: charge.requestedCurrency,
-    requested_amount_formatted: formatted(charge.requestedAmount, charge.requestedCurrency),
     // Nothing is charged yet while the charge is pending or awaiting.
-    charged_amount: open ? null : charge.chargedAmount,
-    charged_currency: open ? null : charge.chargedCurrency,
-    charged_amount_formatted: open ? null : formatted(charge.chargedAmount, charge.chargedCurrency),
-    fee_amount: charge.feeAmount,
-    fee_currency: charge.feeCurrency,
-    fee_amount_formatted:
-      charge.feeAmount === null || charge.feeCurrency === null
-        ? null
-        : formatted(charge.feeAmount, charge.feeCurrency),
-    only_direct_currency: false,
-    capture_at: charge.captureAtUs === null ? null : isoFromUs(charge.captureAtUs),
-    descriptor: charge.descriptor,
-    descriptor_phone_number: charge.descriptor ? '03-0000-0000' : null,
-    status: charge.status,
-    error: charge.error ? { ...charge.error } : null,
-    metadata: servedMetadata(charge),
-    mode: charge.mode,
-    created_on: isoFromUs(charge.createdUs),
-    redirect: {},
+    ...chargeCore(charge, { tokenType, charged: !open, metadata: servedMetadata(charge) }),
     // The SDK fixtures of single charges carry no names.
     ...(q('names') < 0.15
       ? {}

@@ -163,25 +163,29 @@ export class QuarantineRepository {
   }
 
   /**
-   * Quarantined items that may belong to `month` (`YYYY-MM` in the accounting time zone): while there is
-   * one, the month is not complete and cannot be closed clean. The time zone is the connection's.
+   * Quarantined items that may belong to `month` (`YYYY-MM`, in the connection's accounting time zone,
+   * read from the cache unless the caller knows it; UTC when the cache does not know the connection):
+   * while there is one, the month is not complete and cannot be closed clean.
    */
-  async countForMonth(connectionId: string, month: string, timeZone: string): Promise<number> {
-    const range = periodRange(month, timeZone)
-    return (await this.inRange(connectionId, range.from, range.to)).length
+  async inMonth(connectionId: string, month: string, timeZone?: string): Promise<QuarantineRecord[]> {
+    const zone = timeZone ?? (await this.db.connections.get(connectionId))?.timeZone ?? 'UTC'
+    const range = periodRange(month, zone)
+    return this.inRange(connectionId, range.from, range.to)
+  }
+
+  async countForMonth(connectionId: string, month: string, timeZone?: string): Promise<number> {
+    return (await this.inMonth(connectionId, month, timeZone)).length
   }
 }
 
 /**
- * How many quarantined items may belong to `month` (`YYYY-MM`, in the connection's accounting time
- * zone, read from the cache; UTC when the cache does not know the connection). The month-end close calls
- * this: more than zero means the month is not complete.
+ * How many quarantined items may belong to `month` (`QuarantineRepository.inMonth`). The month-end close
+ * calls this: more than zero means the month is not complete.
  */
 export async function quarantineCountForMonth(
   db: ClosebookDb,
   connectionId: string,
   month: string,
 ): Promise<number> {
-  const connection = await db.connections.get(connectionId)
-  return new QuarantineRepository(db).countForMonth(connectionId, month, connection?.timeZone ?? 'UTC')
+  return new QuarantineRepository(db).countForMonth(connectionId, month)
 }

@@ -8,7 +8,6 @@ import { appCache } from '../db/cache'
 import { QuarantineRepository } from '../db/quarantine-repository'
 import { monthVerificationKey } from '../db/recency'
 import { setCloseFactsProvider, type CloseFactsProvider } from '../reconcile/close-checklist'
-import { periodRange } from '../domain/periods'
 
 const verificationAt = z.object({ at: z.number() }).nullable()
 
@@ -22,10 +21,7 @@ export const cacheCloseFacts: CloseFactsProvider = {
     return { available: true, value: stored?.at ?? null }
   },
   async quarantined(connectionId, period) {
-    const cache = appCache()
-    const connection = await cache.connections.get(connectionId)
-    const range = periodRange(period, connection?.timeZone ?? 'UTC')
-    const rows = await new QuarantineRepository(cache.db).inRange(connectionId, range.from, range.to)
+    const rows = await new QuarantineRepository(appCache().db).inMonth(connectionId, period)
     return {
       available: true,
       value: rows.map((r) => ({

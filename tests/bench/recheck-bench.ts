@@ -5,26 +5,14 @@
  * and 1 % of the changeable records changed on the service since the last sync (late captures, payments,
  * refunds that succeeded). Also the steady state (nothing changed) and what the alternatives would cost.
  */
-import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
-import { chargeRecordOf } from '../../src/db/charge-record'
-import { historyRecordOf } from '../../src/db/history-record'
+import type { HistoryItem } from '../../electron/shared/payment-api'
 import { isChangeableStatus } from '../../src/sync/recheck'
 import { measured, type MetricMap } from './metrics'
-import { startSyncHarness, type SyncHarness } from './support/sync-harness'
+import { control, prefillFromSandbox, startSyncHarness } from './support/sync-harness'
 import { round, runSync } from './support/sync-run'
 
 const CHANGEABLE_SHARE = 0.02
 const CHANGED_SHARE = 0.01
-
-async function control(h: SyncHarness, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${h.sandbox.url}/__control/${path}`, {
-    method: 'POST',
-    headers: { 'X-Control-Token': h.sandbox.controlToken ?? '', 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  if (!res.ok) throw new Error(`control ${path}: HTTP ${res.status}`)
-  await res.arrayBuffer()
-}
 
 /** Runs `work` over `items`, `width` at a time (the control endpoint is not rate-limited). */
 async function inParallel<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>) {
@@ -60,21 +48,8 @@ export async function benchRecheck({ quick }: { quick: boolean }): Promise<Metri
     await inParallel(flips, 16, (f) => control(h, 'status', f))
 
     // The cache as a finished sync left it.
-    const truth = await h.sandbox.snapshot()
     const syncedAt = Date.now()
-    const chunk = 5000
-    for (let i = 0; i < truth.history.length; i += chunk)
-      await h.db.history.bulkPut(
-        truth.history
-          .slice(i, i + chunk)
-          .map((item) => historyRecordOf(h.connectionId, item as unknown as HistoryItem, syncedAt)),
-      )
-    for (let i = 0; i < truth.charges.length; i += chunk)
-      await h.db.charges.bulkPut(
-        truth.charges
-          .slice(i, i + chunk)
-          .map((item) => chargeRecordOf(h.connectionId, item as unknown as ChargeItem, syncedAt)),
-      )
+    const cachedHistory = await prefillFromSandbox(h, syncedAt)
     await h.store.connections.recordSync(h.connectionId, syncedAt, {
       transaction_history: syncedAt,
       charges: syncedAt,
@@ -96,8 +71,8 @@ export async function benchRecheck({ quick }: { quick: boolean }): Promise<Metri
     const steadyStarted = Date.now()
     const steady = await runSync(h)
     const steadyMs = Date.now() - steadyStarted
-    const where = `${truth.history.length} history records cached (fake-indexeddb), ${cachedChangeable} changeable (${round((100 * cachedChangeable) / truth.history.length)} %), ${stores} stores, rate scale 1, loopback`
-    const pagesFromOldest = Math.ceil(truth.history.length / 100)
+    const where = `${cachedHistory} history records cached (fake-indexeddb), ${cachedChangeable} changeable (${round((100 * cachedChangeable) / cachedHistory)} %), ${stores} stores, rate scale 1, loopback`
+    const pagesFromOldest = Math.ceil(cachedHistory / 100)
     metrics['sync.recheck_requests'] = measured(
       'sync.recheck_requests',
       result.recheck.requests,

@@ -2,13 +2,10 @@
  * Sync compared side by side with clients that have no scheduler, and the cost of an incremental sync on
  * a large history. Each client gets its own sandbox with the same seed (identical data, fresh buckets).
  */
-import type { HistoryItem, ChargeItem } from '../../electron/shared/payment-api'
 import type { SandboxOptions } from '../../electron/sandbox/server'
-import { chargeRecordOf } from '../../src/db/charge-record'
-import { historyRecordOf } from '../../src/db/history-record'
 import { measured, type MetricMap } from './metrics'
 import { greedyParallel, sequentialPager, type NaiveResult } from './support/naive-clients'
-import { startSyncHarness, type SyncHarness } from './support/sync-harness'
+import { control, prefillFromSandbox, startSyncHarness, type SyncHarness } from './support/sync-harness'
 import { defaultSince, round, runSync } from './support/sync-run'
 import { endAfter, monthlyWindows, toWholeSecond } from '../../src/sync/plan'
 
@@ -25,35 +22,6 @@ async function withSandbox<T>(options: SandboxOptions, run: (h: SyncHarness) => 
   } finally {
     await h.close()
   }
-}
-
-/** Fills the cache straight from the sandbox's data, as a finished first sync would have left it. */
-async function prefill(h: SyncHarness, syncedAt: number): Promise<number> {
-  const truth = await h.sandbox.snapshot()
-  const chunk = 5000
-  for (let i = 0; i < truth.history.length; i += chunk)
-    await h.db.history.bulkPut(
-      truth.history
-        .slice(i, i + chunk)
-        .map((item) => historyRecordOf(h.connectionId, item as unknown as HistoryItem, syncedAt)),
-    )
-  for (let i = 0; i < truth.charges.length; i += chunk)
-    await h.db.charges.bulkPut(
-      truth.charges
-        .slice(i, i + chunk)
-        .map((item) => chargeRecordOf(h.connectionId, item as unknown as ChargeItem, syncedAt)),
-    )
-  return truth.history.length
-}
-
-async function control(h: SyncHarness, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${h.sandbox.url}/__control/${path}`, {
-    method: 'POST',
-    headers: { 'X-Control-Token': h.sandbox.controlToken ?? '', 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  if (!res.ok) throw new Error(`control ${path}: HTTP ${res.status}`)
-  await res.arrayBuffer()
 }
 
 export async function benchSync({ quick }: { quick: boolean }): Promise<MetricMap> {
@@ -95,7 +63,7 @@ export async function benchSync({ quick }: { quick: boolean }): Promise<MetricMa
   const large = quick ? 20_000 : 200_000
   await withSandbox({ seed: 303, stores, records: large, rateScale: 1, control: true }, async (h) => {
     const syncedAt = Date.now()
-    const cached = await prefill(h, syncedAt)
+    const cached = await prefillFromSandbox(h, syncedAt)
     // Both resources covered up to now, as a complete sync would have recorded.
     await h.store.connections.recordSync(h.connectionId, syncedAt, {
       transaction_history: syncedAt,

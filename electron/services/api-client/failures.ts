@@ -1,14 +1,13 @@
 /**
  * Every way a call to the payment service can fail, as the one error shape, with whether trying again can
  * help. Messages are written for the accountant; nothing the server or the network stack said is passed on
- * verbatim except short codes and field names, and `redactCredentials` scrubs the secret and app token from
- * anything that is passed on, in case a server echoes them.
+ * verbatim except short codes and field names, and the client scrubs the secret and app token from anything
+ * that is passed on, in case a server echoes them (`scrub-credentials.ts`).
  */
 import type { z } from 'zod'
 import { DesktopApiError, type ApiErrorShape, type FieldIssue } from '../../shared/errors'
 import type { RateLimitInfo } from '../scheduler/rate-limiter'
 import type { AttemptResult } from '../scheduler/scheduler'
-import type { Credentials } from '../vault/credentials'
 
 export type Failure = Extract<AttemptResult<never>, { ok: false }>
 
@@ -130,6 +129,21 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return out || '(root)'
 }
 
+/** A page or response main refuses (`malformed_response`), with whether the same call can do better. */
+function malformed(
+  retry: Failure['retry'],
+  message: string,
+  details: ApiErrorShape['details'],
+  limits: RateLimitInfo | undefined,
+): Failure {
+  return {
+    ok: false,
+    retry,
+    ...(limits ? { limits } : {}),
+    error: new DesktopApiError('malformed_response', message, details),
+  }
+}
+
 /** A response that does not match the seed's shapes: name where, never echo the value. */
 export function malformedSchema(error: z.core.$ZodError, limits?: RateLimitInfo): Failure {
   const fields: FieldIssue[] = error.issues.slice(0, 10).map((issue) => ({
@@ -141,58 +155,42 @@ export function malformedSchema(error: z.core.$ZodError, limits?: RateLimitInfo)
     .map((f) => `${f.path}: ${f.message}`)
     .join('; ')
   const more = error.issues.length > 3 ? ` (and ${error.issues.length - 3} more)` : ''
-  return {
-    ok: false,
-    retry: 'never',
-    ...(limits ? { limits } : {}),
-    error: new DesktopApiError(
-      'malformed_response',
-      `The payment service sent a response that does not match its documented shape: ${list}${more}.`,
-      { fields },
-    ),
-  }
+  return malformed(
+    'never',
+    `The payment service sent a response that does not match its documented shape: ${list}${more}.`,
+    { fields },
+    limits,
+  )
+}
+
+/** Not retried: the same page would be as large again. */
+export function pageTooLarge(limits?: RateLimitInfo): Failure {
+  return malformed(
+    'never',
+    'The payment service sent a page larger than 32 MB; it was refused unread.',
+    { reason: 'page_too_large' },
+    limits,
+  )
+}
+
+/** Not retried: the same page would come back just as deep. */
+export function nestedTooDeep(maxDepth: number, limits?: RateLimitInfo): Failure {
+  return malformed(
+    'never',
+    `The payment service sent a page nested more than ${maxDepth} levels deep; it was refused unread.`,
+    { reason: 'nested_too_deep' },
+    limits,
+  )
 }
 
 /** Unparseable JSON is usually a response cut short, so it is worth another try. */
-/** Not retried: the same page would be as large again. */
-export function pageTooLarge(limits?: RateLimitInfo): Failure {
-  return {
-    ok: false,
-    retry: 'never',
-    ...(limits ? { limits } : {}),
-    error: new DesktopApiError(
-      'malformed_response',
-      'The payment service sent a page larger than 32 MB; it was refused unread.',
-      { reason: 'page_too_large' },
-    ),
-  }
-}
-
-export function nestedTooDeep(maxDepth: number, limits?: RateLimitInfo): Failure {
-  return {
-    ok: false,
-    // The same page would come back just as deep: retrying cannot help.
-    retry: 'never',
-    ...(limits ? { limits } : {}),
-    error: new DesktopApiError(
-      'malformed_response',
-      `The payment service sent a page nested more than ${maxDepth} levels deep; it was refused unread.`,
-      { reason: 'nested_too_deep' },
-    ),
-  }
-}
-
 export function malformedJson(limits?: RateLimitInfo): Failure {
-  return {
-    ok: false,
-    retry: 'backoff',
-    ...(limits ? { limits } : {}),
-    error: new DesktopApiError(
-      'malformed_response',
-      'The payment service sent a response that is not valid JSON (it may have been cut short).',
-      { reason: 'invalid_json' },
-    ),
-  }
+  return malformed(
+    'backoff',
+    'The payment service sent a response that is not valid JSON (it may have been cut short).',
+    { reason: 'invalid_json' },
+    limits,
+  )
 }
 
 const SAFE_CODE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/
@@ -313,45 +311,4 @@ export function statusFailure(status: number, bodyText: string, limits: RateLimi
         'so credentials are only ever sent to the configured base URL.',
     )
   return fail('server_error', `The payment service answered HTTP ${status}${codeNote}.`)
-}
-
-/** Any 8 characters in a row taken from a credential count as a piece of it. */
-const WINDOW = 8
-
-function windows(secrets: readonly string[]): Set<string> {
-  const set = new Set<string>()
-  for (const s of secrets) for (let i = 0; i + WINDOW <= s.length; i++) set.add(s.slice(i, i + WINDOW))
-  return set
-}
-
-function scrub(value: unknown, pieces: Set<string>, whole: readonly string[]): unknown {
-  if (typeof value === 'string') {
-    // Text cut short elsewhere (a field list, a message) may hold only part of a credential: drop it whole.
-    for (let i = 0; i + WINDOW <= value.length; i++)
-      if (pieces.has(value.slice(i, i + WINDOW))) return '[redacted]'
-    return whole.some((w) => w.length > 0 && value.includes(w)) ? '[redacted]' : value
-  }
-  if (Array.isArray(value)) return value.map((v) => scrub(v, pieces, whole))
-  if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrub(v, pieces, whole)]))
-  return value
-}
-
-/** `value` with every string that holds the secret or app token, or a piece of either, replaced. */
-export function scrubCredentials<T>(value: T, credentials: Credentials): T {
-  const whole = [credentials.secret, credentials.appToken]
-  return scrub(value, windows(whole), whole) as T
-}
-
-/**
- * Last line of defence: no error leaves the client with the secret or app token, or a piece of either,
- * in it. Our own messages never contain them; this is for text that came from the server.
- */
-export function redactCredentials(error: DesktopApiError, credentials: Credentials): DesktopApiError {
-  const whole = [credentials.secret, credentials.appToken]
-  const shape = scrub(error.toShape(), windows(whole), whole) as ApiErrorShape
-  if (JSON.stringify(shape) === JSON.stringify(error.toShape())) return error
-  if (shape.message === '[redacted]')
-    shape.message = `The payment service answered with an error (${shape.code}); its text was withheld because it contained credentials.`
-  return DesktopApiError.fromShape(shape)
 }

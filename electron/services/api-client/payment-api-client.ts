@@ -12,8 +12,6 @@ import {
   nestedTooDeep,
   pageTooLarge,
   malformedSchema,
-  redactCredentials,
-  scrubCredentials as scrubCredentialPieces,
   statusFailure,
   transportFailure,
 } from './failures'
@@ -21,7 +19,7 @@ import type { BuiltRequest } from './list-request'
 import { validatePage, type ValidatedPage } from './page-validation'
 import { parseRateLimitHeaders } from './rate-limit-headers'
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../shared/json-depth'
-import { credentialForms, scrubCredentials } from './scrub-credentials'
+import { credentialScrubber } from './scrub-credentials'
 
 /** A page whose envelope was valid: its good items, and the bad ones quarantined (page-validation.ts). */
 export type ListEnvelope = ValidatedPage
@@ -75,12 +73,13 @@ export class PaymentApiClient {
     timeoutMs = this.timeoutMs,
   ): Promise<AttemptResult<ListEnvelope>> {
     const result = await this.send(request, credentials, signal, timeoutMs)
-    if (!result.ok) return { ...result, error: redactCredentials(result.error, credentials) }
+    const scrub = credentialScrubber(credentials)
+    if (!result.ok) return { ...result, error: scrub.error(result.error) }
     // A quarantined payload goes to the renderer and its cache: never with a credential the server echoed.
     if (result.value.quarantined.length === 0) return result
     return {
       ...result,
-      value: { ...result.value, quarantined: scrubCredentialPieces(result.value.quarantined, credentials) },
+      value: { ...result.value, quarantined: scrub.pieces(result.value.quarantined) },
     }
   }
 
@@ -157,7 +156,7 @@ export class PaymentApiClient {
         return malformedJson(limits)
       }
       // A page that echoes our own credentials must not carry them on to the cache and exports.
-      const validated = validatePage(request.resource, scrubCredentials(json, credentialForms(credentials)), {
+      const validated = validatePage(request.resource, credentialScrubber(credentials).echoes(json), {
         request: request.display,
         ...(request.window ? { window: request.window } : {}),
       })

@@ -4,20 +4,14 @@
  * the same markup for our few cell kinds at a fraction of that, which is what keeps a 200k-row month
  * within the export target. Preamble and header rows still go through exceljs (`writeCell`).
  */
-import type { Style } from 'exceljs'
 import { neutralizeFormulaText, type ColumnKind, type ExportCell } from '../../shared/contract/export'
 import { PACKED_TAG, type PackedRows } from '../../shared/contract/export-packed'
 import { amountFormat, DATE_FORMAT, DATETIME_FORMAT } from './cells'
+import { CELL_TYPE, type StringTable, type StyleRegistry } from './exceljs-adapter'
 
-/** exceljs's style registry: a style object in, its index in styles.xml out. */
-export interface StyleRegistry {
-  addStyleModel(model: Partial<Style>, cellType?: number): number
-}
-
-// exceljs's ValueType numbers, as its style registry expects them.
-const NUMBER_TYPE = 2
-const STRING_TYPE = 3
-const DATE_TYPE = 4
+const NUMBER_TYPE = CELL_TYPE.number
+const STRING_TYPE = CELL_TYPE.string
+const DATE_TYPE = CELL_TYPE.date
 
 // Tags as plain constants: read per cell, and a module re-export can compile to a getter call.
 const EMPTY = PACKED_TAG.empty
@@ -175,11 +169,6 @@ export function rowXml(
  * the ~400 MB heap; a piece of 100 rows goes to the stream, and is bytes, before that.
  */
 const PIECE_ROWS = 100
-
-/** The workbook's shared-string table as exceljs keeps it: a text in, its index out. */
-export interface StringTable {
-  add(value: string): number
-}
 
 /** Texts longer than this stay inline: a table entry is kept in memory until the workbook is done. */
 const MAX_SHARED_TEXT = 255

@@ -26,15 +26,15 @@ import { privateDir, type DeliverFile } from '../files/file-writer'
 import { diskError } from '../files/move-into-place'
 import { HEADER_STYLE, isWritableCell, isWritableDate, writeCell } from './cells'
 import {
-  columnName,
-  packedRowsXml,
-  repeatingColumns,
-  RowStyles,
-  rowXml,
-  SharedTexts,
-  type StringTable,
-  type StyleRegistry,
-} from './row-xml'
+  abortZip,
+  onZipError,
+  sheetXml,
+  stringTable,
+  styleRegistry,
+  type SheetXml,
+  type StreamingWorkbook,
+} from './exceljs-adapter'
+import { columnName, packedRowsXml, repeatingColumns, RowStyles, rowXml, SharedTexts } from './row-xml'
 
 interface SheetState {
   spec: ExportSheet
@@ -50,7 +50,7 @@ interface SheetState {
 interface OpenExport {
   path: string
   out: WriteStream
-  book: ExcelJS.stream.xlsx.WorkbookWriter
+  book: StreamingWorkbook
   sheets: SheetState[]
   styles: RowStyles
   texts: SharedTexts
@@ -71,30 +71,6 @@ export interface WorkbookExportsOptions {
   /** Exports with no call for this long are abandoned and removed. */
   idleMs?: number
 }
-
-/** The streaming writer's zip, which exceljs does not type: aborting it stops all pending output. */
-type WithZip = { zip?: { abort(): unknown; on(event: 'error', listener: (e: unknown) => void): unknown } }
-
-/** What exceljs's streaming workbook and worksheet have but do not type: their style registry and the
- * sheet's XML stream (which pipes into the zip). */
-type WithStyles = { styles: StyleRegistry }
-/** The streaming workbook's shared-string table: written as sharedStrings.xml at commit when not empty,
- * whether or not exceljs's own cells use it (ours do not: `useSharedStrings: false` keeps them inline). */
-type WithStrings = { sharedStrings: StringTable }
-interface SheetStream {
-  write(xml: string): unknown
-  pipes?: SheetPipe[]
-}
-/** What the sheet's XML is piped into: archiver's PassThrough, from readable-stream 2, which predates
- * `writableNeedDrain` and has only its internal state to say that it is full. */
-interface SheetPipe {
-  writableNeedDrain?: boolean
-  _writableState?: { needDrain?: boolean }
-  once(event: 'drain', listener: () => void): unknown
-}
-const needsDrain = (pipe: SheetPipe): boolean =>
-  pipe.writableNeedDrain ?? pipe._writableState?.needDrain ?? false
-const sheetStream = (ws: Worksheet): SheetStream => (ws as unknown as { stream: SheetStream }).stream
 
 export class WorkbookExports {
   private readonly exports = new Map<string, OpenExport>()
@@ -137,8 +113,8 @@ export class WorkbookExports {
       out,
       book,
       sheets: [],
-      styles: new RowStyles((book as unknown as WithStyles).styles),
-      texts: new SharedTexts((book as unknown as WithStrings).sharedStrings),
+      styles: new RowStyles(styleRegistry(book)),
+      texts: new SharedTexts(stringTable(book)),
       current: 0,
       suggestedName: args.suggestedName,
       rowsWritten: 0,
@@ -150,7 +126,7 @@ export class WorkbookExports {
       open.failure ??= e
     }
     out.on('error', remember)
-    ;(book as unknown as WithZip).zip?.on('error', remember)
+    onZipError(book, remember)
     this.exports.set(exportId, open)
     try {
       for (const spec of args.sheets) open.sheets.push(this.addSheet(book, spec))
@@ -161,7 +137,7 @@ export class WorkbookExports {
     return exportId
   }
 
-  private addSheet(book: ExcelJS.stream.xlsx.WorkbookWriter, spec: ExportSheet): SheetState {
+  private addSheet(book: StreamingWorkbook, spec: ExportSheet): SheetState {
     const preamble = spec.preamble ?? []
     const headerRow = preamble.length + 1
     const ws = book.addWorksheet(spec.name, {
@@ -239,7 +215,7 @@ export class WorkbookExports {
       while (open.current < index) commitSheet(open.sheets[open.current++], open.styles)
       const kinds = sheet.spec.columns.map((c) => c.kind)
       // The header row went through exceljs at begin, so the sheet's XML is open at <sheetData>.
-      const stream = sheetStream(sheet.ws)
+      const stream = sheetXml(sheet.ws)
       let count: number
       if (packed) {
         count = packedRowCount(packed)
@@ -292,7 +268,7 @@ export class WorkbookExports {
     if (!open) return
     this.exports.delete(exportId)
     try {
-      ;(open.book as unknown as WithZip).zip?.abort()
+      abortZip(open.book)
     } catch {
       // already finished or failed: the file below is removed either way
     }
@@ -362,7 +338,7 @@ function commitSheet(sheet: SheetState | undefined, styles: RowStyles): void {
     const kinds = sheet.spec.columns.map((c) => c.kind)
     let xml = ''
     for (const cells of footer) xml += rowXml(++sheet.lastRow, cells, kinds, sheet.columnNames, styles)
-    sheetStream(sheet.ws).write(xml)
+    sheetXml(sheet.ws).write(xml)
   }
   sheet.ws.autoFilter = {
     from: { row: sheet.headerRow, column: 1 },
@@ -378,9 +354,8 @@ function commitSheet(sheet: SheetState | undefined, styles: RowStyles): void {
  * only `writableNeedDrain`, undefined on readable-stream 2, it never waited: a whole sheet's XML piled
  * up, and deflate ran mostly after the last chunk, in `finish`, instead of alongside the rows.)
  */
-async function drained(out: WriteStream, stream: SheetStream): Promise<void> {
+async function drained(out: WriteStream, stream: SheetXml): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve))
-  for (const pipe of stream.pipes ?? [])
-    if (needsDrain(pipe)) await new Promise<void>((resolve) => pipe.once('drain', () => resolve()))
+  await stream.drained()
   if (out.writableNeedDrain) await new Promise<void>((resolve) => out.once('drain', () => resolve()))
 }

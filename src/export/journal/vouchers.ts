@@ -27,6 +27,8 @@ export interface JournalLine {
   credit: JournalSide
   /** Positive, in minor units of the voucher's currency. */
   amount: number
+  /** The figure's sign: -1 when it was negative and the line's sides were swapped to keep `amount` positive. */
+  sign: 1 | -1
   /** Records summed into this line (for the trace file). */
   records: TracedRecord[]
 }
@@ -99,16 +101,20 @@ export class JournalError extends Error {
   }
 }
 
-interface Bucket {
-  date: string
-  currency: string
-  storeId: string | null
+/** What one voucher sums: the figures per kind and the records behind each. */
+interface BucketFigures {
   sales: number
   refunds: number
   fees: number
   salesRecords: TracedRecord[]
   refundRecords: TracedRecord[]
   feeRecords: TracedRecord[]
+}
+
+interface Bucket extends BucketFigures {
+  date: string
+  currency: string
+  storeId: string | null
 }
 
 /**
@@ -282,15 +288,6 @@ export function buildJournal(input: JournalInput): JournalBuild {
   }
 }
 
-interface BucketFigures {
-  sales: number
-  refunds: number
-  fees: number
-  salesRecords: TracedRecord[]
-  refundRecords: TracedRecord[]
-  feeRecords: TracedRecord[]
-}
-
 /**
  * Gross: Dr receivable / Cr sales (charged); Dr returns (or sales) / Cr receivable (refunded);
  * Dr fees / Cr receivable (fee). Net: the sales line carries charged − fee and there is no fee line.
@@ -318,8 +315,8 @@ function voucherLines(settings: JournalSettings, storeName: string, f: BucketFig
     records: TracedRecord[],
   ) => {
     if (amount === 0) return
-    if (amount < 0) lines.push({ kind, debit: credit, credit: debit, amount: -amount, records })
-    else lines.push({ kind, debit, credit, amount, records })
+    if (amount < 0) lines.push({ kind, debit: credit, credit: debit, amount: -amount, sign: -1, records })
+    else lines.push({ kind, debit, credit, amount, sign: 1, records })
   }
   if (settings.booking === 'net') {
     push('sales', receivable, salesSide, f.sales - f.fees, [...f.salesRecords, ...f.feeRecords])
@@ -350,19 +347,7 @@ export function assertBalanced(vouchers: readonly Voucher[]): void {
 /** Signed posted total per kind (accounting currency): what the month summary's sales/refunds/fees give. */
 export function voucherTotals(vouchers: readonly Voucher[]): JournalTotals {
   const t = { sales: 0, refunds: 0, fees: 0 }
-  for (const v of vouchers)
-    for (const l of v.lines) {
-      // A swapped line (negative figure) counts negatively.
-      const sign =
-        l.kind === 'sales'
-          ? l.credit.taxClass.startsWith('sales.')
-            ? 1
-            : -1
-          : l.debit.taxClass === 'outOfScope'
-            ? -1
-            : 1
-      t[l.kind] += sign * l.amount
-    }
+  for (const v of vouchers) for (const l of v.lines) t[l.kind] += l.sign * l.amount
   return t
 }
 

@@ -9,11 +9,12 @@
  * fees and of the ¥440 transfer fee, per store, some paid a week after their period.
  */
 import Encoding from 'encoding-japanese'
-import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-api'
 import { chargeRecordOf } from '../../../src/db/charge-record'
 import { historyRecordOf } from '../../../src/db/history-record'
 import type { ChargeRecord, HistoryRecord, RecordKey } from '../../../src/domain/records'
 import { zenginDataRecord } from '../../../src/import/zengin'
+import { cardUserData, chargeItem, historyItem, uuid } from '../../support/api-items'
+import { PAYPAY_BANK_HEADER } from '../../support/bank-files'
 
 export const CORPUS_CONNECTION = 'corpus'
 export const CORPUS_ZONE = 'Asia/Tokyo'
@@ -35,7 +36,8 @@ export interface Corpus {
   files: CorpusFile[]
 }
 
-const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`
+const CORPUS_NAMES = { merchant_name: 'Corpus', store_name: 'Corpus store' }
+const holder = (n: number) => ({ ...cardUserData(n), cardholder_email_address: `h${n}@example.com` })
 const store = (n: number): string =>
   `${String(n).repeat(8)}-${String(n).repeat(4)}-4${String(n).repeat(3)}-8${String(n).repeat(3)}-${String(n).repeat(12)}`
 
@@ -85,99 +87,54 @@ class Builder {
   charges: ChargeRecord[] = []
 
   charge(spec: RecordSpec): RecordKey {
-    const id = uuid(spec.n)
     const ref = spec.ref ?? null
     const created = new Date(spec.at).toISOString()
-    const item: HistoryItem = {
+    const fee = Math.round(spec.amount * 0.036)
+    const item = historyItem(spec.n, {
       store_id: spec.storeId,
-      resource_id: id,
-      charge_id: null,
       amount: spec.amount,
-      currency: 'JPY',
       amount_formatted: spec.amount,
-      type: 'charge',
       status: spec.status ?? 'successful',
       metadata: ref !== null && spec.refIn !== 'charge' ? { order_id: ref } : {},
       created_on: created,
       mode: spec.mode ?? 'live',
-      merchant_name: 'Corpus',
-      store_name: 'Corpus store',
+      ...CORPUS_NAMES,
       payment_type: spec.paymentType ?? 'card',
-      user_data: {
-        type: 'card',
-        cardholder_name: `Holder ${spec.n}`,
-        cardholder_email_address: `h${spec.n}@example.com`,
-        brand: 'visa',
-        gateway: 'gw',
-        service_provider: 'sp',
-        refunds: [],
-      },
-      bank_transfer_payment_status: null,
-      bank_transfer_latest_deposit_date: null,
-    }
-    const chargeItem: ChargeItem = {
-      id,
+      user_data: holder(spec.n),
+    })
+    const charge = chargeItem(spec.n, {
       store_id: spec.storeId,
       transaction_token_id: uuid(900_000 + spec.n),
-      transaction_token_type: 'one_time',
-      subscription_id: null,
       merchant_transaction_id: ref !== null && spec.refIn === 'charge' ? ref : null,
       requested_amount: spec.amount,
-      requested_currency: 'JPY',
       requested_amount_formatted: spec.amount,
       charged_amount: spec.amount,
-      charged_currency: 'JPY',
       charged_amount_formatted: spec.amount,
-      fee_amount: Math.round(spec.amount * 0.036),
-      fee_currency: 'JPY',
-      fee_amount_formatted: Math.round(spec.amount * 0.036),
-      only_direct_currency: false,
-      capture_at: null,
-      descriptor: null,
-      descriptor_phone_number: null,
+      fee_amount: fee,
+      fee_amount_formatted: fee,
       status: spec.status ?? 'successful',
-      error: null,
-      metadata: {},
       mode: spec.mode ?? 'live',
       created_on: created,
-      redirect: {},
-      merchant_name: 'Corpus',
-      store_name: 'Corpus store',
-    }
+      ...CORPUS_NAMES,
+    })
     const record = historyRecordOf(CORPUS_CONNECTION, item, 0)
     this.history.push(record)
-    this.charges.push(chargeRecordOf(CORPUS_CONNECTION, chargeItem, 0))
+    this.charges.push(chargeRecordOf(CORPUS_CONNECTION, charge, 0))
     return record.key
   }
 
   refund(n: number, chargeN: number, storeId: string, at: string, amount: number): RecordKey {
-    const item: HistoryItem = {
+    const item = historyItem(n, {
       store_id: storeId,
-      resource_id: uuid(n),
       charge_id: uuid(chargeN),
       amount,
-      currency: 'JPY',
       amount_formatted: amount,
       type: 'refund',
-      status: 'successful',
       metadata: {},
       created_on: new Date(at).toISOString(),
-      mode: 'live',
-      merchant_name: 'Corpus',
-      store_name: 'Corpus store',
-      payment_type: 'card',
-      user_data: {
-        type: 'card',
-        cardholder_name: `Holder ${chargeN}`,
-        cardholder_email_address: `h${chargeN}@example.com`,
-        brand: 'visa',
-        gateway: 'gw',
-        service_provider: 'sp',
-        refunds: [],
-      },
-      bank_transfer_payment_status: null,
-      bank_transfer_latest_deposit_date: null,
-    }
+      ...CORPUS_NAMES,
+      user_data: holder(chargeN),
+    })
     const record = historyRecordOf(CORPUS_CONNECTION, item, 0)
     this.history.push(record)
     return record.key
@@ -788,39 +745,20 @@ export function buildCorpus(): Corpus {
     64_000,
   )
   files.push(
-    bankFile(
-      'paypay-bank-meisai.csv',
-      paypay,
-      [
-        '操作日(年)',
-        '操作日(月)',
-        '操作日(日)',
-        '操作時刻(時)',
-        '操作時刻(分)',
-        '操作時刻(秒)',
-        '取引順番号',
-        '摘要',
-        'お支払金額',
-        'お預り金額',
-        '残高',
-        'メモ',
-      ],
-      [],
-      (l, bal) => [
-        2026,
-        11,
-        l.day,
-        9,
-        0,
-        0,
-        l.day * 10,
-        l.text,
-        l.withdrawal || '',
-        l.deposit || '',
-        bal,
-        '',
-      ],
-    ),
+    bankFile('paypay-bank-meisai.csv', paypay, [...PAYPAY_BANK_HEADER], [], (l, bal) => [
+      2026,
+      11,
+      l.day,
+      9,
+      0,
+      0,
+      l.day * 10,
+      l.text,
+      l.withdrawal || '',
+      l.deposit || '',
+      bal,
+      '',
+    ]),
   )
   files.push(
     zenginFile(

@@ -15,9 +15,13 @@ import type { SandboxOptions } from '../../../electron/sandbox/server'
 import { createDesktopApi } from '../../../electron/shared/channels'
 import type { DesktopApi } from '../../../electron/shared/contract'
 import type { CallOutcome } from '../../../electron/shared/errors'
+import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-api'
+import { chargeRecordOf } from '../../../src/db/charge-record'
 import { ClosebookDb, type IndexedDbDeps } from '../../../src/db/database'
+import { historyRecordOf } from '../../../src/db/history-record'
 import { CacheSyncStore } from '../../../src/sync/cache-sync-store'
 import type { SyncApiPort } from '../../../src/sync/sync-engine'
+import { newConnectionRow } from '../../support/cache'
 import type { ServedRequest, WorkerInit, WorkerReply, WorkerRequest } from './sync-worker'
 
 export type { ServedRequest } from './sync-worker'
@@ -101,16 +105,7 @@ export async function startSyncHarness(sandboxOptions: SandboxOptions): Promise<
   const db = new ClosebookDb(`closebook-bench-${process.pid}-${++dbCount}`, idb)
   await db.open()
   const store = new CacheSyncStore(db)
-  await store.connections.put({
-    id: summary.id,
-    label: summary.label,
-    baseUrl: summary.baseUrl,
-    timeZone: summary.timeZone,
-    storeIds: summary.storeIds,
-    isDemo: true,
-    lastSyncedAt: null,
-    highWater: {},
-  })
+  await store.connections.put(newConnectionRow(summary))
   return {
     sandbox,
     api,
@@ -134,4 +129,35 @@ export async function startSyncHarness(sandboxOptions: SandboxOptions): Promise<
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/** Fills the cache straight from the sandbox's data, as a finished first sync would have left it;
+ * returns how many history records there are. */
+export async function prefillFromSandbox(h: SyncHarness, syncedAt: number): Promise<number> {
+  const truth = await h.sandbox.snapshot()
+  const chunk = 5000
+  for (let i = 0; i < truth.history.length; i += chunk)
+    await h.db.history.bulkPut(
+      truth.history
+        .slice(i, i + chunk)
+        .map((item) => historyRecordOf(h.connectionId, item as unknown as HistoryItem, syncedAt)),
+    )
+  for (let i = 0; i < truth.charges.length; i += chunk)
+    await h.db.charges.bulkPut(
+      truth.charges
+        .slice(i, i + chunk)
+        .map((item) => chargeRecordOf(h.connectionId, item as unknown as ChargeItem, syncedAt)),
+    )
+  return truth.history.length
+}
+
+/** A call to the sandbox's control endpoint (data changes for a bench scenario). */
+export async function control(h: SyncHarness, path: string, body: unknown): Promise<void> {
+  const res = await fetch(`${h.sandbox.url}/__control/${path}`, {
+    method: 'POST',
+    headers: { 'X-Control-Token': h.sandbox.controlToken ?? '', 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  if (!res.ok) throw new Error(`control ${path}: HTTP ${res.status}`)
+  await res.arrayBuffer()
 }

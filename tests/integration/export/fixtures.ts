@@ -11,45 +11,31 @@ import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-a
 import { chargeRecordOf } from '../../../src/db/charge-record'
 import { historyRecordOf } from '../../../src/db/history-record'
 import type { ChargeRecord, HistoryRecord } from '../../../src/domain/records'
+import {
+  cardUserData,
+  chargeItem,
+  CONN,
+  historyItem as apiHistoryItem,
+  STORE_1,
+  STORE_2,
+  uuid,
+} from '../../support/api-items'
+import { mark as cacheMark } from '../../support/cache'
 
-export const CONN = 'conn-a'
-export const STORE_1 = '11111111-1111-4111-8111-111111111111'
-export const STORE_2 = '22222222-2222-4222-8222-222222222222'
+export { CONN, STORE_1, STORE_2 }
 
-function uuid(n: number): string {
-  return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`
-}
+/** Items of this month are dated mid-October unless told otherwise. */
+const MID_OCTOBER = '2026-10-15T03:00:00.000000Z'
 
 // Items as the API gives them, through the same mappers sync uses.
 function historyItem(n: number, over: Partial<HistoryItem> = {}): HistoryItem {
-  return {
-    store_id: STORE_1,
-    resource_id: uuid(n),
-    charge_id: null,
+  return apiHistoryItem(n, {
     amount: 1000,
-    currency: 'JPY',
     amount_formatted: 1000,
-    type: 'charge',
-    status: 'successful',
-    metadata: { order_id: `ORD-${n}` },
-    created_on: '2026-10-15T03:00:00.000000Z',
-    mode: 'live',
-    merchant_name: 'Merchant',
-    store_name: 'Store',
-    payment_type: 'card',
-    user_data: {
-      type: 'charge',
-      cardholder_name: `Holder ${n}`,
-      cardholder_email_address: `holder${n}@example.com`,
-      brand: 'visa',
-      gateway: 'gw',
-      service_provider: 'sp',
-      refunds: [],
-    },
-    bank_transfer_payment_status: null,
-    bank_transfer_latest_deposit_date: null,
+    created_on: MID_OCTOBER,
+    user_data: cardUserData(n, 'charge'),
     ...over,
-  }
+  })
 }
 
 function history(n: number, over: Partial<HistoryItem> = {}): HistoryRecord {
@@ -61,37 +47,7 @@ function refund(n: number, chargeN: number, over: Partial<HistoryItem> = {}): Hi
 }
 
 function charge(n: number, over: Partial<ChargeItem> = {}): ChargeRecord {
-  const item: ChargeItem = {
-    id: uuid(n),
-    store_id: STORE_1,
-    transaction_token_id: uuid(10_000 + n),
-    transaction_token_type: 'one_time',
-    subscription_id: null,
-    merchant_transaction_id: `ORD-${n}`,
-    requested_amount: 1000,
-    requested_currency: 'JPY',
-    requested_amount_formatted: 1000,
-    charged_amount: 1000,
-    charged_currency: 'JPY',
-    charged_amount_formatted: 1000,
-    fee_amount: 36,
-    fee_currency: 'JPY',
-    fee_amount_formatted: 36,
-    only_direct_currency: false,
-    capture_at: null,
-    descriptor: null,
-    descriptor_phone_number: null,
-    status: 'successful',
-    error: null,
-    metadata: {},
-    mode: 'live',
-    created_on: '2026-10-15T03:00:00.000000Z',
-    redirect: {},
-    merchant_name: 'Merchant',
-    store_name: 'Store',
-    ...over,
-  }
-  return chargeRecordOf(CONN, item, 0)
+  return chargeRecordOf(CONN, chargeItem(n, { created_on: MID_OCTOBER, ...over }), 0)
 }
 
 function marksOf(...marks: MarkRecord[]): Map<RecordKey, MarkRecord> {
@@ -105,17 +61,7 @@ export const EVIL_NAME = "=cmd|' /C calc'!A0"
 export const EVIL_NOTE = '=HYPERLINK("http://evil.example","click")'
 
 function mark(key: RecordKey, state: MarkRecord['state'], fingerprint: string | null, note = ''): MarkRecord {
-  return {
-    connectionId: CONN,
-    key,
-    state,
-    note,
-    fingerprint,
-    changedSinceReconciled: 0,
-    period: PERIOD,
-    updatedAt: 0,
-    updatedBy: 'alice',
-  }
+  return cacheMark(key, { state, note, fingerprint, period: PERIOD, updatedAt: 0 })
 }
 
 const store2 = { store_id: STORE_2, store_name: '=Evil store' }

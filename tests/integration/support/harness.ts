@@ -18,6 +18,7 @@ import type { DesktopApi } from '../../../electron/shared/contract'
 import { ClosebookDb } from '../../../src/db/database'
 import { CacheSyncStore } from '../../../src/sync/cache-sync-store'
 import type { SyncApiPort } from '../../../src/sync/sync-engine'
+import { newConnectionRow } from '../../support/cache'
 import { startEchoProxy, type EchoProxy } from './echo-proxy'
 
 let dbCount = 0
@@ -112,16 +113,7 @@ export async function startHarness(
   await db.open()
   const tabs: ClosebookDb[] = []
   let store = new CacheSyncStore(db)
-  await store.connections.put({
-    id: summary.id,
-    label: summary.label,
-    baseUrl: summary.baseUrl,
-    timeZone: summary.timeZone,
-    storeIds: summary.storeIds,
-    isDemo: true,
-    lastSyncedAt: null,
-    highWater: {},
-  })
+  await store.connections.put(newConnectionRow(summary))
   const harness: Harness = {
     wire,
     sandbox,

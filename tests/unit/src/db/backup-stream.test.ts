@@ -24,6 +24,7 @@ import {
   auditEntry,
   chargeItem,
   checkpoint,
+  connectionRow,
   historyItem,
   mark,
   openDb,
@@ -36,16 +37,7 @@ let other: ClosebookDb
 /** A consistent cache: 7 records over two days, marks on three, a closed September and its audit. */
 async function seed(target: ClosebookDb): Promise<HistoryRecord[]> {
   const history = Array.from({ length: 7 }, (_, i) => historyRecordOf(CONN, historyItem(i * 5 + 1), T0))
-  await target.connections.put({
-    id: CONN,
-    label: 'Shop',
-    baseUrl: 'http://127.0.0.1:1',
-    timeZone: 'Asia/Tokyo',
-    storeIds: [STORE_1],
-    isDemo: false,
-    lastSyncedAt: T0,
-    highWater: { transaction_history: T0 },
-  })
+  await target.connections.put(connectionRow())
   await target.stores.put({ connectionId: CONN, storeId: STORE_1, storeName: 'One', merchantName: 'M' })
   await target.history.bulkPut(history)
   await target.charges.bulkPut([1, 2, 3].map((n) => chargeRecordOf(CONN, chargeItem(n), T0)))

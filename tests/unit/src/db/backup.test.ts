@@ -25,6 +25,7 @@ import {
   auditEntry,
   chargeItem,
   checkpoint,
+  connectionRow,
   historyItem,
   mark,
   openDb,
@@ -40,16 +41,7 @@ function seedHistory(n: number): HistoryRecord[] {
 
 async function seed(target: ClosebookDb, n = 3): Promise<void> {
   const history = seedHistory(n)
-  await target.connections.put({
-    id: CONN,
-    label: 'Shop',
-    baseUrl: 'http://127.0.0.1:1',
-    timeZone: 'Asia/Tokyo',
-    storeIds: [STORE_1],
-    isDemo: false,
-    lastSyncedAt: T0,
-    highWater: { transaction_history: T0 },
-  })
+  await target.connections.put(connectionRow())
   await target.stores.put({ connectionId: CONN, storeId: STORE_1, storeName: 'One', merchantName: 'M' })
   await target.history.bulkPut(history)
   await target.charges.put(chargeRecordOf(CONN, chargeItem(1), T0))

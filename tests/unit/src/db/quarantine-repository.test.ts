@@ -1,28 +1,11 @@
 import Dexie from 'dexie'
 import { describe, expect, it } from 'vitest'
-import type { QuarantinedItem } from '../../../../electron/shared/contract/api'
 import { ClosebookDb, CURRENT_VERSION, SCHEMA_V7 } from '../../../../src/db/database'
 import { quarantineCountForMonth, QuarantineRepository } from '../../../../src/db/quarantine-repository'
 import { CacheSyncStore } from '../../../../src/sync/cache-sync-store'
-import { checkpoint, CONN, freshDeps, historyItem, openDb, T0, uuid } from './fixtures'
+import { checkpoint, CONN, freshDeps, historyItem, openDb, quarantinedItem, T0, uuid } from './fixtures'
 
-function bad(n: number, over: Partial<QuarantinedItem> = {}): QuarantinedItem {
-  return {
-    resource: 'transaction_history',
-    itemId: uuid(n),
-    itemType: 'charge',
-    storeId: null,
-    createdOn: null,
-    kind: 'invalid',
-    reason: 'amount: expected number, received string',
-    issues: [{ path: 'amount', message: 'expected number, received string' }],
-    request: 'GET /transaction_history?cursor_direction=asc&limit=100',
-    requestedFrom: null,
-    requestedTo: null,
-    raw: { resource_id: uuid(n), amount: 'lots' },
-    ...over,
-  }
-}
+const bad = quarantinedItem
 
 describe('schema v8: quarantine', () => {
   it('opens a version-7 cache at version 8 with an empty quarantine and nothing else touched', async () => {
@@ -89,6 +72,8 @@ describe('QuarantineRepository', () => {
     expect(await quarantineCountForMonth(db, CONN, '2026-11')).toBe(3)
     expect(await quarantineCountForMonth(db, CONN, '2026-12')).toBe(1)
     expect(await repo.countForMonth(CONN, '2026-11', 'UTC')).toBe(2)
+    // Without a zone, the repository reads the connection's own (Tokyo) from the cache.
+    expect(await repo.countForMonth(CONN, '2026-11')).toBe(3)
     db.close()
   })
 })

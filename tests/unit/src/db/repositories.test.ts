@@ -22,6 +22,7 @@ import {
   auditEntry,
   chargeItem,
   checkpoint,
+  connectionRow,
   historyItem,
   mark,
   openDb,
@@ -36,16 +37,7 @@ beforeEach(() => {
 })
 afterEach(() => db.close())
 
-const connection: CachedConnection = {
-  id: CONN,
-  label: 'Shop',
-  baseUrl: 'http://127.0.0.1:1',
-  timeZone: 'Asia/Tokyo',
-  storeIds: [STORE_1],
-  isDemo: false,
-  lastSyncedAt: null,
-  highWater: {},
-}
+const connection: CachedConnection = connectionRow({ lastSyncedAt: null, highWater: {} })
 
 describe('ChargesRepository', () => {
   it('stores a page with its checkpoint, in place by id, and queries a range', async () => {

@@ -5,6 +5,7 @@ import { parseCsv, parseDateDay, toIsoLikeDate } from '../../../../src/import/pa
 import { applyProfile, suggestProfile, type MappingProfile } from '../../../../src/import/profiles'
 import { builtInProfileFor, readImportFile } from '../../../../src/import/read-file'
 import { isZengin, readZengin, zenginDataRecord } from '../../../../src/import/zengin'
+import { PAYPAY_BANK_HEADER } from '../../../support/bank-files'
 
 const TOKYO = 'Asia/Tokyo'
 const dayOf = (text: string): string | null => {
@@ -92,20 +93,7 @@ describe('bank statement layouts', () => {
   })
 
   it('joins a date split over three columns (PayPay Bank)', () => {
-    const headers = [
-      '操作日(年)',
-      '操作日(月)',
-      '操作日(日)',
-      '操作時刻(時)',
-      '操作時刻(分)',
-      '操作時刻(秒)',
-      '取引順番号',
-      '摘要',
-      'お支払金額',
-      'お預り金額',
-      '残高',
-      'メモ',
-    ]
+    const headers = [...PAYPAY_BANK_HEADER]
     const profile = builtInProfileFor(headers, TOKYO) as MappingProfile
     const applied = applyProfile(
       parseCsv(`${headers.join(',')}\n2026,11,5,9,0,0,1,ﾌﾘｺﾐ,,12000,1,\n`),

@@ -7,9 +7,9 @@ import type { ListPageArgs, ListPageResult, QuarantinedItem } from '../../../../
 import type { HistoryItem } from '../../../../electron/shared/payment-api'
 import type { SyncCheckpoint } from '../../../../src/domain/records'
 import { SyncEngine, type SyncStorePort } from '../../../../src/sync/sync-engine'
+import { quarantinedItem, uuid as id } from '../../../support/api-items'
 
 const CONNECTION = '0f0e0d0c-0b0a-4908-8706-050403020100'
-const id = (i: number) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`
 
 function item(i: number): HistoryItem {
   return {
@@ -27,20 +27,7 @@ function item(i: number): HistoryItem {
 }
 
 function quarantined(i: number): QuarantinedItem {
-  return {
-    resource: 'transaction_history',
-    itemId: id(i),
-    itemType: 'charge',
-    storeId: null,
-    createdOn: null,
-    kind: 'invalid',
-    reason: 'amount: expected number, received string',
-    issues: [{ path: 'amount', message: 'expected number, received string' }],
-    request: 'GET /transaction_history',
-    requestedFrom: null,
-    requestedTo: null,
-    raw: { resource_id: id(i), amount: 'x' },
-  }
+  return quarantinedItem(i, { request: 'GET /transaction_history', raw: { resource_id: id(i), amount: 'x' } })
 }
 
 function memoryStore() {

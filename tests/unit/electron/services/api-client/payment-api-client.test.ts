@@ -421,6 +421,19 @@ describe('no successful page carries a credential', () => {
     expect(metadata['key [redacted]']).toBe('a field name')
   })
 
+  it('drops a quarantined text that holds only a piece of a credential, which no whole form matches', async () => {
+    // 12 characters from inside the secret: not the secret, its header or an encoding of either.
+    const piece = CANARY_CREDENTIALS.secret.slice(4, 16)
+    const { api } = client(() =>
+      json({ items: [chargeItem(), { ...chargeItem(), charged_amount: `x${piece}x` }], has_more: false }),
+    )
+    const result = await call(api, { resource: 'charges' })
+    if (!result.ok) throw new Error(result.error.message)
+    expect(result.value.quarantined).toHaveLength(1)
+    expect(JSON.stringify(result.value.quarantined)).not.toContain(piece)
+    expect(JSON.stringify(result.value.quarantined)).toContain('[redacted]')
+  })
+
   it('refuses a page nested deeper than the bound, unread and without a retry', async () => {
     let deep = '"x"'
     for (let i = 0; i < 200_000; i++) deep = `{"a":${deep}}`

@@ -1,5 +1,9 @@
 import { Buffer } from 'node:buffer'
 import type { ChargeItem, HistoryItem } from '../../../../../electron/shared/payment-api'
+import {
+  chargeItem as numberedChargeItem,
+  historyItem as numberedHistoryItem,
+} from '../../../../support/api-items'
 
 const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
 
@@ -22,28 +26,25 @@ export function canaryLeaks(text: string): string[] {
 export const STORE_A = '11111111-1111-4111-8111-111111111111'
 export const STORE_B = '22222222-2222-4222-8222-222222222222'
 
+const SHOP = { merchant_name: 'Yamada Shoten', store_name: 'Shibuya' }
+
 let n = 0
 const uuid = (): string => {
   n++
   return `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`
 }
 
+/** A test-mode card payment of 1,200 JPY in Shibuya (`historyItem` of tests/support, a fresh id each). */
 export function historyItem(overrides: Partial<HistoryItem> = {}): HistoryItem {
-  return {
+  return numberedHistoryItem(0, {
     store_id: STORE_A,
     resource_id: uuid(),
-    charge_id: null,
     amount: 1200,
-    currency: 'JPY',
     amount_formatted: 1200,
-    type: 'charge',
-    status: 'successful',
     metadata: { order_no: 'A-1' },
     created_on: '2026-10-31T16:30:00.123456Z',
     mode: 'test',
-    merchant_name: 'Yamada Shoten',
-    store_name: 'Shibuya',
-    payment_type: 'card',
+    ...SHOP,
     user_data: {
       type: 'charge',
       cardholder_name: 'TARO YAMADA',
@@ -53,43 +54,28 @@ export function historyItem(overrides: Partial<HistoryItem> = {}): HistoryItem {
       service_provider: 'test',
       refunds: [],
     },
-    bank_transfer_payment_status: null,
-    bank_transfer_latest_deposit_date: null,
     ...overrides,
-  }
+  })
 }
 
+/** A live 10.00 USD charge without a fee (`chargeItem` of tests/support, fresh ids each). */
 export function chargeItem(overrides: Partial<ChargeItem> = {}): ChargeItem {
-  return {
+  return numberedChargeItem(0, {
     id: uuid(),
     store_id: STORE_A,
     transaction_token_id: uuid(),
-    transaction_token_type: 'one_time',
-    subscription_id: null,
     merchant_transaction_id: null,
-    requested_amount: 1000,
     requested_currency: 'USD',
     requested_amount_formatted: 10,
-    charged_amount: 1000,
     charged_currency: 'USD',
     charged_amount_formatted: 10,
     fee_amount: null,
     fee_currency: null,
     fee_amount_formatted: null,
-    only_direct_currency: false,
-    capture_at: null,
-    descriptor: null,
-    descriptor_phone_number: null,
-    status: 'successful',
-    error: null,
-    metadata: {},
-    mode: 'live',
     created_on: '2026-10-01T00:00:00.000Z',
-    redirect: {},
-    merchant_name: 'Yamada Shoten',
-    store_name: 'Shibuya',
+    ...SHOP,
     ...overrides,
-  }
+  })
 }
 
 export interface SeenRequest {
