@@ -18,7 +18,7 @@ import type {
   MarkRef,
   RecordKey,
   SyncCheckpoint,
-} from '../../src/db/records'
+} from '../../src/domain/records'
 import { chargeItem, CONN, historyItem, HOUR, STORE_1, T0, uuid } from './api-items'
 
 /** History record `n` (`historyItem(n, over)`) as sync stores it for `CONN`. */
