@@ -27,6 +27,7 @@ export const useLedgerStore = defineStore('ledger', () => {
   const locks = useLedgerLocks(query.connectionId, query.filters)
   const selection = useLedgerSelection(query.rows)
   const marking = useLedgerMarking(query, selection, facts, notice)
+  const audit = useLedgerAudit(query.connectionId)
 
   async function init(): Promise<void> {
     await query.loadConnections()
@@ -70,7 +71,8 @@ export const useLedgerStore = defineStore('ledger', () => {
     focusRow: selection.focusRow,
     applyMarks: marking.applyMarks,
     undo: marking.undo,
-    auditFor: useLedgerAudit(query.connectionId),
+    auditFor: audit.auditFor,
+    recordsByKey: audit.recordsByKey,
     resetFilters: query.resetFilters,
     exportCsv: useLedgerCsvExport(query, notice),
     loadLocks: locks.loadLocks,
