@@ -6,7 +6,7 @@ export interface RecordDetails {
   /** Every history record of the record's charge (the charge and its refunds). */
   related: HistoryRecord[]
   charge: ChargeRecord | null
-  /** The record's audit rows, oldest first. */
+  /** The record's audit rows, newest first. */
   trail: AuditEntry[]
   /** The record's reconciled mark no longer matches its data (set by sync, cleared when re-marked). */
   changedSinceReconciled: boolean
