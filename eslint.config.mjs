@@ -49,6 +49,26 @@ export default tseslint.config(
   ...packageConfigs(),
   ...layerConfigs(import.meta.dirname),
   {
+    // Views and components reach the cache only through stores (issue 23): no runtime import of src/db or
+    // of the Dexie-backed sync modules. Type imports are allowed (the record types live in src/db for now).
+    // Its own rule name, so the layer rules' no-restricted-imports blocks above neither replace nor drop it.
+    files: ['src/views/**', 'src/components/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/db', '**/db/**', '**/sync/cache-sync-store', '**/sync/quarantine-refetch'],
+              allowTypeImports: true,
+              message: 'Views and components reach the cache only through stores (src/stores).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -25,6 +25,11 @@ export const useQuarantineStore = defineStore('quarantine', () => {
     if (connectionId.value === id) rows.value = list
   }
 
+  /** How many set-aside items of a connection fall in a month of the accounting time zone. */
+  function countForMonth(id: string, month: string, timeZone: string): Promise<number> {
+    return new QuarantineRepository(appCache().db).countForMonth(id, month, timeZone)
+  }
+
   async function fetchAgain(row: QuarantineRecord): Promise<void> {
     if (fetching.value !== null) return
     fetching.value = row.id
@@ -46,5 +51,5 @@ export const useQuarantineStore = defineStore('quarantine', () => {
     }
   }
 
-  return { connectionId, rows, fetching, lastOutcome, error, load, fetchAgain }
+  return { connectionId, rows, fetching, lastOutcome, error, load, countForMonth, fetchAgain }
 })

@@ -1,10 +1,10 @@
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Cache } from '../../../../src/db/cache'
-import type { ClosebookDb } from '../../../../src/db/database'
-import { useLedgerStore } from '../../../../src/stores/ledger-store'
-import { CONN, T0, storedMarks } from '../db/fixtures'
-import { closeLedgerCache, openLedgerCache } from './ledger-cache'
+import type { Cache } from '../../../../../src/db/cache'
+import type { ClosebookDb } from '../../../../../src/db/database'
+import { useLedgerStore } from '../../../../../src/stores/ledger-store'
+import { CONN, T0, storedMarks } from '../../db/fixtures'
+import { closeLedgerCache, openLedgerCache } from '../ledger-cache'
 
 const N = 3000
 
