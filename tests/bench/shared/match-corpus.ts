@@ -744,6 +744,74 @@ function zenginFile(deposits: readonly Deposit[]): CorpusFile {
   }
 }
 
+/**
+ * The same statement in the Zengin CSV form some banks deliver: the fixed-width fields in their order,
+ * comma-separated (header 1,03,…; data 2,…; trailer 8; end 9), amounts without leading zeros.
+ */
+function zenginCsvFile(deposits: readonly Deposit[]): CorpusFile {
+  const { lines, truthOf } = bankLines(deposits)
+  const records = [
+    [
+      '1',
+      '03',
+      '0',
+      '081201',
+      '081101',
+      '081130',
+      '0001',
+      'ｾﾞﾝｷﾞﾝ',
+      '001',
+      'ﾎﾝﾃﾝ',
+      '1',
+      '0012345',
+      'ｶ)ｸﾛｰｽﾞﾌﾞｯｸ',
+      '0',
+      '0',
+    ].join(','),
+  ]
+  const truth = new Map<number, RecordKey[]>()
+  const exact = new Set<number>()
+  lines.forEach((l, i) => {
+    const date = `0811${String(l.day).padStart(2, '0')}`
+    records.push(
+      [
+        '2',
+        String(i + 1),
+        date,
+        date,
+        l.deposit > 0 ? '1' : '2',
+        '11',
+        String(l.deposit || l.withdrawal),
+        '0',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        l.payer ?? l.text,
+        'ｷﾞﾝｺｳ',
+        'ｼﾃﾝ',
+        l.text.slice(0, 10),
+        '',
+      ].join(','),
+    )
+    const t = truthOf(i)
+    if (t !== null) {
+      truth.set(records.length, t)
+      if (t.length > 0) exact.add(records.length)
+    }
+  })
+  records.push('8,0,0,0,0,0', '9')
+  return {
+    name: 'zengin-nyushukkin.csv',
+    source: 'bank',
+    bytes: sjis(records.join('\r\n') + '\r\n'),
+    truth,
+    exact,
+  }
+}
+
 export function buildCorpus(): Corpus {
   const b = new Builder()
   const next = prng(21)
@@ -963,21 +1031,18 @@ export function buildCorpus(): Corpus {
       ],
     ),
   )
-  files.push(
-    zenginFile(
-      payouts(
-        b,
-        9,
-        next,
-        [
-          [1, 6, 9],
-          [7, 13, 18],
-          [14, 20, 25],
-          [21, 27, 30],
-        ],
-        65_000,
-      ),
-    ),
+  const zengin = payouts(
+    b,
+    9,
+    next,
+    [
+      [1, 6, 9],
+      [7, 13, 18],
+      [14, 20, 25],
+      [21, 27, 30],
+    ],
+    65_000,
   )
+  files.push(zenginFile(zengin), zenginCsvFile(zengin))
   return { history: b.history, charges: b.charges, files }
 }

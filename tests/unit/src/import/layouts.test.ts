@@ -129,3 +129,22 @@ describe('built-in layouts follow the published exports (issue 21)', () => {
     ])
   })
 })
+
+describe('Zengin 入出金取引明細 in its CSV form', () => {
+  it('reads comma-separated records (quoted or not, 和暦 or Western dates) as the fixed-width ones', async () => {
+    const text = [
+      '"1","03","0","081201","081101","081130","0001","ｾﾞﾝｷﾞﾝ"',
+      '"2","1","081105","081105","1","11","000000012000","0","","","","","","","ﾕﾆｳﾞｧﾍﾟｲ(ｶ","ｷﾞﾝｺｳ","ｼﾃﾝ","ﾌﾘｺﾐ",""',
+      '2,2,20261106,20261106,2,11,4100,0,,,,,,,ﾏﾙｲﾁ,,,ｼｲﾚ,',
+      '8,0,0,0,0,0',
+      '9',
+    ].join('\r\n')
+    const { profile, applied } = await read('meisai.csv', sjis(text))
+    expect(profile.id).toBe('builtin:zengin')
+    expect(applied.errors).toEqual([])
+    expect(applied.rows.map((r) => [r.line, r.day, r.amount, r.customer])).toEqual([
+      [2, '2026-11-05', 12000, 'ﾕﾆｳﾞｧﾍﾟｲ(ｶ'],
+      [3, '2026-11-06', -4100, 'ﾏﾙｲﾁ'],
+    ])
+  })
+})
