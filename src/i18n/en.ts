@@ -794,6 +794,9 @@ export const en = {
       recurring: 'Recurring',
     },
     zone: '{name} ({zone})',
+    dateParts: { year: 'Year', month: 'Month', day: 'Day', none: '—' },
+    /** Who did it, when no name was set in Settings (stored as the neutral token `accountant`). */
+    actor: { default: 'accountant' },
   },
   errors: {
     generic: 'Something went wrong: {message}',

@@ -799,6 +799,9 @@ export const ja: MessageSchema = {
       recurring: '継続課金',
     },
     zone: '{name}（{zone}）',
+    dateParts: { year: '年', month: '月', day: '日', none: '—' },
+    /** 設定で名前が未設定のときの操作者（保存値は中立のトークン `accountant`）。 */
+    actor: { default: '経理担当者' },
   },
   errors: {
     generic: 'エラーが発生しました：{message}',

@@ -9,6 +9,7 @@
 import { computed } from 'vue'
 import { useI18n } from 'vue-i18n'
 import { formatAmount } from '../domain/currency'
+import { actorLabel } from './actor'
 import { formatDate, formatDateTime } from './format'
 
 /** The part of vue-i18n's composer the labels need (a fake one in unit tests). */
@@ -94,5 +95,7 @@ export function useDisplay() {
     zone: (zone: string) => zoneLabel(tr, zone, lang.value),
     /** The zone's name only ("日本標準時"), for a time that already says which connection it is about. */
     zoneName: (zone: string) => zoneNameOf(zone, lang.value) ?? zone,
+    /** Who did it: a typed name as typed, the unnamed default in the display language. */
+    actor: (name: string) => actorLabel(tr, name),
   }
 }

@@ -378,7 +378,15 @@ const SYNONYMS: Readonly<Record<ImportSource, Readonly<Partial<Record<ProfileFie
       'name',
     ],
     description: ['摘要', '備考', '内容', '商品名', 'description', 'memo', 'note', 'notes'],
-    paymentMethod: ['決済方法', '支払方法', 'お支払方法', '支払い方法', 'paymentmethod', 'paymentgateway'],
+    paymentMethod: [
+      '決済方法',
+      '支払方法',
+      '支払方法名称',
+      'お支払方法',
+      '支払い方法',
+      'paymentmethod',
+      'paymentgateway',
+    ],
     refunded: ['返金額', '返金金額', 'refundedamount'],
   },
   bank: {
@@ -423,7 +431,19 @@ const SYNONYMS: Readonly<Record<ImportSource, Readonly<Partial<Record<ProfileFie
     ],
     currency: ['通貨', 'currency'],
     customer: ['振込依頼人名', '振込依頼人', '依頼人名', '相手先', 'payer', 'counterparty', 'name'],
-    description: ['摘要', 'お取引内容', '取引内容', '内容', '備考', 'description', 'memo', 'details'],
+    description: [
+      '摘要',
+      'お取引内容',
+      'お取り扱い内容',
+      '入出金先内容',
+      '入出金内容',
+      '取引内容',
+      '内容',
+      '備考',
+      'description',
+      'memo',
+      'details',
+    ],
   },
 }
 

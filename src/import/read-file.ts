@@ -4,7 +4,7 @@
  * benchmark, so both read files the same way.
  */
 import { decodeBytes } from './decode'
-import { detectLayout } from './layouts'
+import { detectLayout, layoutColumnsFor } from './layouts'
 import { parseCsv, type ParsedCsv } from './parse'
 import type { ImportSource, MappingProfile } from './profiles'
 import { isXlsx, readXlsx } from './xlsx'
@@ -37,7 +37,7 @@ export function builtInProfileFor(
     id: layout.id,
     name: layout.name,
     source: layout.source,
-    columns: { ...layout.columns },
+    columns: layoutColumnsFor(layout, headers),
     defaultCurrency: 'JPY',
     timeZone,
     ...(layout.grouping ? { grouping: layout.grouping } : {}),

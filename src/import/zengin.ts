@@ -5,9 +5,16 @@
  * 2 data, 8 trailer, 9 end. Layout as published by the 全国銀行協会 and repeated in banks' EB manuals
  * (e.g. "入出金明細(全銀)明細ファイル・フォーマット(全銀協規定形式)"). Dates are 和暦 YYMMDD.
  *
+ * Field positions checked against public readers of the format (code-index ids 28544133361: 1-based
+ * positions 預入・払出日 16/6, 入払区分 22/1, 取引区分 23/2, 取引金額 25/12, 振込依頼人名 82/48, 摘要内容 160/20;
+ * 81790143: 勘定日 and 預入払出日 are 和暦 YYMMDD). Some banks deliver the same records as CSV ("全銀協規定
+ * 形式 CSV": the fields in the same order, separated by commas; ids 19173671185, 42275836590, 59888384343):
+ * read too, and a Western YYYYMMDD date is accepted where a bank writes one.
+ *
  * The data records become a table with named columns, so the same mapping profiles and cell parsers
  * read them as any CSV.
  */
+import Papa from 'papaparse'
 import type { ParsedCsv } from './parse'
 
 const RECORD = 200
@@ -50,23 +57,85 @@ function records(text: string): string[] {
   return lines
 }
 
-/** True when the text is a Zengin 入出金取引明細 file (header record: data type 1, kind code 03). */
-export function isZengin(text: string): boolean {
+function isFixedWidth(text: string): boolean {
   const first = records(text)[0] ?? ''
   return first.startsWith('103') && first.length >= RECORD - 2 && /^\d{22}/.test(first)
+}
+
+/** The CSV form's records as fields, or null when the text is not one (header record "1,03,…"). */
+function csvRecords(text: string): { fields: string[]; line: number }[] | null {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  const firstLine = source
+    .slice(0, source.search(/\r?\n|$/))
+    .replace(/"/g, '')
+    .split(',')
+  if (firstLine[0]?.trim() !== '1' || firstLine[1]?.trim() !== '03') return null
+  const rows = Papa.parse<string[]>(source, { header: false, skipEmptyLines: false }).data
+  return rows
+    .map((fields, i) => ({ fields: fields.map((f) => f.trim()), line: i + 1 }))
+    .filter((r) => r.fields.some((f) => f !== ''))
+}
+
+/**
+ * True when the text is a Zengin 入出金取引明細 file (header record: data type 1, kind code 03), in the
+ * fixed-width or the CSV form.
+ */
+export function isZengin(text: string): boolean {
+  return isFixedWidth(text) || csvRecords(text) !== null
 }
 
 function field(record: string, [start, length]: readonly [number, number]): string {
   return record.slice(start, start + length).trim()
 }
 
-/** 和暦 YYMMDD of the current era (令和) as `YYYY-MM-DD`; the cell parser checks the day exists. */
-function warekiDay(yymmdd: string): string {
-  return `${2018 + Number(yymmdd.slice(0, 2))}-${yymmdd.slice(2, 4)}-${yymmdd.slice(4, 6)}`
+/**
+ * 和暦 YYMMDD of the current era (令和) as `YYYY-MM-DD`; a Western YYYYMMDD as it is. The cell parser
+ * checks the day exists (anything else is passed on for it to refuse).
+ */
+function warekiDay(date: string): string {
+  if (/^\d{8}$/.test(date)) return `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}`
+  if (!/^\d{6}$/.test(date)) return date
+  return `${2018 + Number(date.slice(0, 2))}-${date.slice(2, 4)}-${date.slice(4, 6)}`
+}
+
+function signedAmount(direction: string, amount: string): string {
+  const digits = amount.replace(/^0+(?=\d)/, '')
+  return `${direction === '2' ? '-' : ''}${digits}`
+}
+
+/** CSV-form field indexes: the fixed-width fields in their order. */
+const CSV_FIELDS = { bookingDate: 2, direction: 4, kind: 5, amount: 6, payer: 14, memo: 17 } as const
+
+function readZenginCsv(records: { fields: string[]; line: number }[]): ParsedCsv {
+  const rows: string[][] = []
+  const lines: number[] = []
+  const errors: { line: number; message: string }[] = []
+  for (const { fields, line } of records) {
+    if (fields[0] !== '2') continue
+    if (fields.length <= CSV_FIELDS.amount) {
+      errors.push({ line, message: `record ${line} has ${fields.length} fields, expected at least 18` })
+      continue
+    }
+    const at = (i: number): string => fields[i] ?? ''
+    rows.push([
+      warekiDay(at(CSV_FIELDS.bookingDate)),
+      at(CSV_FIELDS.direction),
+      at(CSV_FIELDS.kind),
+      signedAmount(at(CSV_FIELDS.direction), at(CSV_FIELDS.amount)),
+      at(CSV_FIELDS.payer),
+      at(CSV_FIELDS.memo),
+    ])
+    lines.push(line)
+  }
+  return { headers: [...ZENGIN_HEADERS], rows, lines, errors }
 }
 
 /** The data records as a table; `lines` are record numbers (1 = the header record). */
 export function readZengin(text: string): ParsedCsv {
+  if (!isFixedWidth(text)) {
+    const csv = csvRecords(text)
+    if (csv) return readZenginCsv(csv)
+  }
   const rows: string[][] = []
   const lines: number[] = []
   const errors: { line: number; message: string }[] = []
@@ -79,13 +148,12 @@ export function readZengin(text: string): ParsedCsv {
       })
       return
     }
-    const sign = field(record, DATA_FIELDS.direction) === '2' ? '-' : ''
-    const amount = field(record, DATA_FIELDS.amount).replace(/^0+(?=\d)/, '')
+    const direction = field(record, DATA_FIELDS.direction)
     rows.push([
       warekiDay(field(record, DATA_FIELDS.bookingDate)),
-      field(record, DATA_FIELDS.direction),
+      direction,
       field(record, DATA_FIELDS.kind),
-      `${sign}${amount}`,
+      signedAmount(direction, field(record, DATA_FIELDS.amount)),
       field(record, DATA_FIELDS.payer),
       field(record, DATA_FIELDS.memo),
     ])

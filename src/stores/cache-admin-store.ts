@@ -20,6 +20,7 @@ import {
 import { appCache } from '../db/cache'
 import { estimateStorage, requestPersistentStorage, type StorageEstimateResult } from '../db/storage'
 import { writeFileThroughHost } from '../platform/files'
+import { DEFAULT_ACTOR } from '../i18n/actor'
 
 /**
  * A version-1 backup as JSON text, a row at a time. The app now writes version 2 (`streamBackup`), which
@@ -47,7 +48,7 @@ export function* backupChunks(backup: Backup): Generator<string> {
 export const useCacheAdminStore = defineStore('cache-admin', () => {
   const storage = ref<StorageEstimateResult | null>(null)
   const counts = ref<TableCounts | null>(null)
-  const actorName = ref('accountant')
+  const actorName = ref(DEFAULT_ACTOR)
   const busy = ref<'backup' | 'check' | 'restore' | null>(null)
   const progress = ref<StreamProgress | null>(null)
   const message = ref<string | null>(null)

@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test'
 import { en } from '../../src/i18n/en'
 import { ja } from '../../src/i18n/ja'
 import { expect, test } from './support/web-host'
+import { chooseDate } from './support/date-parts'
 
 /**
  * The Japanese UI is Japanese: on every main screen after a demo sync and one mark, no raw i18n key, no
@@ -199,7 +200,7 @@ test.describe('the Japanese UI on the web host', () => {
     await expect(page.getByLabel(ja.ledger.recordView.rawLabel)).toContainText('"resource_id"')
 
     await nav(page, ja.monthEnd.title)
-    await page.locator('input[type="month"]').fill('2026-10')
+    await chooseDate(page, ja.ledger.period, '2026-10')
     await expect(page.getByTestId('month-zone')).toContainText('日本標準時（Asia/Tokyo）')
     await expectJapanese(page, 'month-end')
 
@@ -294,7 +295,7 @@ test.describe('the Japanese UI on the web host', () => {
     await expect(page.getByTestId('record-fields')).toBeVisible()
     await expectJapanese(page, 'ledger (en)', 'en')
     await go(en.monthEnd.title)
-    await page.locator('input[type="month"]').fill('2026-10')
+    await chooseDate(page, en.ledger.period, '2026-10')
     await expect(page.getByTestId('month-zone')).toContainText('Japan Standard Time (Asia/Tokyo)')
     await expectJapanese(page, 'month-end (en)', 'en')
     await go(en.settings.title)

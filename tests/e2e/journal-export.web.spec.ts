@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { readYayoi } from '../integration/journal/vendor-rules'
 import { expect, test } from './support/web-host'
+import { chooseDate } from './support/date-parts'
 
 test.describe('journal entries on the web host', () => {
   test('settings per connection → Month-end → Yayoi file asked for an unclosed month, parsed, tied to the preview', async ({
@@ -29,8 +30,7 @@ test.describe('journal entries on the web host', () => {
     await expect(settings.getByRole('status')).toHaveText('Journal settings saved.')
 
     await nav.getByRole('link', { name: 'Month-end' }).click()
-    await page.getByLabel('Month', { exact: true }).fill('2026-10')
-    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    await chooseDate(page, 'Month', '2026-10')
     const journal = page.getByRole('region', { name: 'Journal entries for accounting software' })
     const preview = journal.getByTestId('journal-preview')
     await expect(preview).toContainText('vouchers')

@@ -1,6 +1,7 @@
 import type { Locator } from '@playwright/test'
 import { FINAL_COUNT, openDemoAndSync } from './support/demo'
 import { expect, test } from './support/web-host'
+import { chooseDate } from './support/date-parts'
 
 /** Parses a ledger amount cell ("￥1,234", "-$12.50", "−¥300") into a signed number. */
 function amountOf(text: string): number {
@@ -31,8 +32,7 @@ test.describe('ledger grid on the web host', () => {
     const allMonths = (await count.textContent()) ?? ''
     const grid = page.getByRole('grid', { name: 'Ledger records' })
 
-    await page.getByLabel('Month', { exact: true }).fill('2026-09')
-    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    await chooseDate(page, 'Month', '2026-09')
     await expect(count).not.toHaveText(allMonths)
     await expect(count).toHaveText(FINAL_COUNT)
     const september = (await count.textContent()) ?? ''
@@ -96,8 +96,7 @@ test.describe('ledger grid on the web host', () => {
 
     // A day, then a custom range, in the accounting time zone.
     await page.getByRole('combobox', { name: 'Period', exact: true }).selectOption('day')
-    await page.getByLabel('Day', { exact: true }).fill('2026-09-15')
-    await page.getByLabel('Day', { exact: true }).dispatchEvent('change')
+    await chooseDate(page, 'Day', '2026-09-15')
     // Filters apply after a debounce: poll until the rows shown are all of that day, and the count is final.
     const dateCells = grid.locator('.grid-viewport [role="gridcell"].c-date')
     await expect
@@ -111,10 +110,8 @@ test.describe('ledger grid on the web host', () => {
     expect(dayCount).toBeLessThan(Number(september.replace(/\D/g, '')))
 
     await page.getByRole('combobox', { name: 'Period', exact: true }).selectOption('range')
-    await page.getByLabel('From (day)').fill('2026-09-15')
-    await page.getByLabel('From (day)').dispatchEvent('change')
-    await page.getByLabel('To (day, inclusive)').fill('2026-09-16')
-    await page.getByLabel('To (day, inclusive)').dispatchEvent('change')
+    await chooseDate(page, 'From (day)', '2026-09-15')
+    await chooseDate(page, 'To (day, inclusive)', '2026-09-16')
     // Two days: more than the one, fewer than the month, and only those days shown.
     await expect
       .poll(async () => {

@@ -1,5 +1,6 @@
 import { CountingKeyboard, syncDemo } from './support/keyboard'
 import { expect, test } from './support/web-host'
+import { chooseDate } from './support/date-parts'
 
 test.describe('ledger from the keyboard', () => {
   test('reach the grid, select two non-adjacent rows, mark with a note, undo: under 15 presses from the grid', async ({
@@ -118,8 +119,7 @@ test.describe('ledger from the keyboard', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Ledger' })).toBeVisible()
 
     // Closing and reopening moved to Month-end: the ledger links there, and the link is one tab stop.
-    await page.getByLabel('Month', { exact: true }).fill('2026-09')
-    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    await chooseDate(page, 'Month', '2026-09')
     await page.getByTestId('close-in-month-end').focus()
     await page.keyboard.press('Enter')
     await expect(page).toHaveTitle('Month-end — Closebook')

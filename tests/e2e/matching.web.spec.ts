@@ -3,6 +3,7 @@ import Encoding from 'encoding-japanese'
 import Papa from 'papaparse'
 import { FINAL_COUNT, openDemoAndSync } from './support/demo'
 import { expect, test } from './support/web-host'
+import { chooseDate } from './support/date-parts'
 
 test.describe('matching on the web host', () => {
   test('imports a Shift_JIS order export made from the synced data, proposes, accepts, refuses a re-import', async ({
@@ -18,8 +19,7 @@ test.describe('matching on the web host', () => {
     const count = page.getByTestId('ledger-count')
     await expect(count).toHaveText(FINAL_COUNT)
     const allMonths = (await count.textContent()) ?? ''
-    await page.getByLabel('Month', { exact: true }).fill('2026-10')
-    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    await chooseDate(page, 'Month', '2026-10')
     // Each filter applies after a short debounce; wait for its final count before the next one.
     await expect(count).not.toHaveText(allMonths)
     await expect(count).toHaveText(FINAL_COUNT)

@@ -1,6 +1,7 @@
 import type { Locator, Page } from '@playwright/test'
 import { CountingKeyboard, syncDemo } from './support/keyboard'
 import { expect, test } from './support/web-host'
+import { chooseDate } from './support/date-parts'
 
 /** Tabs until `target` has focus (at most `max`), counted on `keys`. */
 async function tabTo(page: Page, keys: CountingKeyboard, target: Locator, max = 60): Promise<number> {
@@ -26,8 +27,7 @@ test.describe('month-end from the keyboard', () => {
     await page.getByLabel('Your name (recorded in the audit log)').fill('Hanako Sato')
     await page.getByRole('button', { name: 'Save', exact: true }).click()
     await nav.getByRole('link', { name: 'Month-end' }).click()
-    await page.getByLabel('Month', { exact: true }).fill('2026-09')
-    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    await chooseDate(page, 'Month', '2026-09')
     await expect(page.getByTestId('check-unreconciled')).toContainText('Needs attention')
     const heading = page.getByRole('heading', { level: 1, name: 'Month-end' })
     await heading.focus()

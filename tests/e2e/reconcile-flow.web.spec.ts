@@ -1,6 +1,7 @@
 import ExcelJS from 'exceljs'
 import { FINAL_COUNT, openDemoAndSync } from './support/demo'
 import { expect, test } from './support/web-host'
+import { chooseDate } from './support/date-parts'
 
 test.describe('month-end flow on the web host', () => {
   test('demo → sync → filter a month → mark with a note → undo → mark all → close → refused → reopen → audit', async ({
@@ -41,8 +42,7 @@ test.describe('month-end flow on the web host', () => {
     await expect(grid0.getByRole('columnheader', { name: 'Brand' })).toHaveCount(0)
 
     const allMonths = (await count.textContent()) ?? ''
-    await page.getByLabel('Month', { exact: true }).fill('2026-09')
-    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    await chooseDate(page, 'Month', '2026-09')
     // Wait for September's rows and count: selecting before the filter applies would be cleared by it.
     await expect(count).not.toHaveText(allMonths)
     await expect(count).toHaveText(FINAL_COUNT)
@@ -206,8 +206,7 @@ test.describe('month-end flow on the web host', () => {
       .getByRole('navigation', { name: 'Main navigation' })
       .getByRole('link', { name: 'Month-end' })
       .click()
-    await page.getByLabel('Month', { exact: true }).fill('2026-09')
-    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    await chooseDate(page, 'Month', '2026-09')
     const summary = page.getByRole('table', { name: 'Month summary per store, currency and mode' })
     await expect(summary.getByRole('row')).not.toHaveCount(1)
     await expect(page.getByTestId('month-zone')).toContainText('Asia/Tokyo')
@@ -254,8 +253,7 @@ test.describe('month-end flow on the web host', () => {
     await page.getByLabel('お名前（監査ログに記録されます）').fill('佐藤 花子')
     await page.getByRole('button', { name: '保存', exact: true }).click()
     await nav.getByRole('link', { name: '月次締め' }).click()
-    await page.getByLabel('月', { exact: true }).fill('2026-10')
-    await page.getByLabel('月', { exact: true }).dispatchEvent('change')
+    await chooseDate(page, '月', '2026-10')
     await expect(page.getByRole('heading', { name: '2026-10 を締める前に' })).toBeVisible()
     const checklist = page.getByRole('list', { name: '2026-10 の締めチェックリスト' })
     await expect(checklist).toContainText('一度も再検証していません')

@@ -1,5 +1,6 @@
 import { openDemoAndSync } from './support/demo'
 import { expect, test } from './support/web-host'
+import { chooseDate } from './support/date-parts'
 
 test.describe('verify month on the web host', () => {
   test('Month-end and Ledger offer "Verify month"; a run is remembered with what changed', async ({
@@ -13,8 +14,7 @@ test.describe('verify month on the web host', () => {
       .getByRole('navigation', { name: 'Main navigation' })
       .getByRole('link', { name: 'Month-end' })
       .click()
-    await page.getByLabel('Month', { exact: true }).fill('2026-09')
-    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    await chooseDate(page, 'Month', '2026-09')
     const last = page.getByTestId('verify-last')
     await expect(last).toHaveText('This month has not been verified with the service yet.')
     await page.getByRole('button', { name: 'Verify 2026-09 with the service' }).click()
@@ -23,8 +23,7 @@ test.describe('verify month on the web host', () => {
     await expect(last).toContainText('no change since')
 
     // Remembered per month: another month is not verified; back to September, it still is.
-    await page.getByLabel('Month', { exact: true }).fill('2026-08')
-    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    await chooseDate(page, 'Month', '2026-08')
     await expect(last).toHaveText('This month has not been verified with the service yet.')
 
     // The Ledger offers it once a month is chosen, and knows September was verified.
@@ -33,8 +32,7 @@ test.describe('verify month on the web host', () => {
       .getByRole('link', { name: 'Ledger' })
       .click()
     await expect(page.getByRole('button', { name: /^Verify .* with the service$/ })).toHaveCount(0)
-    await page.getByLabel('Month', { exact: true }).fill('2026-09')
-    await page.getByLabel('Month', { exact: true }).dispatchEvent('change')
+    await chooseDate(page, 'Month', '2026-09')
     await expect(page.getByRole('button', { name: 'Verify 2026-09 with the service' })).toBeVisible()
     await expect(page.getByTestId('verify-last')).toContainText('Last verified')
   })

@@ -64,6 +64,12 @@ function csvLine(cells: readonly (string | number)[]): string {
   return cells.map((c) => `"${String(c).replace(/"/g, '""')}"`).join(',')
 }
 
+/** A line in a published header's column order: named cells filled, every other column empty. */
+function csvRecord(header: readonly string[], cells: Readonly<Record<string, string | number>>): string {
+  for (const name of Object.keys(cells)) if (!header.includes(name)) throw new Error(`no column ${name}`)
+  return csvLine(header.map((h) => cells[h] ?? ''))
+}
+
 function yen(n: number): string {
   return n.toLocaleString('en-US')
 }
@@ -305,25 +311,51 @@ function shopify(b: Builder, next: () => number): CorpusFile {
   return { name: 'shopify-orders.csv', source: 'orders', bytes: utf8(lines.join('\n') + '\n'), truth, exact }
 }
 
+/**
+ * BASE 注文 CSV, in the column order a public converter checks verbatim (see src/import/layouts.ts):
+ * one line per item, the order's columns repeated; Shift_JIS.
+ */
+const BASE_HEADER = [
+  '注文ID',
+  '注文日時',
+  '氏(請求先)',
+  '名(請求先)',
+  '郵便番号(請求先)',
+  '都道府県(請求先)',
+  '住所(請求先)',
+  '住所2(請求先)',
+  '電話番号(請求先)',
+  'メールアドレス(請求先)',
+  '氏(配送先)',
+  '名(配送先)',
+  '郵便番号(配送先)',
+  '都道府県(配送先)',
+  '住所(配送先)',
+  '住所2(配送先)',
+  '電話番号(配送先)',
+  '備考',
+  '商品名',
+  'バリエーション',
+  '価格',
+  '税率',
+  '数量',
+  '合計金額',
+  '送料',
+  '支払い方法',
+  '代引き手数料',
+  '発送状況',
+  '商品ID',
+  '種類ID',
+  '購入元',
+  '配送日',
+  '配送時間帯',
+  '注文メモ',
+  '調整金額',
+]
+
 function base(b: Builder, next: () => number): CorpusFile {
   const S = store(2)
-  const header = [
-    '注文ID',
-    '注文日時',
-    '氏名(姓)',
-    '氏名(名)',
-    '郵便番号',
-    '商品名',
-    'バリエーション',
-    '価格',
-    '数量',
-    '送料',
-    '支払い手数料',
-    '合計金額',
-    '決済方法',
-    '備考',
-  ]
-  const lines = [csvLine(header)]
+  const lines = [csvLine(BASE_HEADER)]
   const truth = new Map<number, RecordKey[]>()
   const exact = new Set<number>()
   const methods = [
@@ -343,22 +375,27 @@ function base(b: Builder, next: () => number): CorpusFile {
     const first = lines.length + 1
     for (let k = 0; k < items; k++) {
       lines.push(
-        csvLine([
-          id,
-          `2026-11-${String(day).padStart(2, '0')} 1${k}:30:00`,
-          '山田',
-          `花子${i}`,
-          '100-0001',
-          `商品${k}`,
-          '',
-          Math.floor(total / items),
-          1,
-          0,
-          0,
-          total,
-          method,
-          '',
-        ]),
+        csvRecord(BASE_HEADER, {
+          注文ID: id,
+          注文日時: `2026-11-${String(day).padStart(2, '0')} 1${k}:30:00`,
+          '氏(請求先)': '山田',
+          '名(請求先)': `花子${i}`,
+          '郵便番号(請求先)': '100-0001',
+          '都道府県(請求先)': '東京都',
+          '氏(配送先)': '山田',
+          '名(配送先)': `花子${i}`,
+          商品名: `商品${k}`,
+          価格: Math.floor(total / items),
+          税率: '10%',
+          数量: 1,
+          合計金額: total,
+          送料: 0,
+          支払い方法: method,
+          代引き手数料: 0,
+          発送状況: '発送済み',
+          商品ID: 100 + k,
+          購入元: 'BASE',
+        }),
       )
     }
     if (method.startsWith('銀行振込')) {
@@ -384,30 +421,87 @@ function base(b: Builder, next: () => number): CorpusFile {
   return { name: 'base-orders.csv', source: 'orders', bytes: sjis(lines.join('\r\n') + '\r\n'), truth, exact }
 }
 
+/**
+ * EC-CUBE 4 受注CSV with every column of its default definition (EC-CUBE/ec-cube
+ * src/Eccube/Resource/doctrine/import_csv/ja/dtb_csv.csv, csv_type_id 3, in sort order; 送料 twice: the
+ * order's and the shipping's), SJIS-win, dates 'Y-m-d H:i:s' (app/config/eccube/packages/eccube.yaml).
+ */
+const ECCUBE_HEADER = [
+  '注文ID',
+  '注文番号',
+  '会員ID',
+  'お名前(姓)',
+  'お名前(名)',
+  'お名前(セイ)',
+  'お名前(メイ)',
+  '会社名',
+  '郵便番号',
+  '都道府県(ID)',
+  '都道府県(名称)',
+  '住所1',
+  '住所2',
+  'メールアドレス',
+  'TEL',
+  '性別(ID)',
+  '性別(名称)',
+  '職業(ID)',
+  '職業(名称)',
+  '誕生日',
+  'ショップ用メモ欄',
+  '小計',
+  '値引き',
+  '送料',
+  '税金',
+  '合計',
+  '支払合計',
+  '対応状況(ID)',
+  '対応状況(名称)',
+  '支払方法(ID)',
+  '支払方法(名称)',
+  '受注日',
+  '入金日',
+  '注文詳細ID',
+  '商品ID',
+  '商品規格ID',
+  '商品名',
+  '商品コード',
+  '規格名1',
+  '規格名2',
+  '規格分類名1',
+  '規格分類名2',
+  '価格',
+  '個数',
+  '税率',
+  '税率ルール(ID)',
+  '明細区分(ID)',
+  '明細区分(名称)',
+  '出荷ID',
+  '配送先_お名前(姓)',
+  '配送先_お名前(名)',
+  '配送先_お名前(セイ)',
+  '配送先_お名前(メイ)',
+  '配送先_会社名',
+  '配送先_郵便番号',
+  '配送先_都道府県(ID)',
+  '配送先_都道府県(名称)',
+  '配送先_住所1',
+  '配送先_住所2',
+  '配送先_TEL',
+  '配送業者(ID)',
+  '配送業者(名称)',
+  'お届け時間ID',
+  'お届け時間(名称)',
+  'お届け希望日',
+  '送料',
+  '発送日',
+  '出荷伝票番号',
+  '配達用メモ',
+  '出荷メール送信日',
+]
+
 function eccube(b: Builder, next: () => number): CorpusFile {
   const S = store(3)
-  const header = [
-    '注文ID',
-    '注文番号',
-    '会員ID',
-    'お名前(姓)',
-    'お名前(名)',
-    '小計',
-    '値引き',
-    '送料',
-    '手数料',
-    '税',
-    '支払合計',
-    '支払方法',
-    '対応状況',
-    '受注日',
-    '入金日',
-    '明細区分',
-    '商品名',
-    '単価',
-    '個数',
-  ]
-  const lines = [csvLine(header)]
+  const lines = [csvLine(ECCUBE_HEADER)]
   const truth = new Map<number, RecordKey[]>()
   const exact = new Set<number>()
   for (let i = 0; i < 20; i++) {
@@ -419,30 +513,35 @@ function eccube(b: Builder, next: () => number): CorpusFile {
     const fee = cod ? 330 : 0
     const total = subtotal + shipping + fee
     const first = lines.length + 1
-    const common = (kind: string, name: string, price: number): (string | number)[] => [
-      String(i + 1),
-      String(number).padStart(7, '0'),
-      '',
-      '佐藤',
-      `次郎${i}`,
-      subtotal,
-      0,
-      shipping,
-      fee,
-      Math.floor(total / 11),
-      total,
-      cod ? '代金引換' : 'クレジットカード決済',
-      '発送済み',
-      `${isoDay(day).replace(/-/g, '/')} 09:15:00`,
-      '',
-      kind,
-      name,
-      price,
-      1,
-    ]
-    lines.push(csvLine(common('商品', '商品A', subtotal)))
-    lines.push(csvLine(common('送料', '送料', shipping)))
-    if (fee) lines.push(csvLine(common('手数料', '代引手数料', fee)))
+    // 明細区分 ids as EC-CUBE numbers them: 1 商品, 2 送料, 3 手数料.
+    const line = (kindId: number, kind: string, name: string, price: number): string =>
+      csvRecord(ECCUBE_HEADER, {
+        注文ID: i + 1,
+        注文番号: String(number).padStart(7, '0'),
+        'お名前(姓)': '佐藤',
+        'お名前(名)': `次郎${i}`,
+        小計: subtotal,
+        値引き: 0,
+        送料: shipping,
+        税金: Math.floor(total / 11),
+        合計: total,
+        支払合計: total,
+        '対応状況(ID)': 5,
+        '対応状況(名称)': '発送済み',
+        '支払方法(ID)': cod ? 4 : 5,
+        '支払方法(名称)': cod ? '代金引換' : 'クレジットカード決済',
+        受注日: `${isoDay(day)} 09:15:00`,
+        注文詳細ID: lines.length,
+        商品名: name,
+        価格: price,
+        個数: 1,
+        税率: 10,
+        '明細区分(ID)': kindId,
+        '明細区分(名称)': kind,
+      })
+    lines.push(line(1, '商品', '商品A', subtotal))
+    lines.push(line(2, '送料', '送料', shipping))
+    if (fee) lines.push(line(3, '手数料', '代引手数料', fee))
     if (cod) {
       b.charge({ n: 50_000 + i, storeId: S, at: at(day), amount: total, ref: `OTHER-${i}` })
       truth.set(first, [])
@@ -542,7 +641,7 @@ function bankFile(
   deposits: readonly Deposit[],
   header: readonly string[],
   preamble: readonly string[],
-  cells: (l: BankLine, balance: number) => (string | number)[],
+  cells: (l: BankLine, balance: number, seq: number) => (string | number)[],
   encode: (text: string) => Uint8Array = sjis,
 ): CorpusFile {
   const { lines, truthOf } = bankLines(deposits)
@@ -552,7 +651,7 @@ function bankFile(
   let balance = 1_000_000
   lines.forEach((l, i) => {
     balance += l.deposit - l.withdrawal
-    out.push(csvLine(cells(l, balance)))
+    out.push(csvLine(cells(l, balance, i + 1)))
     const t = truthOf(i)
     if (t !== null) {
       truth.set(out.length, t)
@@ -595,6 +694,74 @@ function zenginFile(deposits: readonly Deposit[]): CorpusFile {
   records.push(`8${'0'.repeat(199)}`, `9${' '.repeat(199)}`)
   return {
     name: 'zengin-nyushukkin.txt',
+    source: 'bank',
+    bytes: sjis(records.join('\r\n') + '\r\n'),
+    truth,
+    exact,
+  }
+}
+
+/**
+ * The same statement in the Zengin CSV form some banks deliver: the fixed-width fields in their order,
+ * comma-separated (header 1,03,…; data 2,…; trailer 8; end 9), amounts without leading zeros.
+ */
+function zenginCsvFile(deposits: readonly Deposit[]): CorpusFile {
+  const { lines, truthOf } = bankLines(deposits)
+  const records = [
+    [
+      '1',
+      '03',
+      '0',
+      '081201',
+      '081101',
+      '081130',
+      '0001',
+      'ｾﾞﾝｷﾞﾝ',
+      '001',
+      'ﾎﾝﾃﾝ',
+      '1',
+      '0012345',
+      'ｶ)ｸﾛｰｽﾞﾌﾞｯｸ',
+      '0',
+      '0',
+    ].join(','),
+  ]
+  const truth = new Map<number, RecordKey[]>()
+  const exact = new Set<number>()
+  lines.forEach((l, i) => {
+    const date = `0811${String(l.day).padStart(2, '0')}`
+    records.push(
+      [
+        '2',
+        String(i + 1),
+        date,
+        date,
+        l.deposit > 0 ? '1' : '2',
+        '11',
+        String(l.deposit || l.withdrawal),
+        '0',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        l.payer ?? l.text,
+        'ｷﾞﾝｺｳ',
+        'ｼﾃﾝ',
+        l.text.slice(0, 10),
+        '',
+      ].join(','),
+    )
+    const t = truthOf(i)
+    if (t !== null) {
+      truth.set(records.length, t)
+      if (t.length > 0) exact.add(records.length)
+    }
+  })
+  records.push('8,0,0,0,0,0', '9')
+  return {
+    name: 'zengin-nyushukkin.csv',
     source: 'bank',
     bytes: sjis(records.join('\r\n') + '\r\n'),
     truth,
@@ -676,6 +843,24 @@ export function buildCorpus(): Corpus {
       ],
     ),
   )
+  // SMBC's older wording (お引出し金額/お預入れ金額), unpadded Western dates, withdrawals written negative
+  // (the format before Aug 2022): the same deposits.
+  files.push(
+    bankFile(
+      'smbc-legacy-meisai.csv',
+      smbc,
+      ['年月日', 'お引出し金額', 'お預入れ金額', 'お取り扱い内容', '残高', 'メモ'],
+      [],
+      (l, bal) => [
+        `2026/11/${l.day}`,
+        l.withdrawal ? `-${yen(l.withdrawal)}` : '',
+        money(l.deposit),
+        l.text,
+        yen(bal),
+        '',
+      ],
+    ),
+  )
   const mizuho = payouts(
     b,
     6,
@@ -692,13 +877,21 @@ export function buildCorpus(): Corpus {
     bankFile(
       'mizuho-meisai.csv',
       mizuho,
-      ['日付', 'お引出金額', 'お預入金額', 'お取引内容', '残高', 'メモ'],
+      ['明細通番', '日付', 'お引出金額', 'お預入金額', 'お取引内容', '残高', 'メモ'],
+      // Nine lines above the header, as the public readers of this download skip (skiprows=9).
       [
-        csvLine(['お取引明細']),
+        csvLine(['みずほ銀行 入出金明細']),
+        csvLine(['お客さま名', 'ｸﾛｰｽﾞﾌﾞｯｸ ﾀﾛｳ']),
+        csvLine(['店番号', '001']),
+        csvLine(['店名', '本店']),
         csvLine(['口座', '普通 1234567']),
-        csvLine(['期間', '2026/11/01～2026/11/30']),
+        csvLine(['照会期間', '2026.11.01～2026.11.30']),
+        csvLine(['照会日時', '2026.12.01 09:00']),
+        csvLine(['件数', '8']),
+        '',
       ],
-      (l, bal) => [
+      (l, bal, seq) => [
+        seq,
         `2026.11.${String(l.day).padStart(2, '0')}`,
         money(l.withdrawal),
         money(l.deposit),
@@ -733,6 +926,22 @@ export function buildCorpus(): Corpus {
       ],
     ),
   )
+  // Rakuten business accounts name two columns differently (残高(円), 入出金先内容) and quote amounts
+  // with thousands separators: the same deposits, read with the same profile.
+  files.push(
+    bankFile(
+      'rakuten-business-meisai.csv',
+      rakuten,
+      ['取引日', '入出金(円)', '残高(円)', '入出金先内容'],
+      [],
+      (l, bal) => [
+        `202611${String(l.day).padStart(2, '0')}`,
+        yen(l.deposit ? l.deposit : -l.withdrawal),
+        yen(bal),
+        l.text,
+      ],
+    ),
+  )
   const paypay = payouts(
     b,
     8,
@@ -760,21 +969,18 @@ export function buildCorpus(): Corpus {
       '',
     ]),
   )
-  files.push(
-    zenginFile(
-      payouts(
-        b,
-        9,
-        next,
-        [
-          [1, 6, 9],
-          [7, 13, 18],
-          [14, 20, 25],
-          [21, 27, 30],
-        ],
-        65_000,
-      ),
-    ),
+  const zengin = payouts(
+    b,
+    9,
+    next,
+    [
+      [1, 6, 9],
+      [7, 13, 18],
+      [14, 20, 25],
+      [21, 27, 30],
+    ],
+    65_000,
   )
+  files.push(zenginFile(zengin), zenginCsvFile(zengin))
   return { history: b.history, charges: b.charges, files }
 }

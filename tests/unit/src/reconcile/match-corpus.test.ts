@@ -12,7 +12,7 @@ describe('matching corpus (real export layouts, known truth)', () => {
       expect(s.precision, s.name).toBe(1)
       expect(s.recall, s.name).toBeGreaterThanOrEqual(0.95)
     }
-    expect(scores.map((s) => s.layout)).toHaveLength(9)
+    expect(scores.map((s) => s.layout)).toHaveLength(12)
     const all = totals(scores)
     expect(all.precision).toBe(1)
     expect(all.recall).toBeGreaterThanOrEqual(0.95)
