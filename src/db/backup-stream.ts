@@ -20,7 +20,7 @@
  * stops half-way (the tab closed) leaves a marker that says so. Version-1 files (one JSON document) are
  * still read, up to LEGACY_MAX_CHARS.
  */
-import type { IndexableType } from 'dexie'
+import Dexie, { type IndexableType, type Table } from 'dexie'
 import { z } from 'zod'
 import { chargeItemSchema, historyItemSchema } from '../../electron/shared/payment-api'
 import { isValidTimeZone, periodOf } from '../domain/periods'
@@ -40,10 +40,10 @@ import {
   type TableCounts,
 } from './backup'
 import { chargeRecordOf } from './charge-record'
-import type { ClosebookDb } from './database'
-import { putDigests } from './day-digests'
-import { putTokens } from './day-tokens'
-import { historyRecordOf } from './history-record'
+import { STAGED_TABLE_NAMES, type ClosebookDb } from './database'
+import { dayDigestRowsOf } from './day-digests'
+import { dayTokenRowsOf } from './day-tokens'
+import { historyRecordOf, searchDayBounds, searchDayOf } from './history-record'
 import { markDayOf, ORPHAN_MARK_DAY } from './marks-repository'
 import type {
   AuditEntry,
@@ -54,6 +54,7 @@ import type {
   ImportRecord,
   MarkRecord,
   PeriodLock,
+  RecordKey,
   StoreRecord,
   SyncCheckpoint,
 } from '../domain/records'
@@ -102,6 +103,7 @@ export type BackupErrorCode =
   | 'audit_split_action'
   | 'changed_during_backup'
   | 'restore_interrupted'
+  | 'restore_failed'
 
 /** A backup refused (or a backup that could not be made), with a code the UI words and its details. */
 export class BackupError extends Error {
@@ -115,9 +117,14 @@ export class BackupError extends Error {
 }
 
 export interface StreamProgress {
-  /** Bytes of the file read (restore) or characters written (backup). */
+  /** Bytes of the file read (restore) or characters written (backup); records or rows in later phases. */
   done: number
   total: number | null
+  /**
+   * A restore's phase: reading the file into the staging tables, filing the day rows (records), then
+   * switching the staged rows in (rows). Absent: reading.
+   */
+  phase?: 'read' | 'index' | 'switch'
 }
 
 // --- writing --------------------------------------------------------------------------------------
@@ -666,28 +673,184 @@ export async function checkBackupFile(
 
 // --- writing back ---------------------------------------------------------------------------------
 
-/** Adds marks to their day rows, merging with rows an earlier page wrote. In a transaction. */
-async function addMarks(db: ClosebookDb, marks: readonly { mark: MarkRecord; day: number }[]): Promise<void> {
+type HistoryTable = Table<HistoryRecord, [string, RecordKey]>
+
+/** Adds marks to their staged day rows, merging with rows an earlier page wrote. In a transaction. */
+async function stageMarks(db: ClosebookDb, marks: readonly MarkRecord[]): Promise<void> {
+  // The day of each mark's record, from the staged history (records come before marks in the file).
+  const history = db.staged('history') as HistoryTable
+  const records = await history.bulkGet(marks.map((m): [string, RecordKey] => [m.connectionId, m.key]))
   const byRow = new Map<string, { connectionId: string; day: number; marks: MarkRecord[] }>()
-  for (const { mark, day } of marks) {
+  for (const [i, mark] of marks.entries()) {
+    const at = records[i]?.createdAt
+    const day = at === undefined ? ORPHAN_MARK_DAY : markDayOf(at)
     const id = `${mark.connectionId}\u0001${day}`
     let row = byRow.get(id)
     if (!row) byRow.set(id, (row = { connectionId: mark.connectionId, day, marks: [] }))
     row.marks.push(mark)
   }
+  const table = db.staged('markDays') as Table<MarkDayRecord, [string, number]>
   const groups = [...byRow.values()]
-  const stored = await db.markDays.bulkGet(groups.map((g): [string, number] => [g.connectionId, g.day]))
+  const stored = await table.bulkGet(groups.map((g): [string, number] => [g.connectionId, g.day]))
   const rows = groups.map((g, i): MarkDayRecord => {
     const all = [...(stored[i]?.marks ?? []), ...g.marks]
     const changed = all.some((m) => m.state === 'reconciled' && m.changedSinceReconciled === 1) ? 1 : 0
     return { connectionId: g.connectionId, day: g.day, marks: all, changed }
   })
-  await db.markDays.bulkPut(rows)
+  await table.bulkPut(rows)
+}
+
+/** One action's audit entries as the cache stores them: a row per action, keeping its sequence. */
+function auditRowsBySeq(entries: readonly AuditEntry[]): AuditRow[] {
+  const rows: AuditRow[] = []
+  let group: AuditEntry[] = []
+  const close = (): void => {
+    if (group.length === 0) return
+    group.sort((a, b) => (a.part ?? 0) - (b.part ?? 0))
+    for (const row of auditRowsOf(group)) rows.push({ ...row, seq: group[0]?.seq ?? 0 })
+    group = []
+  }
+  for (const e of entries) {
+    if (group.length > 0 && group[0]?.seq !== e.seq) close()
+    group.push(e)
+  }
+  close()
+  return rows
+}
+
+/** Writes one page of checked rows (all of one table) into the staging tables. */
+async function stagePage(db: ClosebookDb, rows: readonly Row[]): Promise<void> {
+  const table = rows[0]?.table
+  if (!table) return
+  await db.transaction('rw', db.stagedTables(), async () => {
+    if (table === 'history') await db.staged('history').bulkPut(rows.map((r) => r.record))
+    else if (table === 'marks')
+      await stageMarks(
+        db,
+        rows.map((r) => r.record as MarkRecord),
+      )
+    else if (table === 'audit')
+      await db.staged('audit').bulkPut(auditRowsBySeq(rows.map((r) => r.record as AuditEntry)))
+    else await db.staged(table).bulkPut(rows.map((r) => r.record))
+  })
 }
 
 /**
- * Pass two: clears the cache and writes the file's rows back, a page per transaction, deriving history
- * and charges again from their payloads. Call only after `checkBackupFile` accepted the same file.
+ * Files the staged history's day rows (digests, search tokens) a day at a time, reading the records
+ * through their time index: memory holds one day's records, whatever the file's order. Writing them a
+ * page at a time instead, as the file comes (key order: every page touches every day), rewrote every
+ * day row once per page — the whole index in memory, and quadratic time.
+ */
+async function stageDayRows(
+  db: ClosebookDb,
+  connectionIds: Iterable<string>,
+  signal: AbortSignal | undefined,
+  onRecords: (done: number) => void,
+): Promise<void> {
+  let done = 0
+  const history = db.staged('history') as HistoryTable
+  const byTime = (connectionId: string, from: number, to: number) =>
+    history.where('[connectionId+createdAt]').between([connectionId, from], [connectionId, to], true, false)
+  for (const connectionId of connectionIds) {
+    for (let from = -Infinity; ;) {
+      signal?.throwIfAborted()
+      const next = await byTime(connectionId, from, Infinity).first()
+      if (!next) break
+      const to = searchDayBounds(searchDayOf(next.createdAt))[1]
+      const records = await byTime(connectionId, from, to).toArray()
+      await db.transaction('rw', [db.staged('dayDigests'), db.staged('dayTokens')], async () => {
+        await db.staged('dayDigests').bulkPut(dayDigestRowsOf(records))
+        await db.staged('dayTokens').bulkPut(dayTokenRowsOf(records))
+      })
+      onRecords((done += records.length))
+      from = to
+    }
+  }
+}
+
+/**
+ * The staged settings row naming the restore that owns the staging: two restores at once (two tabs)
+ * would share the staging tables, so the switch checks the owner is still its own.
+ */
+const STAGING_OWNER_KEY = 'restoreStagingOwner'
+
+/** Empties the staging tables (a restore that stopped, or one just switched in). */
+export async function clearRestoreStaging(db: ClosebookDb): Promise<void> {
+  await db.transaction('rw', db.stagedTables(), async () => {
+    await Promise.all(db.stagedTables().map((t) => t.clear()))
+  })
+}
+
+/** Test hooks: a fault injected at a named point of pass two, as a crash or a failing disk would. */
+export interface RestoreFaults {
+  /** Called before each staged page (`rows` rows) is written; throwing stops the restore there. */
+  beforeStagePage?: (table: BackupTableName, page: number, rows: number) => void
+  /** Called inside the switch transaction after each table is copied; throwing aborts the switch. */
+  afterSwitchTable?: (table: string) => void
+}
+
+/** A row's primary key as `table` keys it (every staged table has an inbound key). */
+function primaryKeyOf(table: Table, row: unknown): IndexableType {
+  const path = table.schema.primKey.keyPath
+  if (path === undefined || row === null || typeof row !== 'object')
+    throw new Error(`${table.name}: no primary key`)
+  const at = (p: string): IndexableType => Dexie.getByKeyPath(row, p) as IndexableType
+  return Array.isArray(path) ? (path.map(at) as IndexableType) : at(path)
+}
+
+/**
+ * Moves the staged tables into the real ones in ONE transaction: clear, copy page by page, add the
+ * restore's audit entries, empty the staging. IndexedDB commits all of it or none: a crash or error
+ * here leaves the cache as it was before the restore.
+ */
+async function switchIn(
+  db: ClosebookDb,
+  owner: string,
+  audit: readonly AuditEntry[],
+  pageRows: number,
+  faults: RestoreFaults | undefined,
+  signal: AbortSignal | undefined,
+  onRows: (done: number, total: number) => void,
+): Promise<void> {
+  await db.transaction('rw', [...db.allTables(), ...db.stagedTables()], async () => {
+    const staged = (await db.staged('settings').get(STAGING_OWNER_KEY)) as SettingRecord | undefined
+    if (staged?.value !== owner)
+      throw new BackupError('restore_failed', { reason: 'another restore started' })
+    const total = (await Promise.all(db.stagedTables().map((t) => t.count()))).reduce((a, b) => a + b, 0)
+    let done = 0
+    onRows(done, total)
+    await Promise.all(db.allTables().map((t) => t.clear()))
+    for (const name of STAGED_TABLE_NAMES) {
+      const from = db.staged(name)
+      const to = db.table(name)
+      let after: IndexableType | undefined
+      for (;;) {
+        // Cancel aborts the transaction: IndexedDB rolls every copied row back.
+        signal?.throwIfAborted()
+        const page: unknown[] =
+          after === undefined
+            ? await from.orderBy(':id').limit(pageRows).toArray()
+            : await from.where(':id').above(after).limit(pageRows).toArray()
+        if (page.length === 0) break
+        await to.bulkPut(page)
+        onRows((done += page.length), total)
+        if (page.length < pageRows) break
+        after = primaryKeyOf(from, page[page.length - 1])
+      }
+      faults?.afterSwitchTable?.(name)
+    }
+    await appendAuditEntries(db.audit, audit)
+    await db.settings.bulkDelete([RESTORE_MARKER_KEY, STAGING_OWNER_KEY])
+    await Promise.all(db.stagedTables().map((t) => t.clear()))
+  })
+}
+
+/**
+ * Pass two, all or nothing: writes the file's rows into the staging tables (history and charges derived
+ * again from their payloads, day rows filed a day at a time), then switches them in with one transaction
+ * (switchIn). Until that transaction commits the cache is untouched: Cancel, an error, a closed tab or a
+ * crash leaves it as it was (a stopped restore's staging is emptied by the next restore or by
+ * `clearRestoreStaging`). Call only after `checkBackupFile` accepted the same file.
  */
 export async function restoreBackupFile(
   db: ClosebookDb,
@@ -695,109 +858,89 @@ export async function restoreBackupFile(
   options: {
     actor?: string
     at?: number
+    signal?: AbortSignal
     onProgress?: (p: StreamProgress) => void
     pageRows?: number
+    faults?: RestoreFaults
   } = {},
 ): Promise<void> {
   const pageRows = options.pageRows ?? PAGE_ROWS
+  const signal = options.signal
   const onBytes = (done: number): void => options.onProgress?.({ done, total: file.size })
-  const items = await itemsOf(file, { onBytes })
-  await db.transaction('rw', db.allTables(), async () => {
-    await Promise.all(db.allTables().map((t) => t.clear()))
-    await db.settings.put({ key: RESTORE_MARKER_KEY, value: { startedAt: options.at ?? Date.now() } })
-  })
-  const createdAt = new Map<string, number>()
-  const connections: CachedConnection[] = []
-  let exportedAt = ''
-  let page: Row[] = []
-  let pageTable: BackupTableName | null = null
-  let lastSeq: number | null = null
-
-  const flush = async (): Promise<void> => {
-    if (page.length === 0) return
-    const rows = page
-    page = []
-    await db.transaction('rw', db.allTables(), async () => {
-      const table = rows[0]?.table
-      if (table === 'history') {
-        const records = rows.map((r) => r.record as HistoryRecord)
-        await db.history.bulkPut(records)
-        for (const connectionId of new Set(records.map((r) => r.connectionId))) {
-          const mine = records.filter((r) => r.connectionId === connectionId)
-          await putDigests(db.dayDigests, connectionId, mine)
-          await putTokens(db.dayTokens, connectionId, mine)
-        }
-      } else if (table === 'charges') {
-        await db.charges.bulkPut(rows.map((r) => r.record as ChargeRecord))
-      } else if (table === 'marks') {
-        await addMarks(
-          db,
-          rows.map((r) => {
-            const mark = r.record as MarkRecord
-            const at = createdAt.get(`${mark.connectionId}\u0001${mark.key}`)
-            return { mark, day: at === undefined ? ORPHAN_MARK_DAY : markDayOf(at) }
-          }),
-        )
-      } else if (table === 'audit') {
-        const entries = rows.map((r) => r.record as AuditEntry)
-        const rowsBySeq: ReturnType<typeof auditRowsOf> = []
-        let group: AuditEntry[] = []
-        const close = (): void => {
-          if (group.length === 0) return
-          group.sort((a, b) => (a.part ?? 0) - (b.part ?? 0))
-          for (const row of auditRowsOf(group)) rowsBySeq.push({ ...row, seq: group[0]?.seq ?? 0 })
-          group = []
-        }
-        for (const e of entries) {
-          if (group.length > 0 && group[0]?.seq !== e.seq) close()
-          group.push(e)
-        }
-        close()
-        await db.audit.bulkAdd(rowsBySeq)
-      } else if (table) {
-        await db.table(table).bulkPut(rows.map((r) => r.record))
+  const owner = `${Date.now()}-${Math.random().toString(36).slice(2)}`
+  await clearRestoreStaging(db)
+  await db.staged('settings').put({ key: STAGING_OWNER_KEY, value: owner })
+  try {
+    const items = await itemsOf(file, { signal, onBytes })
+    const connections: CachedConnection[] = []
+    const historyConnections = new Set<string>()
+    let exportedAt = ''
+    let page: Row[] = []
+    let pages = 0
+    let pageTable: BackupTableName | null = null
+    let lastSeq: number | null = null
+    const flush = async (): Promise<void> => {
+      const rows = page
+      page = []
+      if (rows.length === 0 || !pageTable) return
+      options.faults?.beforeStagePage?.(pageTable, pages++, rows.length)
+      await stagePage(db, rows)
+    }
+    for await (const item of items) {
+      if (item.kind === 'header') {
+        exportedAt = item.exportedAt
+        continue
       }
+      const row = rowOf(item)
+      const settingKey = row.table === 'settings' ? (row.record as SettingRecord).key : null
+      if (settingKey === RESTORE_MARKER_KEY || settingKey === STAGING_OWNER_KEY) continue
+      if (row.table === 'connections') connections.push(row.record as CachedConnection)
+      if (row.table === 'history') historyConnections.add(row.record.connectionId)
+      // A page never splits one audit action: its entries go in one row.
+      const seq = row.table === 'audit' ? ((row.record as AuditEntry).seq ?? 0) : null
+      if (row.table !== pageTable || (page.length >= pageRows && (seq === null || seq !== lastSeq)))
+        await flush()
+      pageTable = row.table
+      lastSeq = seq
+      page.push(row)
+    }
+    await flush()
+    const records = await db.staged('history').count()
+    await stageDayRows(db, historyConnections, signal, (done) =>
+      options.onProgress?.({ done, total: records, phase: 'index' }),
+    )
+    signal?.throwIfAborted()
+    const at = options.at ?? Date.now()
+    const actor = options.actor
+    const audit: AuditEntry[] =
+      actor === undefined
+        ? []
+        : connections.map((c) => ({
+            connectionId: c.id,
+            at,
+            actor,
+            action: 'restore' as const,
+            key: null,
+            period: null,
+            before: null,
+            after: { exportedAt },
+          }))
+    await switchIn(db, owner, audit, pageRows, options.faults, signal, (done, total) =>
+      options.onProgress?.({ done, total, phase: 'switch' }),
+    )
+  } catch (error) {
+    // The cache was not touched; the staging is thrown away (unless another restore owns it now).
+    const staged = (await db
+      .staged('settings')
+      .get(STAGING_OWNER_KEY)
+      .catch(() => undefined)) as SettingRecord | undefined
+    if (staged?.value === owner) await clearRestoreStaging(db).catch(() => undefined)
+    if (signal?.aborted) throw signal.reason
+    if (error instanceof BackupError) throw error
+    throw new BackupError('restore_failed', {
+      reason: error instanceof Error ? error.message.slice(0, 200) : '',
     })
   }
-
-  for await (const item of items) {
-    if (item.kind === 'header') {
-      exportedAt = item.exportedAt
-      continue
-    }
-    const row = rowOf(item)
-    if (row.table === 'settings' && (row.record as { key: string }).key === RESTORE_MARKER_KEY) continue
-    if (row.table === 'connections') connections.push(row.record as CachedConnection)
-    if (row.table === 'history')
-      createdAt.set(`${row.record.connectionId}\u0001${row.record.key}`, row.record.createdAt)
-    // A page never splits one audit action: its entries go in one row.
-    const seq = row.table === 'audit' ? ((row.record as AuditEntry).seq ?? 0) : null
-    if (row.table !== pageTable || (page.length >= pageRows && seq !== lastSeq)) await flush()
-    pageTable = row.table
-    lastSeq = seq
-    page.push(row)
-  }
-  await flush()
-  await db.transaction('rw', db.allTables(), async () => {
-    if (options.actor !== undefined) {
-      const at = options.at ?? Date.now()
-      const actor = options.actor
-      await appendAuditEntries(
-        db.audit,
-        connections.map((c) => ({
-          connectionId: c.id,
-          at,
-          actor,
-          action: 'restore' as const,
-          key: null,
-          period: null,
-          before: null,
-          after: { exportedAt },
-        })),
-      )
-    }
-    await db.settings.delete(RESTORE_MARKER_KEY)
-  })
 }
 
 /** Throws `restore_interrupted` when a restore started writing and never finished. */

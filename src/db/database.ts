@@ -141,7 +141,47 @@ export const SCHEMA_V8: Record<TableName, string> = {
   quarantine: '[connectionId+id]',
 }
 
-export const CURRENT_VERSION = 8
+/** The tables a restore replaces, each staged first under `staged_<name>` (schema v9). */
+export const STAGED_TABLE_NAMES = [
+  'connections',
+  'stores',
+  'history',
+  'charges',
+  'markDays',
+  'dayDigests',
+  'dayTokens',
+  'audit',
+  'checkpoints',
+  'locks',
+  'settings',
+  'imports',
+  'importedRows',
+] as const satisfies readonly TableName[]
+export type StagedTableName = (typeof STAGED_TABLE_NAMES)[number]
+export const stagedTableName = (name: StagedTableName): string => `staged_${name}`
+
+/**
+ * Version 9 ("restore staging", issue 19): a staging copy of each table a restore writes, keyed like the
+ * real one, with no other index but history's time (the restore files day rows a day at a time). A
+ * restore fills them and then swaps them into the real tables in one transaction (backup-stream.ts), so a
+ * restore that stops half-way leaves the cache as it was. New empty tables: opening a v8 cache converts
+ * nothing.
+ */
+export const SCHEMA_V9: Record<string, string> = {
+  ...SCHEMA_V8,
+  ...Object.fromEntries(
+    STAGED_TABLE_NAMES.map((name) => [
+      stagedTableName(name),
+      name === 'history'
+        ? '[connectionId+key], [connectionId+createdAt]'
+        : name === 'audit'
+          ? 'seq'
+          : (SCHEMA_V8[name].split(',')[0] ?? ''),
+    ]),
+  ),
+}
+
+export const CURRENT_VERSION = 9
 
 /** Shapes as older versions stored them; only the migrations and their tests need these. */
 /** An audit row as versions 1–5 stored it: one per change. */
@@ -273,6 +313,7 @@ export class ClosebookDb extends Dexie {
       .upgrade(groupMarksAndAudit)
     this.version(7).stores(SCHEMA_V7).upgrade(fileSearchTokens)
     this.version(8).stores(SCHEMA_V8) // new empty table: nothing to convert
+    this.version(9).stores(SCHEMA_V9) // restore staging: new empty tables, nothing to convert
   }
 
   /** The schema version on disk, before this connection opens (and migrates) it; null: none yet. */
@@ -283,5 +324,15 @@ export class ClosebookDb extends Dexie {
   /** All tables, in TABLE_NAMES order, for whole-cache transactions (backup, restore). */
   allTables(): Table[] {
     return TABLE_NAMES.map((n) => this.table(n))
+  }
+
+  /** A restore's staging copy of `name` (empty outside a restore). */
+  staged(name: StagedTableName): Table {
+    return this.table(stagedTableName(name))
+  }
+
+  /** Every staging table, in STAGED_TABLE_NAMES order. */
+  stagedTables(): Table[] {
+    return STAGED_TABLE_NAMES.map((n) => this.staged(n))
   }
 }

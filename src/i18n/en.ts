@@ -753,6 +753,15 @@ export const en = {
     closer: {
       hint: 'This name is recorded as who reconciled, closed or reopened a month, in the audit log and the workbook.',
     },
+    restoreStaging: {
+      restoring: 'Restoring: {percent} %. Your current cache stays as it is until the restore finishes.',
+      indexing:
+        'Restoring: filing the search index, {percent} %. Your current cache stays as it is until the end.',
+      switching: 'Restoring: replacing the cache, {percent} %. Cancel still leaves the cache as it was.',
+      cancelled: 'Restore cancelled. The cache is as it was before.',
+      failed:
+        'The restore stopped before it finished ({reason}). The cache is as it was before; nothing was replaced.',
+    },
   },
   labels: {
     statuses: {

@@ -86,6 +86,7 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
 
   function begin(kind: 'backup' | 'check' | 'restore'): AbortSignal {
     busy.value = kind
+    message.value = null
     error.value = null
     backupError.value = null
     progress.value = { done: 0, total: null }
@@ -138,24 +139,26 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
   }
 
   /**
-   * Replaces the cache with the checked file (pass two). Not cancellable: once the cache is cleared,
-   * stopping would leave it half-written.
+   * Replaces the cache with the checked file (pass two). The file is staged first and switched in with
+   * one transaction, so Cancel (or a failure) before the switch leaves the cache as it was.
    */
   async function confirmRestore(): Promise<boolean> {
     const p = pending.value
     if (!p) return false
-    begin('restore')
+    const signal = begin('restore')
     try {
       await restoreBackupFile(appCache().db, p.file, {
         actor: actorName.value,
         at: Date.now(),
+        signal,
         onProgress: (next) => (progress.value = next),
       })
       pending.value = null
       await load()
       return true
     } catch (e) {
-      fail(e)
+      if (signal.aborted) message.value = 'restoreCancelled'
+      else fail(e)
       return false
     } finally {
       end()

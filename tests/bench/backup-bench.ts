@@ -82,27 +82,45 @@ interface Step<T> {
   result: T
   peakRssMiB: number
   peakHeapMiB: number
+  /** The largest heap left after a forced garbage collection (every 5 s): what the step really holds. */
+  retainedHeapMiB: number
 }
 
-/** Runs one step, tracking the renderer's peak RSS and the page's largest JS heap. */
+/**
+ * Runs one step, tracking the renderer's peak RSS, the page's largest JS heap (garbage included: V8 lets
+ * it grow before collecting) and the largest heap a forced collection leaves, which grows only with what
+ * the code keeps.
+ */
 async function step<T>(page: Page, profileDir: string, run: () => Promise<T>): Promise<Step<T>> {
   const pids = rendererPids(profileDir)
   resetPeaks(pids)
   const cdp = await page.context().newCDPSession(page)
   await cdp.send('Performance.enable')
   let peakHeap = 0
+  let retained = 0
   let sampling = true
+  const heapNow = async (): Promise<number> => {
+    const { metrics } = await cdp.send('Performance.getMetrics').catch(() => ({ metrics: [] }))
+    return metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0
+  }
   const sampler = (async () => {
-    while (sampling) {
-      const { metrics } = await cdp.send('Performance.getMetrics').catch(() => ({ metrics: [] }))
-      const heap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0
-      peakHeap = Math.max(peakHeap, heap)
+    for (let tick = 1; sampling; tick++) {
+      peakHeap = Math.max(peakHeap, await heapNow())
+      if (tick % 20 === 0) {
+        await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined)
+        retained = Math.max(retained, await heapNow())
+      }
       await new Promise((r) => setTimeout(r, 250))
     }
   })()
   try {
     const result = await run()
-    return { result, peakRssMiB: peakRssMiB(pids), peakHeapMiB: Math.round(peakHeap / MIB) }
+    return {
+      result,
+      peakRssMiB: peakRssMiB(pids),
+      peakHeapMiB: Math.round(peakHeap / MIB),
+      retainedHeapMiB: Math.round(retained / MIB),
+    }
   } finally {
     sampling = false
     await sampler
@@ -130,55 +148,72 @@ export async function benchBackup({ quick }: { quick: boolean }): Promise<Metric
     void process.stderr.write(`bench: backup: ${s} (${Math.round((Date.now() - started) / 1000)} s)\n`)
   const args: BackupBenchArgs = { records: data.history.length, timeZone: 'Asia/Tokyo' }
   try {
-    const { backup, restore } = await runInChromium(resolve(__dirname, 'browser/backup-entry.ts'), args, {
-      timeoutMs: 3_600_000,
-      expose: {
-        __stage: (s: string) => log(s),
-        __items: (offset: number, count: number) =>
-          JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
-        __write: (chunk: string) => {
-          bytes += writeSync(fd, chunk)
-          return bytes
+    const { backup, check, restore } = await runInChromium(
+      resolve(__dirname, 'browser/backup-entry.ts'),
+      args,
+      {
+        timeoutMs: 3_600_000,
+        expose: {
+          __stage: (s: string) => log(s),
+          __items: (offset: number, count: number) =>
+            JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
+          __write: (chunk: string) => {
+            bytes += writeSync(fd, chunk)
+            return bytes
+          },
+        },
+        drive: async (page, profileDir) => {
+          const backup = await step(page, profileDir, () =>
+            page.evaluate(
+              (a) =>
+                (
+                  globalThis as unknown as { __bench: (x: BackupBenchArgs) => Promise<BackupRunResult> }
+                ).__bench(a),
+              args,
+            ),
+          )
+          closeSync(fd)
+          log(`backup file ${Math.round(bytes / MIB)} MiB written`)
+          await page.setInputFiles('#backup-file', path)
+          const check = await step(page, profileDir, () =>
+            page.evaluate(() => (globalThis as unknown as { __check: () => Promise<number> }).__check()),
+          )
+          const restore = await step(page, profileDir, () =>
+            page.evaluate(() =>
+              (globalThis as unknown as { __restore: () => Promise<RestoreRunResult> }).__restore(),
+            ),
+          )
+          return { backup, check, restore }
         },
       },
-      drive: async (page, profileDir) => {
-        const backup = await step(page, profileDir, () =>
-          page.evaluate(
-            (a) =>
-              (
-                globalThis as unknown as { __bench: (x: BackupBenchArgs) => Promise<BackupRunResult> }
-              ).__bench(a),
-            args,
-          ),
-        )
-        closeSync(fd)
-        log(`backup file ${Math.round(bytes / MIB)} MiB written`)
-        await page.setInputFiles('#backup-file', path)
-        const restore = await step(page, profileDir, () =>
-          page.evaluate(() =>
-            (globalThis as unknown as { __restore: () => Promise<RestoreRunResult> }).__restore(),
-          ),
-        )
-        return { backup, restore }
-      },
-    })
+    )
     const b = backup.result
     const r = restore.result
+    const checkMs = check.result
+    const heaps = (s: Step<unknown>): string =>
+      `RSS ${s.peakRssMiB} MiB, JS heap ${s.peakHeapMiB} MiB (${s.retainedHeapMiB} MiB after a forced GC)`
+    log(
+      `peaks: backup ${heaps(backup)}; check ${heaps(check)}; restore ${heaps(restore)}; times: backup ${b.backupMs} ms, check ${checkMs} ms, restore ${r.restoreMs} ms (${JSON.stringify(r.phasesMs)})`,
+    )
     if (r.restored !== b.records || r.restoredMarks !== b.marks || !r.sampleIdentical)
       throw new Error(
-        `round trip lost data: ${b.records} records and ${b.marks} marks backed up, ${r.restored} and ${r.restoredMarks} restored, sample identical: ${r.sampleIdentical}`,
+        `round trip lost data: ${b.records} records and ${b.marks} marks backed up, ${r.restored} and ${r.restoredMarks} restored, sample identical: ${r.sampleIdentical} (${r.difference})`,
       )
     const on = `${b.records} records, ${b.marks} marks with their audit entries, in Chromium IndexedDB (${b.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}); file ${Math.round(r.fileBytes / MIB)} MiB of line-delimited JSON`
     return {
       'backup.roundtrip_s': measured(
         'backup.roundtrip_s',
-        Math.round((b.backupMs + r.checkMs + r.restoreMs) / 100) / 10,
-        `backup ${Math.round(b.backupMs / 1000)} s + check (pass one) ${Math.round(r.checkMs / 1000)} s + restore into an empty cache (pass two) ${Math.round(r.restoreMs / 1000)} s; ${on}; every record, mark and a 200-record sample compared after the restore`,
+        Math.round((b.backupMs + checkMs + r.restoreMs) / 100) / 10,
+        `backup ${Math.round(b.backupMs / 1000)} s + check (pass one) ${Math.round(checkMs / 1000)} s + restore into an empty cache (pass two, staged then switched in) ${Math.round(r.restoreMs / 1000)} s (${Object.entries(
+          r.phasesMs,
+        )
+          .map(([k, v]) => `${k} ${Math.round(v / 1000)} s`)
+          .join(', ')}); ${on}; every record, mark and a 200-record sample compared after the restore`,
       ),
       'backup.peak_renderer_mb': measured(
         'backup.peak_renderer_mb',
-        Math.max(backup.peakRssMiB, restore.peakRssMiB),
-        `tab (renderer) peak RSS: backup ${backup.peakRssMiB} MiB, check + restore ${restore.peakRssMiB} MiB (VmHWM reset before each step); largest JS heap seen: backup ${backup.peakHeapMiB} MiB, check + restore ${restore.peakHeapMiB} MiB; the file is ${Math.round(r.fileBytes / MIB)} MiB`,
+        Math.max(backup.peakRssMiB, check.peakRssMiB, restore.peakRssMiB),
+        `tab (renderer) peak, VmHWM reset before each step: backup ${heaps(backup)}; check ${heaps(check)}; restore ${heaps(restore)}; the file is ${Math.round(r.fileBytes / MIB)} MiB`,
       ),
     }
   } finally {

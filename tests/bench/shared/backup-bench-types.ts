@@ -16,11 +16,13 @@ export interface BackupRunResult {
 
 export interface RestoreRunResult {
   fileBytes: number
-  checkMs: number
   restoreMs: number
-  checkedRecords: number
+  /** The restore's phases (read into staging, index, switch), ms each. */
+  phasesMs: Record<string, number>
   restored: number
   restoredMarks: number
   /** A sample of restored records equals the originals field for field, and the day rows match. */
   sampleIdentical: boolean
+  /** What differed, when something did. */
+  difference: string
 }

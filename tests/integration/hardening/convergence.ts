@@ -15,8 +15,11 @@ import { fetchQuarantinedAgain } from '../../../src/sync/quarantine-refetch'
 
 export interface ConvergenceResult extends CacheDiff {
   seed: number
-  /** What died in the middle of the first sync. */
-  crash: 'renderer' | 'host'
+  /**
+   * What died in the middle of the first sync: the renderer between calls, the renderer inside a page's
+   * write (its transaction had written records and day rows when it died), or the web host.
+   */
+  crash: 'renderer' | 'write' | 'host'
   /** How the crashed sync ended: its state, or 'threw' when the renderer died under it. */
   crashedSync: string
   converged: boolean
@@ -62,7 +65,7 @@ export async function convergenceRun(seed: number, records: number): Promise<Con
       }
     }
     // 1. A sync that dies part way: page k never commits (renderer), or call k kills the host.
-    const crash = rng.chance(0.5) ? 'renderer' : 'host'
+    const crash = rng.pick(['renderer', 'write', 'host'] as const)
     // At least 4 pages and 4 calls at 400 records (2 resources, pages of 100): k falls inside the sync.
     const crashAt = rng.int(2, 4)
     let pages = 0
@@ -78,8 +81,22 @@ export async function convergenceRun(seed: number, records: number): Promise<Con
       finishRun: (id, covered, at) => store.finishRun(id, covered, at),
       splitPartition: (parts) => store.splitPartition(parts),
       putPage: async (page, cp, at) => {
-        if (crash === 'renderer' && ++pages === crashAt) throw new Error('renderer killed')
-        return store.putPage(page, cp, at)
+        ++pages
+        if (crash === 'renderer' && pages === crashAt) throw new Error('renderer killed')
+        if (crash !== 'write' || pages !== crashAt) return store.putPage(page, cp, at)
+        // Dies inside the write: the page's records and day rows are written, then the transaction
+        // fails before it commits. Nothing of it may land, its checkpoint included.
+        const die = (): never => {
+          throw new Error('renderer killed inside the write')
+        }
+        h.db.dayTokens.hook('creating', die)
+        h.db.dayTokens.hook('updating', die)
+        try {
+          return await store.putPage(page, cp, at)
+        } finally {
+          h.db.dayTokens.hook('creating').unsubscribe(die)
+          h.db.dayTokens.hook('updating').unsubscribe(die)
+        }
       },
     }
     const dyingApi: SyncApiPort = {
@@ -182,7 +199,7 @@ export function tally(results: ConvergenceResult[]): string {
     `convergence: ${results.filter((r) => r.converged).length}/${results.length} runs converged`,
     `records compared ${sum((r) => r.total)}, missing ${sum((r) => r.missing)}, extra ${sum((r) => r.extra)}, different ${sum((r) => r.different)}`,
     `marks kept ${sum((r) => r.marksKept)}/${sum((r) => r.marksBefore)}, syncs ${sum((r) => r.syncs)}`,
-    `crashes mid-sync: renderer ${results.filter((r) => r.crash === 'renderer').length}, web host ${results.filter((r) => r.crash === 'host').length}`,
+    `crashes mid-sync: renderer ${results.filter((r) => r.crash === 'renderer').length}, inside a write ${results.filter((r) => r.crash === 'write').length}, web host ${results.filter((r) => r.crash === 'host').length}`,
     `answers: ${JSON.stringify(
       results.reduce<Record<string, number>>((acc, r) => {
         for (const [k, v] of Object.entries(r.http)) acc[k] = (acc[k] ?? 0) + v

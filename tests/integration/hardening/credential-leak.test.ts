@@ -1,22 +1,29 @@
 /**
  * The canary credentials go through a sync (with faults, so error paths run too), an offline sync, a
- * connection test, a backup and the month-end workbook; they must appear nowhere the renderer or the user can see: not in what
+ * connection test, a backup (the streamed format Settings writes) and the month-end workbook; they must appear nowhere the renderer or the user can see: not in what
  * crossed the contract, not in IndexedDB, not in logs, not in error messages, not in the backup file.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import ExcelJS from 'exceljs'
 import { DesktopApiError } from '../../../electron/shared/errors'
-import { exportBackup } from '../../../src/db/backup'
+import { streamBackup } from '../../../src/db/backup-stream'
+import type { ClosebookDb } from '../../../src/db/database'
 import { exportMonthWorkbook } from '../../../src/export/workbook-client'
 import { setDesktopApiForTests } from '../../../src/platform'
 import { periodRange } from '../../../src/domain/periods'
 import { TABLE_NAMES } from '../../../src/db/database'
-import { backupChunks } from '../../../src/stores/cache-admin-store'
 import { SyncEngine } from '../../../src/sync/sync-engine'
 import { CANARY_SECRET, CANARY_TOKEN, canaryLeaks } from '../../unit/electron/services/support/fixtures'
 import { startHarness, type Harness } from '../support/harness'
 
 let h: Harness | undefined
+
+/** The backup file as Settings writes it (format version 2, streamBackup), whole. */
+async function streamedBackup(db: ClosebookDb): Promise<string> {
+  let text = ''
+  for await (const chunk of streamBackup(db)) text += chunk
+  return text
+}
 afterEach(async () => {
   vi.restoreAllMocks()
   await h?.close()
@@ -108,7 +115,7 @@ describe('credential leak scan', () => {
 
     const dump: string[] = []
     for (const table of TABLE_NAMES) dump.push(JSON.stringify(await h.db.table(table).toArray()))
-    const backup = [...backupChunks(await exportBackup(h.db))].join('')
+    const backup = await streamedBackup(h.db)
 
     expect(errors.length).toBeGreaterThan(0)
     expect(h.wire.length).toBeGreaterThan(10)
@@ -120,7 +127,9 @@ describe('credential leak scan', () => {
       ['backup file', backup],
       ['workbook', cells.join('\n')],
     ]
-    for (const [where, text] of places) expect(canaryLeaks(text), where).toEqual([])
+    // Every place at once, so a failure names each place that leaked (the backup file included).
+    const leaks = places.map(([where, text]) => [where, canaryLeaks(text)])
+    expect(leaks).toEqual(places.map(([where]) => [where, []]))
     // The scan would see them: the canary is really in use.
     expect(h.sandbox.secret).toBe(CANARY_SECRET)
   }, 120_000)
@@ -159,7 +168,9 @@ describe('credential leak scan', () => {
     const history = await h.store.history.inRange(conn.id, range.from, range.to)
     expect(history.length).toBeGreaterThan(0)
     // The echo arrived, scrubbed: the rest of each text is kept.
-    expect(history[0]?.raw.metadata?.['echo_callback']).toBe('https://merchant.example/cb?auth=[redacted]')
+    expect
+      .soft(history[0]?.raw.metadata?.['echo_callback'])
+      .toBe('https://merchant.example/cb?auth=[redacted]')
     setDesktopApiForTests(h.api)
     const delivered = await exportMonthWorkbook({
       merchantName: history[0]?.raw.merchant_name ?? 'x',
@@ -182,7 +193,7 @@ describe('credential leak scan', () => {
 
     const dump: string[] = []
     for (const table of TABLE_NAMES) dump.push(JSON.stringify(await h.db.table(table).toArray()))
-    const backup = [...backupChunks(await exportBackup(h.db))].join('')
+    const backup = await streamedBackup(h.db)
     const places: [string, string][] = [
       ['contract traffic', h.wire.join('\n')],
       ['IndexedDB', dump.join('\n')],
@@ -190,6 +201,8 @@ describe('credential leak scan', () => {
       ['workbook', cells.join('\n')],
       ['error', refused],
     ]
-    for (const [where, text] of places) expect(canaryLeaks(text), where).toEqual([])
+    // Every place at once, so a failure names each place that leaked (the backup file included).
+    const leaks = places.map(([where, text]) => [where, canaryLeaks(text)])
+    expect(leaks).toEqual(places.map(([where]) => [where, []]))
   }, 120_000)
 })

@@ -10,6 +10,9 @@ import {
   SCHEMA_V5,
   SCHEMA_V6,
   TABLE_NAMES,
+  SCHEMA_V8,
+  STAGED_TABLE_NAMES,
+  stagedTableName,
   storedCacheVersion,
   type AuditEntryV5,
   type HistoryRecordV1,
@@ -50,7 +53,23 @@ describe('ClosebookDb', () => {
     const db = new ClosebookDb('fresh', freshDeps())
     await db.open()
     expect(db.verno).toBe(CURRENT_VERSION)
-    expect(db.tables.map((t) => t.name).sort()).toEqual([...TABLE_NAMES].sort())
+    expect(db.tables.map((t) => t.name).sort()).toEqual(
+      [...TABLE_NAMES, ...STAGED_TABLE_NAMES.map(stagedTableName)].sort(),
+    )
+    db.close()
+  })
+
+  it('v9 (restore staging) adds empty staging tables and converts nothing', async () => {
+    const deps = freshDeps()
+    const v8 = new Dexie('closebook', deps)
+    v8.version(8).stores(SCHEMA_V8)
+    await v8.table('settings').put({ key: 'k', value: 1 })
+    v8.close()
+    const db = new ClosebookDb('closebook', deps)
+    await db.open()
+    expect(db.verno).toBe(9)
+    expect(await db.settings.get('k')).toEqual({ key: 'k', value: 1 })
+    for (const t of db.stagedTables()) expect(await t.count()).toBe(0)
     db.close()
   })
 
@@ -226,7 +245,9 @@ describe('ClosebookDb', () => {
     expect(db.verno).toBe(CURRENT_VERSION)
     // The old table is gone from the database itself, not only from Dexie's view of it.
     expect([...db.backendDB().objectStoreNames]).not.toContain('marks')
-    expect([...db.backendDB().objectStoreNames].sort()).toEqual([...TABLE_NAMES].sort())
+    expect([...db.backendDB().objectStoreNames].sort()).toEqual(
+      [...TABLE_NAMES, ...STAGED_TABLE_NAMES.map(stagedTableName)].sort(),
+    )
     expect(await db.history.count()).toBe(5)
     // Every record's digest, filed by day: the same rows a restore of these records would build.
     expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf([h1, h2, h30, h50, hb]))

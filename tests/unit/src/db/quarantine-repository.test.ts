@@ -16,8 +16,9 @@ describe('schema v8: quarantine', () => {
     v7.close()
     const db = new ClosebookDb('closebook', deps)
     await db.open()
-    expect(CURRENT_VERSION).toBe(8)
-    expect(db.verno).toBe(8)
+    // v9 (restore staging) came after: opening still adds an empty quarantine.
+    expect(CURRENT_VERSION).toBeGreaterThanOrEqual(8)
+    expect(db.verno).toBe(CURRENT_VERSION)
     expect(await db.quarantine.count()).toBe(0)
     expect(await db.settings.get('k')).toEqual({ key: 'k', value: 1 })
     db.close()
