@@ -369,7 +369,7 @@ export const useLedgerStore = defineStore('ledger', () => {
   /**
    * Marks the selection (the grid's loaded rows) or every record matching the filter (their digests, one
    * read per day: HistoryRepository.markTargets); then the current marks and locks are read, the plan made
-   * and written with its audit row in one transaction (MarksRepository.planAndApply), so a lock or mark
+   * and written with its audit row in one transaction (MarkingService.planAndApply), so a lock or mark
    * changed meanwhile is seen. The grid's marks map is replaced once.
    */
   async function applyMarks(
@@ -402,7 +402,7 @@ export const useLedgerStore = defineStore('ledger', () => {
       if (records.length === 0) return
       marking.value = { phase: 'writing', records: records.length }
       const now = Date.now()
-      const { plan } = await cache.marks.planAndApply(
+      const { plan } = await cache.marking.planAndApply(
         filter.connectionId,
         records,
         (current) =>
@@ -464,7 +464,7 @@ export const useLedgerStore = defineStore('ledger', () => {
     if (!batch || !connectionId.value) return
     const cache = appCache()
     try {
-      const { plan } = await cache.marks.planAndApply(connectionId.value, lastBatchRefs, (current) =>
+      const { plan } = await cache.marking.planAndApply(connectionId.value, lastBatchRefs, (current) =>
         planUndo({
           entries: batch,
           marks: current.marks,

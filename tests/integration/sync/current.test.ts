@@ -4,6 +4,7 @@
  * middle of a sync write converges to the server's truth on the next sync.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { MarkingService } from '../../../src/db/marking-service'
 import { MarksRepository } from '../../../src/db/marks-repository'
 import type { MarkRecord } from '../../../src/db/records'
 import { fingerprintOf } from '../../../src/reconcile/fingerprint'
@@ -88,10 +89,12 @@ async function reconcile(h: Harness, key: `charge:${string}` | `refund:${string}
     updatedAt: 1,
     updatedBy: 'test',
   }
-  await new MarksRepository(h.db).apply(
-    { connectionId: h.connectionId, puts: [mark], deletes: [], audit: [] },
-    [record],
-  )
+  await new MarkingService(h.db).planAndApply(h.connectionId, [record], () => ({
+    puts: [mark],
+    deletes: [],
+    audit: [],
+    refused: [],
+  }))
   return mark
 }
 
@@ -212,7 +215,10 @@ describe('changeable records are re-checked, however old', () => {
     const rows = await h.db.history.toArray()
     const charge = rows.find((r) => r.type === 'charge' && (r.raw.user_data?.refunds?.length ?? 0) > 0)
     if (!charge) throw new Error('no refunded charge')
-    const realShape = (charge.raw.user_data?.refunds ?? []).map(({ id, ...rest }) => ({ refund_id: id, ...rest }))
+    const realShape = (charge.raw.user_data?.refunds ?? []).map(({ id, ...rest }) => ({
+      refund_id: id,
+      ...rest,
+    }))
     await h.db.history.put({
       ...charge,
       raw: { ...charge.raw, user_data: { ...charge.raw.user_data, refunds: realShape } },

@@ -4,6 +4,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import type { ChargeItem, HistoryItem } from '../../../../electron/shared/payment-api'
 import { auditEntriesOf } from '../../../../src/db/audit-repository'
 import { ClosebookDb, SCHEMA_V6, type IndexedDbDeps } from '../../../../src/db/database'
+import { MarkingService, type ApplyResult } from '../../../../src/db/marking-service'
 import { markDayOf, markDayRowsOf } from '../../../../src/db/marks-repository'
 import type { AuditEntry, MarkRecord, MarkRef, RecordKey, SyncCheckpoint } from '../../../../src/db/records'
 
@@ -178,4 +179,20 @@ export async function storedMarks(db: ClosebookDb): Promise<MarkRecord[]> {
 /** Every stored audit entry, in sequence order (one per change). */
 export async function storedAudit(db: ClosebookDb): Promise<AuditEntry[]> {
   return (await db.audit.toArray()).flatMap(auditEntriesOf)
+}
+
+/** Writes fixed marks and audit entries through the marking service (a planner that ignores the snapshot). */
+export async function applyPlan(
+  db: ClosebookDb,
+  plan: { connectionId: string; puts: MarkRecord[]; deletes: RecordKey[]; audit: AuditEntry[] },
+  refs: readonly MarkRef[],
+): Promise<ApplyResult> {
+  const { connectionId, puts, deletes, audit } = plan
+  const done = await new MarkingService(db).planAndApply(connectionId, refs, () => ({
+    puts,
+    deletes,
+    audit,
+    refused: [],
+  }))
+  return done.result
 }
