@@ -108,3 +108,54 @@ export function recordsByRow(
   }
   return out
 }
+
+/** What a link shows of its imported row: an order's number, a deposit's day and amount, and the file. */
+export interface LinkedRow {
+  importId: string
+  line: number
+  source: ImportSource
+  fileName: string
+  orderNumber: string | null
+  at: number
+  /** Minor units of `currency`; a deposit is positive. */
+  amount: number
+  currency: string
+  /** Records the row was matched to. */
+  matchedKeys: readonly RecordKey[]
+}
+
+export type LinkDescription =
+  | { side: 'sales'; line: number; fileName: string; orderNumber: string | null }
+  | { side: 'cash'; line: number; fileName: string; at: number; amount: number; currency: string }
+  /** The link's file was removed (or is not loaded): only the side and the line are known. */
+  | { side: LinkSide; line: number; gone: true }
+  /** A part of an older ref this version cannot read, shown as it is. */
+  | { side: null; raw: string }
+
+/** The links of a mark's `matchRef`, sales first, described from their rows (by `rowIdOf`). */
+export function describeMatchRef(
+  ref: string | null | undefined,
+  rows: ReadonlyMap<string, LinkedRow>,
+): LinkDescription[] {
+  const links = parseMatchRef(ref)
+  const out: LinkDescription[] = []
+  for (const link of [links.sales, links.cash]) {
+    if (!link) continue
+    const side = sideOf(link.source)
+    const row = rows.get(rowIdOf(link))
+    if (!row) out.push({ side, line: link.line, gone: true })
+    else if (side === 'sales')
+      out.push({ side, line: row.line, fileName: row.fileName, orderNumber: row.orderNumber })
+    else
+      out.push({
+        side,
+        line: row.line,
+        fileName: row.fileName,
+        at: row.at,
+        amount: row.amount,
+        currency: row.currency,
+      })
+  }
+  for (const raw of links.other) out.push({ side: null, raw })
+  return out
+}
