@@ -58,6 +58,11 @@ const payoutModelSchema = z.object({
 })
 
 const payoutKey = (connectionId: string): string => `payoutModel:${connectionId}`
+
+/** The connection's payout model as saved in the Match view (the default until one is saved). */
+export async function readPayoutModel(connectionId: string): Promise<PayoutModel> {
+  return appCache().settings.get(payoutKey(connectionId), payoutModelSchema, { ...DEFAULT_PAYOUT_MODEL })
+}
 const rejectedKey = (connectionId: string): string => `matchRejected:${connectionId}`
 
 export interface PendingFile {
