@@ -20,7 +20,7 @@ function displayOf(messages: Tree, locale: string): Display {
   const tr = {
     te: (key: string) => get(key) !== undefined,
     t: (key: string, named: Record<string, unknown> = {}) =>
-      (get(key) ?? key).replace(/\{(\w+)\}/g, (_, name: string) => String(named[name] as string | number)),
+      (get(key) ?? key).replace(/\{(\w+)\}/g, (_, name: string) => String(named[name])),
   }
   return {
     tr,
