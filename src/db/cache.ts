@@ -10,6 +10,7 @@ import { ConnectionsRepository } from './connections-repository'
 import { ClosebookDb } from './database'
 import { HistoryRepository } from './history-repository'
 import { LocksRepository } from './locks-repository'
+import { MarkingService } from './marking-service'
 import { MarksRepository } from './marks-repository'
 import { SettingsRepository } from './settings-repository'
 import { requestPersistentStorage } from './storage'
@@ -19,6 +20,8 @@ export interface Cache {
   history: HistoryRepository
   charges: ChargesRepository
   marks: MarksRepository
+  /** Every change of a mark (ledger, matching) goes through it: planned and written in one transaction. */
+  marking: MarkingService
   audit: AuditRepository
   locks: LocksRepository
   checkpoints: CheckpointsRepository
@@ -32,6 +35,7 @@ export function createCache(db: ClosebookDb): Cache {
     history: new HistoryRepository(db, fingerprintOf),
     charges: new ChargesRepository(db),
     marks: new MarksRepository(db),
+    marking: new MarkingService(db),
     audit: new AuditRepository(db),
     locks: new LocksRepository(db),
     checkpoints: new CheckpointsRepository(db),

@@ -1,33 +1,16 @@
 /**
  * Imported order and bank files and their rows. A file is remembered by the hash of its bytes, so importing
- * it again adds nothing; accepting matches marks the records and links the rows in one transaction.
+ * it again adds nothing. Accepting matches and removing an import change marks, so they are the marking
+ * service's (marking-service.ts): the marks, their audit and the rows' links land in one transaction.
  */
 import type { ClosebookDb } from './database'
-import { MarksRepository } from './marks-repository'
-import type {
-  AuditEntry,
-  ImportedRowRecord,
-  ImportRecord,
-  MarkRecord,
-  MarkRef,
-  RecordKey,
-} from '../domain/records'
+import type { ImportedRowRecord, ImportRecord } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 
 export type AddImportResult = { added: true; import: ImportRecord } | { added: false; existing: ImportRecord }
 
-export interface AcceptedMatch {
-  importId: string
-  line: number
-  keys: RecordKey[]
-}
-
 export class ImportsRepository {
-  private readonly marks: MarksRepository
-
-  constructor(private readonly db: ClosebookDb) {
-    this.marks = new MarksRepository(db)
-  }
+  constructor(private readonly db: ClosebookDb) {}
 
   async findByHash(connectionId: string, hash: string): Promise<ImportRecord | undefined> {
     return this.db.imports.where('[connectionId+hash]').equals([connectionId, hash]).first()
@@ -68,27 +51,6 @@ export class ImportsRepository {
     )
   }
 
-  /**
-   * Accepting matches: the marks (with their audit entries) and the rows' links land together or not at
-   * all. A closed month refuses the whole batch (MarksRepository checks the locks inside the transaction).
-   * `records` are the marked records (their time files their marks).
-   */
-  async accept(
-    connectionId: string,
-    plan: { puts: MarkRecord[]; deletes: RecordKey[]; audit: AuditEntry[] },
-    matches: readonly AcceptedMatch[],
-    records: readonly MarkRef[],
-  ): Promise<void> {
-    const { db } = this
-    await db.transaction('rw', [db.markDays, db.audit, db.locks, db.importedRows], async () => {
-      if (plan.puts.length + plan.deletes.length > 0)
-        await this.marks.apply({ connectionId, ...plan }, records)
-      for (const m of matches) {
-        await db.importedRows.update([connectionId, m.importId, m.line], { matchedKeys: [...m.keys] })
-      }
-    })
-  }
-
   /** Rows of days [fromDay, toDay] (inclusive, `YYYY-MM-DD`) that no accepted match links to, with their file. */
   async unmatchedBetween(
     connectionId: string,
@@ -102,14 +64,5 @@ export class ImportsRepository {
       .toArray()
     const files = new Map((await this.list(connectionId)).map((f) => [f.id, f.fileName]))
     return rows.map((r) => ({ ...r, fileName: files.get(r.importId) ?? r.importId }))
-  }
-
-  /** Forgets a file and its rows (the marks made from it stay, with their audit trail). */
-  async remove(connectionId: string, importId: string): Promise<void> {
-    const { db } = this
-    await db.transaction('rw', db.imports, db.importedRows, async () => {
-      await db.importedRows.where('[connectionId+importId]').equals([connectionId, importId]).delete()
-      await db.imports.delete([connectionId, importId])
-    })
   }
 }

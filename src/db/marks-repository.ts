@@ -1,19 +1,19 @@
 /**
- * The accountant's marks. Every change goes through `planAndApply` (or `apply`), which writes the marks
- * and their audit row in one transaction and refuses, inside that same transaction, to touch a locked
- * period — so a lock taken concurrently can never be slipped past.
+ * The accountant's marks: storage and reads. Every change of a mark goes through the marking service
+ * (marking-service.ts), which plans and writes it with its audit row in one transaction; the only other
+ * writers are sync's changed-since-reconciled flag (`flagChangedMarks`, not the accountant's work, not
+ * audited) and restoring a backup.
  *
  * Marks are stored by the record's UTC day (MarkDayRecord): IndexedDB's cost here is per request, about
  * a quarter of a millisecond, so 10k marks written one row each took seconds; grouped by day, a 10k
  * bulk mark over a month reads and writes ~30 rows. Callers name records by key and time (MarkRef).
  */
-import Dexie, { type Table } from 'dexie'
-import { appendAuditEntries } from './audit-repository'
+import type { Table } from 'dexie'
 import type { ClosebookDb } from './database'
 import { searchDayOf } from './history-record'
-import type { AuditEntry, MarkRecord, MarkRef, PeriodLock, RecordKey } from '../domain/records'
+import type { MarkRecord, MarkRef, RecordKey } from '../domain/records'
 import type { MarkDayRecord } from './storage-rows'
-import { assertSameConnection, connectionBounds } from './repository-helpers'
+import { connectionBounds } from './repository-helpers'
 
 /** Where marks whose record is not in the cache are kept (a backup of marks alone, a migration). */
 export const ORPHAN_MARK_DAY = -1
@@ -21,21 +21,6 @@ export const ORPHAN_MARK_DAY = -1
 /** The day row a record's mark lives in. */
 export function markDayOf(createdAt: number): number {
   return searchDayOf(createdAt)
-}
-
-export interface MarkPlan {
-  connectionId: string
-  puts: readonly MarkRecord[]
-  /** Marks to remove (back to unreconciled with no note). */
-  deletes: readonly RecordKey[]
-  audit: readonly AuditEntry[]
-}
-
-export interface ApplyResult {
-  put: number
-  deleted: number
-  /** Sequence numbers of the audit rows written (one per action). */
-  auditSeqs: number[]
 }
 
 export class PeriodLockedError extends Error {
@@ -48,20 +33,7 @@ export class PeriodLockedError extends Error {
   }
 }
 
-/** What a planner sees inside the transaction: the current marks of the records and the connection's locks. */
-export interface MarkSnapshot {
-  marks: ReadonlyMap<RecordKey, MarkRecord>
-  locks: ReadonlyMap<string, PeriodLock>
-}
-
-/** The writes a planner returns; anything else it returns (e.g. its refusals) is handed back untouched. */
-export interface PlannedWrites {
-  puts: readonly MarkRecord[]
-  deletes: readonly RecordKey[]
-  audit: readonly AuditEntry[]
-}
-
-type DayKey = [string, number]
+export type DayKey = [string, number]
 
 /** True when the row holds a reconciled mark changed since reconciled (the row's indexed flag). */
 function hasChanged(marks: readonly MarkRecord[]): boolean {
@@ -98,7 +70,7 @@ export async function putMarkDays(
 }
 
 /** The day rows a set of records' marks live in, read once each; `rows` keeps them for rewriting. */
-class DayRows {
+export class DayRows {
   readonly rows = new Map<number, MarkDayRecord>()
   readonly dayOfKey = new Map<RecordKey, number>()
 
@@ -205,76 +177,6 @@ export class MarksRepository {
     await rows.read(this.db.markDays)
     const marks = rows.marks()
     return refs.map((r) => marks.get(r.key))
-  }
-
-  /** Applies a plan atomically: all marks, deletes and audit rows land, or none does. */
-  async apply(plan: MarkPlan, refs: readonly MarkRef[]): Promise<ApplyResult> {
-    return (await this.planAndApply(plan.connectionId, refs, () => plan)).result
-  }
-
-  /**
-   * Read, plan and write in one transaction: the current marks of the records and the connection's locks
-   * are read, `planner` (synchronous, pure) turns them into writes, and those land with their audit row.
-   * Nothing can change the marks between the read and the write. The plan may only touch the records
-   * named in `refs` (their day rows are the ones read).
-   */
-  async planAndApply<P extends PlannedWrites>(
-    connectionId: string,
-    refs: readonly MarkRef[],
-    planner: (snapshot: MarkSnapshot) => P,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<{ plan: P; result: ApplyResult }> {
-    const { db } = this
-    const { signal } = options
-    signal?.throwIfAborted()
-    return db.transaction('rw', db.markDays, db.audit, db.locks, async () => {
-      // Cancelling aborts the transaction: whatever was written so far is rolled back, nothing lands.
-      const tx = Dexie.currentTransaction
-      const abort = (): void => tx.abort()
-      signal?.addEventListener('abort', abort, { once: true })
-      try {
-        return await this.#planAndWrite(connectionId, refs, planner, signal)
-      } finally {
-        signal?.removeEventListener('abort', abort)
-      }
-    })
-  }
-
-  async #planAndWrite<P extends PlannedWrites>(
-    connectionId: string,
-    refs: readonly MarkRef[],
-    planner: (snapshot: MarkSnapshot) => P,
-    signal: AbortSignal | undefined,
-  ): Promise<{ plan: P; result: ApplyResult }> {
-    const { db } = this
-    const rows = new DayRows(connectionId, refs)
-    const [, locks] = await Promise.all([rows.read(db.markDays), this.#locks(connectionId)])
-    signal?.throwIfAborted()
-    const marks = rows.marks()
-    const plan = planner({ marks, locks })
-    signal?.throwIfAborted()
-    assertSameConnection(connectionId, plan.puts, 'mark plan')
-    assertSameConnection(connectionId, plan.audit, 'mark plan audit')
-    // A touched mark's new and stored periods must both be open.
-    const periods = new Set<string>(plan.puts.map((m) => m.period))
-    for (const k of [...plan.puts.map((m) => m.key), ...plan.deletes]) {
-      const stored = marks.get(k)
-      if (stored) periods.add(stored.period)
-    }
-    for (const p of periods) if (locks.has(p)) throw new PeriodLockedError(connectionId, p)
-    const changed = rows.change(plan.puts, plan.deletes)
-    if (changed.length > 0) await putMarkDays(db.markDays, changed)
-    const auditSeqs = plan.audit.length > 0 ? await appendAuditEntries(db.audit, plan.audit) : []
-    return { plan, result: { put: plan.puts.length, deleted: plan.deletes.length, auditSeqs } }
-  }
-
-  async #locks(connectionId: string): Promise<Map<string, PeriodLock>> {
-    // The locks table holds a row per closed month: reading the connection's rows is one small request.
-    const rows = await this.db.locks
-      .where('[connectionId+period]')
-      .between(...connectionBounds(connectionId))
-      .toArray()
-    return new Map(rows.map((l) => [l.period, l]))
   }
 
   /** Reconciled marks whose record changed at a later sync (read through the day rows' flag). */

@@ -11,8 +11,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** One audit before/after value as a sentence; null when there was none. */
-export function auditValueText(value: unknown, timeZone: string): string | null {
+/**
+ * One audit before/after value as a sentence; null when there was none. `linkText` words a mark's match
+ * links (issue 21: "matched to Order ORD-12 (orders.csv, line 2)").
+ */
+export function auditValueText(
+  value: unknown,
+  timeZone: string,
+  linkText?: (matchRef: string) => string,
+): string | null {
   if (value === undefined || value === null || value === '') return null
   if (typeof value === 'string') return clipText(value)
   if (!isObject(value)) return jsonText(value)
@@ -20,7 +27,10 @@ export function auditValueText(value: unknown, timeZone: string): string | null 
   if (value['state'] === 'reconciled' || value['state'] === 'unreconciled') {
     const state = value['state'] === 'reconciled' ? 'Reconciled' : 'Not reconciled'
     const changed = value['changedSinceReconciled'] === true ? '; changed since reconciled' : ''
-    return clipText(`${state}${note}${changed}`)
+    const ref = value['matchRef']
+    const links =
+      typeof ref === 'string' && ref !== '' ? `; matched to ${linkText ? linkText(ref) : ref}` : ''
+    return clipText(`${state}${note}${changed}${links}`)
   }
   if (typeof value['lockedBy'] === 'string' && typeof value['lockedAt'] === 'number') {
     const at = formatWallClock(wallClockMs(value['lockedAt'], timeZone))

@@ -9,7 +9,16 @@
  * stay English whatever the UI language.
  */
 import type { ExportCell, ExportColumn, ExportRow, ExportSheet } from '../../electron/shared/contract/export'
-import type { AuditEntry, ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
+import {
+  recordKeyOf,
+  type AuditEntry,
+  type ChargeRecord,
+  type HistoryRecord,
+  type MarkRecord,
+  type RecordKey,
+} from '../domain/records'
+import { depositFigures, type DepositExplanation } from '../reconcile/deposits'
+import { describeMatchRef, rowIdOf, type LinkDescription, type LinkedRow } from '../reconcile/match-links'
 import { auditRecordText, auditValueText } from './audit-text'
 import { isSuccessful, crossCheck, netOf, type Difference } from '../reconcile/cross-check'
 import { currencyExponent, normalizeCurrency, toMajorUnits } from '../domain/currency'
@@ -57,6 +66,16 @@ export interface MonthWorkbookInput {
   close?: MonthClose | null
   /** Items held in quarantine for the month (real exceptions); absent: none known. */
   quarantined?: readonly QuarantinedItem[]
+  /**
+   * Issue 21: the imported rows the marks link to (for "Matched to") and every bank line (for the
+   * Deposits sheet; those of the period are listed). Absent: no imports.
+   */
+  importedRows?: readonly LinkedRow[]
+  /** Records a deposit pays that lie outside the period (a payout spans a month end), and their charges. */
+  linkedHistory?: readonly HistoryRecord[]
+  linkedCharges?: readonly ChargeRecord[]
+  /** The payout model's transfer fee with tax (minor units): the difference a deposit usually shows. */
+  transferFee?: number
 }
 
 export interface MonthClose {
@@ -94,6 +113,7 @@ export const SHEETS = {
   transactions: 'Transactions',
   charges: 'Charges',
   refunds: 'Refunds',
+  deposits: 'Deposits',
   exceptions: 'Exceptions',
   notReconciled: 'Not reconciled',
   audit: 'Audit',
@@ -185,6 +205,7 @@ const CH = new Columns([
   col('separate', 'Other-currency amounts', 'text', 24),
   col('merchantTxId', 'Merchant transaction ID', 'text', 24),
   col('descriptor', 'Descriptor', 'text', 20),
+  col('matched', 'Matched to', 'text', 48),
 ])
 
 const RF = new Columns([
@@ -202,6 +223,24 @@ const RF = new Columns([
   col('note', 'Note', 'text', 30),
   col('cardholder', 'Cardholder', 'text', 22),
   col('orderRef', 'Order', 'text', 18),
+  col('matched', 'Matched to', 'text', 48),
+])
+
+/** One bank deposit line and the records it pays (issue 21 item 3). */
+const DP = new Columns([
+  col('date', 'Deposit date', 'datetime', 20),
+  col('file', 'File', 'text', 24),
+  col('line', 'Line', 'integer', 7),
+  col('currency', 'Currency', 'text', 10),
+  col('deposit', 'Deposit', 'amount', 14),
+  col('records', 'Records paid', 'integer', 10),
+  col('charged', 'Charges', 'amount', 14),
+  col('refunded', 'Refunds', 'amount', 14),
+  col('fees', 'Fees', 'amount', 12),
+  col('net', 'Expected (net of fees)', 'amount', 16),
+  col('difference', 'Difference', 'amount', 14),
+  col('explanation', 'Explanation', 'text', 48),
+  col('keys', 'Record IDs', 'text', 60),
 ])
 
 const EX = new Columns([
@@ -249,6 +288,38 @@ const SU = new Columns([
 ])
 
 const yesNo = (b: boolean): string => (b ? 'Yes' : 'No')
+
+/** A link in the workbook's words (English, as every sheet): "Order ORD-12 (orders.csv, line 2)". */
+function linkText(d: LinkDescription, tz: string): string {
+  if (d.side === null) return d.raw
+  if ('gone' in d) return `${d.side === 'sales' ? 'Order' : 'Deposit'} line ${d.line} of a removed file`
+  if (d.side === 'sales') return `Order ${d.orderNumber ?? '(no number)'} (${d.fileName}, line ${d.line})`
+  const day = formatWallClock(wallClockMs(d.at, tz)).slice(0, 10)
+  return `Deposit ${day} ${amountText(d.amount, normalizeCurrency(d.currency))} (${d.fileName}, line ${d.line})`
+}
+
+/** Every link of a mark, sales first: the "Matched to" cell (null: not matched). */
+function matchedText(
+  mark: MarkRecord | undefined,
+  rows: ReadonlyMap<string, LinkedRow>,
+  tz: string,
+): string | null {
+  const described = describeMatchRef(mark?.matchRef, rows)
+  return described.length > 0 ? clipText(described.map((d) => linkText(d, tz)).join('; ')) : null
+}
+
+function explanationText(e: DepositExplanation, currency: string): string {
+  switch (e.code) {
+    case 'unmatched':
+      return 'Not matched to any records yet'
+    case 'exact':
+      return 'Equal to the records it pays'
+    case 'transfer_fee':
+      return `Transfer fee ${amountText(e.fee, currency)} deducted by the payment service`
+    case 'unexplained':
+      return `Unexplained difference of ${amountText(e.difference, currency)}: check the payout`
+  }
+}
 
 /** Headers of the Transactions sheet, also the ledger CSV's. */
 export const TRANSACTION_HEADERS: readonly string[] = TX.list.map((c) => c.header)
@@ -330,6 +401,7 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
     refundsByCharge.set(r.chargeId, list)
   }
 
+  const linkedRows = new Map((input.importedRows ?? []).map((r) => [rowIdOf(r), r]))
   const markOf = (r: HistoryRecord) => input.marks.get(r.key)
   const reconciled = (r: HistoryRecord): boolean => markOf(r)?.state === 'reconciled'
 
@@ -377,6 +449,7 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
         separate: separate || null,
         merchantTxId: c.merchantTransactionId,
         descriptor: typeof c.raw.descriptor === 'string' && c.raw.descriptor ? c.raw.descriptor : null,
+        matched: matchedText(input.marks.get(recordKeyOf('charge', c.id)), linkedRows, tz),
       })
     }
   }
@@ -400,6 +473,50 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
         note: mark?.note ? clipText(mark.note) : null,
         cardholder: r.cardholderName || null,
         orderRef: r.orderRef,
+        matched: matchedText(mark, linkedRows, tz),
+      })
+    }
+  }
+
+  // Deposits of the period: each bank line, the records it pays (of any period), and the difference.
+  const deposits = (input.importedRows ?? [])
+    .filter((r) => r.source === 'bank' && r.amount > 0 && inPeriod(r.at))
+    .sort(
+      (a, b) => a.at - b.at || (a.importId < b.importId ? -1 : a.importId > b.importId ? 1 : a.line - b.line),
+    )
+  const depositRecords = new Map<RecordKey, HistoryRecord>()
+  for (const r of [...input.history, ...(input.linkedHistory ?? [])]) depositRecords.set(r.key, r)
+  const depositCharges = new Map<string, ChargeRecord>()
+  for (const c of [...input.charges, ...(input.linkedCharges ?? [])]) depositCharges.set(c.id, c)
+  const depositRows = function* (): Iterable<ExportRow> {
+    for (const d of deposits) {
+      const currency = normalizeCurrency(d.currency)
+      const f = depositFigures(
+        { amount: d.amount, currency: d.currency, keys: d.matchedKeys },
+        depositRecords,
+        depositCharges,
+        input.transferFee ?? 0,
+      )
+      const matched = d.matchedKeys.length > 0
+      yield DP.row({
+        date: dateCell(d.at, tz),
+        file: d.fileName,
+        line: d.line,
+        currency,
+        deposit: amountCell(d.amount, currency),
+        records: d.matchedKeys.length,
+        charged: matched ? amountCell(f.charged, currency) : null,
+        refunded: matched ? amountCell(f.refunded, currency) : null,
+        fees: matched ? amountCell(f.fees, currency) : null,
+        net: matched ? amountCell(f.net, currency) : null,
+        difference: matched ? amountCell(f.difference, currency) : null,
+        explanation: clipText(
+          explanationText(f.explanation, currency) +
+            (f.notCounted.length > 0
+              ? `; ${f.notCounted.length} linked record(s) not counted (not cached, other currency or not successful)`
+              : ''),
+        ),
+        keys: matched ? clipText(d.matchedKeys.join(' ')) : null,
       })
     }
   }
@@ -432,6 +549,10 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
   const audit = auditOfPeriod(input, range, new Set(storeHistory.map((r) => r.key)))
 
   const recordsByKey = new Map(input.history.map((r) => [r.key, r]))
+  const linkOf = (matchRef: string): string =>
+    describeMatchRef(matchRef, linkedRows)
+      .map((d) => linkText(d, tz))
+      .join('; ')
   const auditRows = function* (): Iterable<ExportRow> {
     for (const e of audit) {
       yield AU.row({
@@ -440,8 +561,8 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
         action: e.action,
         record: auditRecordText(e.key, recordsByKey, tz),
         period: e.period,
-        before: auditValueText(e.before, tz),
-        after: auditValueText(e.after, tz),
+        before: auditValueText(e.before, tz, linkOf),
+        after: auditValueText(e.after, tz, linkOf),
         reason: e.reason ? clipText(e.reason) : null,
       })
     }
@@ -476,6 +597,7 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
       sheet(SHEETS.transactions, TX, history.length, transactionRows),
       sheet(SHEETS.charges, CH, charges.length, chargeRows),
       sheet(SHEETS.refunds, RF, refunds.length, refundRows),
+      sheet(SHEETS.deposits, DP, deposits.length, depositRows),
       sheet(SHEETS.exceptions, EX, exceptions.length, () => exceptions),
       sheet(SHEETS.notReconciled, EX, notReconciled.length, () => notReconciled),
       sheet(SHEETS.audit, AU, audit.length, auditRows),

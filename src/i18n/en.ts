@@ -383,6 +383,23 @@ export const en = {
       markAll:
         'Mark all {count} records that match the filter as reconciled? Each gets an audit entry; “Undo last action” reverses it.',
     },
+    matchLinks: {
+      column: 'Matched to',
+      sectionTitle: 'Matched to',
+      sales: 'Order (sales side)',
+      cash: 'Deposit (cash side)',
+      none: 'Not matched',
+      order: 'Order {order} ({file}, line {line})',
+      orderLine: 'Order line ({file}, line {line})',
+      deposit: 'Deposit {date} {amount} ({file}, line {line})',
+      gone: {
+        sales: 'Order line {line} of a removed file',
+        cash: 'Deposit line {line} of a removed file',
+      },
+      linked: 'linked to {link}',
+      unlinked: 'link removed: {link}',
+      reasons: { import_removed: 'import removed' },
+    },
   },
   match: {
     title: 'Matching',

@@ -385,6 +385,23 @@ export const ja: MessageSchema = {
       markAll:
         '絞り込み条件に合う {count} 件をすべて消込済みにしますか？各記録に監査ログが残り、「直前の操作を元に戻す」で取り消せます。',
     },
+    matchLinks: {
+      column: '照合先',
+      sectionTitle: '照合先',
+      sales: '注文（売上側）',
+      cash: '入金（入金側）',
+      none: '未照合',
+      order: '注文 {order}（{file}、{line} 行目）',
+      orderLine: '注文行（{file}、{line} 行目）',
+      deposit: '入金 {date} {amount}（{file}、{line} 行目）',
+      gone: {
+        sales: '削除されたファイルの注文行（{line} 行目）',
+        cash: '削除されたファイルの入金行（{line} 行目）',
+      },
+      linked: '{link} に照合',
+      unlinked: '照合を解除：{link}',
+      reasons: { import_removed: '取り込みを削除' },
+    },
   },
   match: {
     title: '照合',

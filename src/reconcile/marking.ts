@@ -13,6 +13,7 @@ import type {
   RecordKey,
 } from '../domain/records'
 import { fingerprintOf } from '../domain/fingerprint'
+import { linksTo, withLink, withoutImport, type MatchLink } from './match-links'
 import { isValidPeriod, periodOf } from '../domain/periods'
 
 export type MarkAction = 'mark' | 'unmark' | 'note' | 'reconfirm'
@@ -28,6 +29,11 @@ export interface Refusal {
   reason: RefusalReason
 }
 
+/**
+ * What one change of the accountant's marks writes: the marks to put and delete, their audit entries,
+ * and the records refused. The one meaning of a mark plan: planners (below) make it from the marks and
+ * locks read inside the transaction that writes it (src/db/marking-service.ts), never from an earlier read.
+ */
 export interface MarkPlan {
   puts: MarkRecord[]
   deletes: RecordKey[]
@@ -51,14 +57,17 @@ export interface PlanMarksInput {
   locks: LockedPeriods
   /** Required for `note`; an empty (or blank) note clears it. */
   note?: string
-  /** For `mark` from an accepted match: the imported row each record was matched to (e.g. `orders:<id>:12`). */
-  matchRefs?: ReadonlyMap<RecordKey, string>
+  /**
+   * For `mark` from an accepted match: the imported row each record was matched to. It becomes the link
+   * of its side (sales or cash) on the mark; the other side's link, read with the mark, stays.
+   */
+  links?: ReadonlyMap<RecordKey, MatchLink>
   actor: string
   now: number
   timeZone: string
 }
 
-function emptyPlan(): MarkPlan {
+export function emptyPlan(): MarkPlan {
   return { puts: [], deletes: [], audit: [], refused: [] }
 }
 
@@ -102,6 +111,10 @@ function sameContent(a: MarkRecord | undefined, b: MarkRecord | undefined): bool
   )
 }
 
+function linkedRef(existing: string | undefined, link: MatchLink | undefined): string | undefined {
+  return link ? withLink(existing, link) : existing
+}
+
 /** The mark after `action`, or undefined for "no row" (unreconciled without a note). */
 function nextMark(
   input: PlanMarksInput,
@@ -126,7 +139,7 @@ function nextMark(
         note: input.note?.trim() ? input.note.trim() : note,
         fingerprint: fingerprintOfSubject(record),
         changedSinceReconciled: 0,
-        matchRef: input.matchRefs?.get(record.key) ?? existing?.matchRef,
+        matchRef: linkedRef(existing?.matchRef, input.links?.get(record.key)),
       })
     case 'reconfirm':
       // Only a reconciled mark can be reconfirmed: it takes the record's current data as checked.
@@ -193,6 +206,77 @@ export function planMarks(input: PlanMarksInput): MarkPlan {
         next ?? null,
         input.actor,
         input.now,
+      ),
+    )
+  }
+  return plan
+}
+
+export interface PlanUnlinkInput {
+  /** The records whose marks may link to the import. */
+  records: readonly MarkSubject[]
+  marks: ReadonlyMap<RecordKey, MarkRecord>
+  locks: LockedPeriods
+  importId: string
+  actor: string
+  now: number
+  timeZone: string
+}
+
+/** Audit reason of the changes a removed import makes. */
+export const IMPORT_REMOVED = 'import_removed'
+
+/**
+ * Removing an import: its links leave the marks. A reconciled mark left with no link was reconciled by
+ * that import's match alone, so it is unmarked (its note stays); one still linked to another file keeps
+ * its state and fingerprint and loses only the link. Audited with reason `import_removed`.
+ */
+export function planUnlink(input: PlanUnlinkInput): MarkPlan {
+  const plan = emptyPlan()
+  const seen = new Set<RecordKey>()
+  for (const record of input.records) {
+    if (seen.has(record.key)) continue
+    seen.add(record.key)
+    const existing = input.marks.get(record.key)
+    if (!existing || !linksTo(existing.matchRef, input.importId)) continue
+    const period = periodOf(record.createdAt, input.timeZone)
+    if (isLocked(input.locks, period, existing.period)) {
+      plan.refused.push({ key: record.key, reason: 'period_locked' })
+      continue
+    }
+    const rest = withoutImport(existing.matchRef, input.importId)
+    const stamp = { updatedAt: input.now, updatedBy: input.actor }
+    let next: MarkRecord | undefined
+    let action: AuditAction = 'mark'
+    if (rest === undefined && existing.state === 'reconciled') {
+      action = 'unmark'
+      next =
+        existing.note === ''
+          ? undefined
+          : markOf({
+              ...existing,
+              ...stamp,
+              state: 'unreconciled',
+              fingerprint: null,
+              changedSinceReconciled: 0,
+              matchRef: undefined,
+            })
+    } else {
+      next = markOf({ ...existing, ...stamp, matchRef: rest })
+    }
+    if (next) plan.puts.push(next)
+    else plan.deletes.push(record.key)
+    plan.audit.push(
+      audit(
+        record.connectionId,
+        action,
+        record.key,
+        period,
+        existing,
+        next ?? null,
+        input.actor,
+        input.now,
+        IMPORT_REMOVED,
       ),
     )
   }

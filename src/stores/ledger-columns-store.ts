@@ -23,6 +23,7 @@ export const OPTIONAL_COLUMNS = [
   'order',
   'rec',
   'note',
+  'matched',
 ] as const
 export type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number]
 /** The key under ledger.columns of each column's heading. */
@@ -40,7 +41,12 @@ export const COLUMN_LABEL: Record<OptionalColumn, string> = {
   order: 'order',
   rec: 'reconciled',
   note: 'note',
+  matched: 'matched',
 }
+
+/** The i18n key of a column's heading; "Matched to" (issue 21) has its label in its own block of messages. */
+export const columnLabelKey = (c: OptionalColumn): string =>
+  c === 'matched' ? 'ledger.matchLinks.column' : `ledger.columns.${COLUMN_LABEL[c]}`
 
 /** Header cells in display order. Date is always shown; a column sorts by its own id when it can. */
 export type ColumnId = 'date' | OptionalColumn
@@ -62,6 +68,7 @@ export const DEFAULT_WIDTHS: Record<ColumnId, number> = {
   order: 112,
   rec: 160,
   note: 192,
+  matched: 240,
 }
 export const MIN_WIDTH = 40
 export const MAX_WIDTH = 640

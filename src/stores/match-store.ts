@@ -14,7 +14,6 @@ import type {
   HistoryRecord,
   ImportRecord,
   ImportedRowRecord,
-  MarkRecord,
   RecordKey,
 } from '../domain/records'
 import { checkImportFileSize, ImportFileError } from '../import/limits'
@@ -31,7 +30,6 @@ import {
 } from '../import/profiles'
 import { dropAlreadyImported } from '../import/overlap'
 import { builtInProfileFor, readImportFile } from '../import/read-file'
-import { planMarks } from '../reconcile/marking'
 import {
   DEFAULT_PAYOUT_MODEL,
   proposeMatches,
@@ -60,24 +58,12 @@ const payoutModelSchema = z.object({
 })
 
 const payoutKey = (connectionId: string): string => `payoutModel:${connectionId}`
+
+/** The connection's payout model as saved in the Match view (the default until one is saved). */
+export async function readPayoutModel(connectionId: string): Promise<PayoutModel> {
+  return appCache().settings.get(payoutKey(connectionId), payoutModelSchema, { ...DEFAULT_PAYOUT_MODEL })
+}
 const rejectedKey = (connectionId: string): string => `matchRejected:${connectionId}`
-
-/** The part of a mark's matchRef that links one side (`orders:` sales, `bank:` cash), space-separated. */
-export function mergeMatchRef(existing: string | undefined, ref: string): string {
-  const prefix = ref.slice(0, ref.indexOf(':') + 1)
-  const parts = (existing ?? '').split(' ').filter((p) => p !== '' && !p.startsWith(prefix))
-  return [...parts, ref].join(' ')
-}
-
-/** A matchRef without the links to one import; undefined when nothing is left. */
-export function dropImportRefs(
-  existing: string | undefined,
-  source: string,
-  importId: string,
-): string | undefined {
-  const parts = (existing ?? '').split(' ').filter((p) => p !== '' && !p.startsWith(`${source}:${importId}:`))
-  return parts.length > 0 ? parts.join(' ') : undefined
-}
 
 export interface PendingFile {
   name: string
@@ -372,53 +358,34 @@ export const useMatchStore = defineStore('match', () => {
     unmatchedReasons.value = result.unmatchedReasons
   }
 
-  /** Accepts proposals (or hand-picked pairs): marks the records with a link to their row, in one go. */
+  /** Who is making a change now (the name set in Settings), for the audit log. */
+  async function author(timeZone: string): Promise<{ actor: string; now: number; timeZone: string }> {
+    const name = await appCache().settings.getRaw('actorName')
+    return { actor: typeof name === 'string' && name.trim() ? name : 'accountant', now: Date.now(), timeZone }
+  }
+
+  /**
+   * Accepts proposals (or hand-picked pairs): marks the records with a link to their row, in one go. The
+   * marking service reads the current marks inside the writing transaction, so what changed since the
+   * proposal (a note, the other side's link, a close) is seen, kept and audited as it is.
+   */
   async function accept(
     chosen: { rowLine: number; keys: RecordKey[]; rule: string; side?: MatchSide }[],
   ): Promise<void> {
     const conn = connection.value
     const imp = importId.value
     if (!conn || !imp || chosen.length === 0) return
-    const cache = appCache()
     try {
-      const keys = chosen.flatMap((c) => c.keys)
-      const recs = (await cache.history.getMany(conn.id, keys)).filter(
-        (r): r is HistoryRecord => r !== undefined,
-      )
-      const current = await cache.marks.getMany(conn.id, recs)
-      const marks = new Map<RecordKey, MarkRecord>()
-      current.forEach((m) => m && marks.set(m.key, m))
-      const locks = new Set((await cache.locks.list(conn.id)).map((l) => l.period))
-      // One link per side on a record: an order link and a deposit link coexist in its matchRef.
-      const kind = imports.value.find((i) => i.id === imp)?.source ?? source.value
-      const matchRefs = new Map<RecordKey, string>()
-      for (const c of chosen) {
-        for (const k of c.keys)
-          matchRefs.set(k, mergeMatchRef(marks.get(k)?.matchRef, `${kind}:${imp}:${c.rowLine}`))
-      }
-      const name = await cache.settings.getRaw('actorName')
-      const plan = planMarks({
-        action: 'mark',
-        records: recs,
-        marks,
-        locks,
-        matchRefs,
-        actor: typeof name === 'string' && name.trim() ? name : 'accountant',
-        now: Date.now(),
-        timeZone: conn.timeZone,
-      })
-      if (plan.refused.length > 0) {
-        notice.value = { kind: 'refusedLocked', count: plan.refused.length }
-        return
-      }
-      await repo().accept(
+      const done = await appCache().marking.acceptMatches(
         conn.id,
-        plan,
-        chosen.map((c) => ({ importId: imp, line: c.rowLine, keys: c.keys })),
-        recs,
+        imp,
+        chosen.map((c) => ({ line: c.rowLine, keys: c.keys })),
+        await author(conn.timeZone),
       )
-      notice.value = { kind: 'accepted', count: chosen.length }
-      await match()
+      notice.value = done.written
+        ? { kind: 'accepted', count: chosen.length }
+        : { kind: 'refusedLocked', count: done.plan.refused.length }
+      if (done.written) await match()
     } catch (e) {
       error.value = toAppError(e)
     }
@@ -449,47 +416,14 @@ export const useMatchStore = defineStore('match', () => {
     const conn = connection.value
     const file = imports.value.find((i) => i.id === id)
     if (!conn || !file) return
-    const cache = appCache()
     try {
-      const linked = (await repo().rows(conn.id, id)).filter((r) => r.matchedKeys.length > 0)
-      const keys = [...new Set(linked.flatMap((r) => r.matchedKeys))]
-      const recs = (await cache.history.getMany(conn.id, keys)).filter(
-        (r): r is HistoryRecord => r !== undefined,
-      )
-      const current = await cache.marks.getMany(conn.id, recs)
-      const marks = new Map<RecordKey, MarkRecord>()
-      current.forEach((m) => m && marks.set(m.key, m))
-      const locks = new Set((await cache.locks.list(conn.id)).map((l) => l.period))
-      const name = await cache.settings.getRaw('actorName')
-      const actor = typeof name === 'string' && name.trim() ? name : 'accountant'
-      const keep = new Map<RecordKey, string>()
-      const unlink: HistoryRecord[] = []
-      const relink: HistoryRecord[] = []
-      for (const r of recs) {
-        const mark = marks.get(r.key)
-        if (!mark?.matchRef?.includes(`${file.source}:${id}:`)) continue
-        const rest = dropImportRefs(mark.matchRef, file.source, id)
-        if (rest === undefined) unlink.push(r)
-        else {
-          keep.set(r.key, rest)
-          relink.push(r)
-        }
-      }
-      const common = { marks, locks, actor, now: Date.now(), timeZone: conn.timeZone }
-      const unmark = planMarks({ ...common, action: 'unmark', records: unlink })
-      const mark = planMarks({ ...common, action: 'mark', records: relink, matchRefs: keep })
-      if (unmark.refused.length + mark.refused.length > 0) {
-        notice.value = { kind: 'refusedLocked', count: unmark.refused.length + mark.refused.length }
+      const done = await appCache().marking.removeImport(conn.id, id, await author(conn.timeZone))
+      if (!done.written) {
+        notice.value = { kind: 'refusedLocked', count: done.plan.refused.length }
         return
       }
-      const plan = {
-        puts: [...unmark.puts, ...mark.puts],
-        deletes: [...unmark.deletes, ...mark.deletes],
-        audit: [...unmark.audit, ...mark.audit],
-      }
-      await repo().accept(conn.id, plan, [], [...unlink, ...relink])
-      await repo().remove(conn.id, id)
-      notice.value = { kind: 'removed', count: unlink.length + relink.length }
+      const unlinked = done.plan.puts.length + done.plan.deletes.length
+      notice.value = { kind: 'removed', count: unlinked }
       if (importId.value === id) {
         importId.value = null
         rows.value = []

@@ -38,6 +38,9 @@ import {
 import { nextPeriod, periodOf, periodRange, previousPeriod } from '../domain/periods'
 import { ImportsRepository } from '../db/imports-repository'
 import { exportMonthWorkbook } from '../export/workbook-client'
+import { transferFeeWithTax } from '../reconcile/deposits'
+import type { LinkedRow } from '../reconcile/match-links'
+import { readPayoutModel } from './match-store'
 import { useAppStore } from './app-store'
 
 export interface MonthData {
@@ -126,6 +129,62 @@ export async function loadMonth(connection: CachedConnection, period: string): P
 }
 
 /** Why a close or reopen was refused; the view words it (i18n). */
+/**
+ * What the workbook needs to show match links (issue 21): the connection's imported rows with their
+ * file names, the records its deposits pay outside the month (a payout spans a month end), their charges,
+ * and the payout model's transfer fee with tax.
+ */
+async function matchLinksOf(
+  connectionId: string,
+  period: string,
+  timeZone: string,
+  history: readonly HistoryRecord[],
+): Promise<{
+  importedRows: LinkedRow[]
+  linkedHistory: HistoryRecord[]
+  linkedCharges: ChargeRecord[]
+  transferFee: number
+}> {
+  const cache = appCache()
+  const repo = new ImportsRepository(cache.db)
+  const files = new Map((await repo.list(connectionId)).map((f) => [f.id, f.fileName]))
+  const importedRows: LinkedRow[] = (await repo.rows(connectionId)).map((r) => ({
+    importId: r.importId,
+    line: r.line,
+    source: r.source,
+    fileName: files.get(r.importId) ?? r.importId,
+    orderNumber: r.orderNumber,
+    at: r.at,
+    amount: r.amount,
+    currency: r.currency,
+    matchedKeys: r.matchedKeys,
+  }))
+  const range = periodRange(period, timeZone)
+  const have = new Set(history.map((r) => r.key))
+  const missing = [
+    ...new Set(
+      importedRows
+        .filter((r) => r.source === 'bank' && r.at >= range.from && r.at < range.to)
+        .flatMap((r) => r.matchedKeys)
+        .filter((k) => !have.has(k)),
+    ),
+  ]
+  const linkedHistory = (await cache.history.getMany(connectionId, missing)).filter(
+    (r): r is HistoryRecord => r !== undefined,
+  )
+  const chargeIds = [...new Set(linkedHistory.filter((r) => r.type === 'charge').map((r) => r.chargeId))]
+  const linkedCharges = (await cache.charges.getMany(connectionId, chargeIds)).filter(
+    (c): c is ChargeRecord => c !== undefined,
+  )
+  const model = await readPayoutModel(connectionId)
+  return {
+    importedRows,
+    linkedHistory,
+    linkedCharges,
+    transferFee: transferFeeWithTax(model.transferFee, model.transferFeeTaxPercent),
+  }
+}
+
 export type CloseRefusal = 'needsName' | 'needsAcknowledge' | 'needsNote' | 'needsReason' | 'alreadyChanged'
 
 export const useMonthEndStore = defineStore('month-end', () => {
@@ -274,6 +333,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
         `${previousPeriod(d.period)}-28`,
         `${nextPeriod(d.period)}-03`,
       )
+      const links = await matchLinksOf(d.connection.id, d.period, d.connection.timeZone, d.history)
       const delivered = await exportMonthWorkbook(
         {
           merchantName: d.history.find((r) => r.raw.merchant_name)?.raw.merchant_name ?? d.connection.label,
@@ -300,6 +360,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
             amount: u.amount,
             currency: u.currency,
           })),
+          ...links,
         },
         { signal: exportAbort.signal, onProgress: (p) => (exporting.value = { ...p }) },
       )

@@ -10,6 +10,8 @@ export interface RecordDetails {
   trail: AuditEntry[]
   /** The record's reconciled mark no longer matches its data (set by sync, cleared when re-marked). */
   changedSinceReconciled: boolean
+  /** The mark's links to imported order and bank lines (sales and cash side), if any. */
+  matchRef: string | undefined
 }
 
 export async function readRecordDetails(r: HistoryRecord): Promise<RecordDetails> {
@@ -23,5 +25,6 @@ export async function readRecordDetails(r: HistoryRecord): Promise<RecordDetails
     charge,
     trail,
     changedSinceReconciled: mark?.state === 'reconciled' && mark.changedSinceReconciled === 1,
+    matchRef: mark?.matchRef,
   }
 }

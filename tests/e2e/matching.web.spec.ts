@@ -88,6 +88,17 @@ test.describe('matching on the web host', () => {
     await nav.getByRole('link', { name: 'Ledger' }).click()
     await page.getByRole('combobox', { name: 'Reconciliation', exact: true }).selectOption('reconciled')
     await expect(page.getByTestId('ledger-count')).toHaveText(/^(3\d|4\d) records/)
+    // Each reconciled row names its order in "Matched to", and the details show the sales-side link.
+    const grid = page.getByRole('grid')
+    await expect(grid.getByRole('columnheader', { name: 'Matched to' })).toBeVisible()
+    const matched = grid.locator('.grid-viewport [role="gridcell"].c-matched')
+    await expect(matched.first()).toHaveText(/^Order .+ \(注文一覧-2026-10\.csv, line \d+\)$/)
+    await grid.locator('.grid-viewport [role="gridcell"].c-date').first().click()
+    const links = page.getByTestId('record-links')
+    await expect(links.locator('[data-field="link-sales"]')).toHaveText(
+      (await matched.first().textContent())?.trim() ?? '',
+    )
+    await expect(links.locator('[data-field="link-cash"]')).toHaveText('Not matched')
 
     // The same file again adds nothing.
     await nav.getByRole('link', { name: 'Matching' }).click()
@@ -149,6 +160,13 @@ test.describe('matching on the web host', () => {
       .first()
       .click()
     await expect(page.getByTestId('match-notice')).toHaveText('1 matches accepted and marked reconciled.')
+
+    // The deposit link sits beside the order link: the audit log says which deposit each record was paid by.
+    await nav.getByRole('link', { name: 'Ledger' }).click()
+    await expect(page.getByRole('table', { name: 'Audit log' })).toContainText(
+      /linked to Deposit [\d/-]+ ¥123,456 \(mufg\.csv, line 2\)/,
+    )
+    await nav.getByRole('link', { name: 'Matching' }).click()
 
     // Removing the import undoes its matches, audited; the order links stay.
     page.once('dialog', (d) => void d.accept())

@@ -1,7 +1,7 @@
 /** The ledger grid's column headings: their labels, and sorting by them (click, or Enter on a focused one). */
 import { useI18n } from 'vue-i18n'
 import { useDisplay } from '../../i18n/labels'
-import { COLUMN_LABEL, sortOf, type ColumnId } from '../../stores/ledger-columns-store'
+import { columnLabelKey, sortOf, type ColumnId } from '../../stores/ledger-columns-store'
 import { useLedgerStore } from '../../stores/ledger-store'
 
 export function useColumnHeadings(): {
@@ -16,7 +16,7 @@ export function useColumnHeadings(): {
   const headerLabel = (c: ColumnId): string =>
     c === 'date'
       ? t('ledger.columns.date', { zone: display.zoneName(ledger.timeZone) })
-      : t(`ledger.columns.${COLUMN_LABEL[c]}`)
+      : t(columnLabelKey(c))
   function sortOn(c: ColumnId): void {
     const column = sortOf(c)
     if (column) ledger.sortBy(column)

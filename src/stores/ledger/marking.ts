@@ -1,7 +1,7 @@
 /**
  * Marking from the ledger: the selection or every record matching the filter, with a note; the last batch
  * can be undone; a bulk mark shows its phase and can be cancelled. Marks are planned and written with
- * their audit row in one transaction (MarksRepository.planAndApply); the rules are the pure plans of
+ * their audit row in one transaction (MarkingService.planAndApply); the rules are the pure plans of
  * src/reconcile/marking.
  */
 import { ref, shallowRef, toRaw, type Ref, type ShallowRef } from 'vue'
@@ -50,7 +50,7 @@ export function useLedgerMarking(
   /**
    * Marks the selection (the grid's loaded rows) or every record matching the filter (their digests, one
    * read per day: HistoryRepository.markTargets); then the current marks and locks are read, the plan made
-   * and written with its audit row in one transaction (MarksRepository.planAndApply), so a lock or mark
+   * and written with its audit row in one transaction (MarkingService.planAndApply), so a lock or mark
    * changed meanwhile is seen. The grid's marks map is replaced once.
    */
   async function applyMarks(
@@ -83,7 +83,7 @@ export function useLedgerMarking(
       if (records.length === 0) return
       marking.value = { phase: 'writing', records: records.length }
       const now = Date.now()
-      const { plan } = await cache.marks.planAndApply(
+      const { plan } = await cache.marking.planAndApply(
         filter.connectionId,
         records,
         (current) =>
@@ -137,7 +137,7 @@ export function useLedgerMarking(
     const connectionId = query.connectionId.value
     if (!batch || !connectionId) return
     try {
-      const { plan } = await appCache().marks.planAndApply(connectionId, lastBatchRefs, (current) =>
+      const { plan } = await appCache().marking.planAndApply(connectionId, lastBatchRefs, (current) =>
         planUndo({
           entries: batch,
           marks: current.marks,

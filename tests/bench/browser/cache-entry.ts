@@ -8,6 +8,7 @@ import type { HistoryItem } from '../../../electron/shared/payment-api'
 import { ClosebookDb } from '../../../src/db/database'
 import { historyRecordOf } from '../../../src/db/history-record'
 import { HistoryRepository, type HistoryFilter } from '../../../src/db/history-repository'
+import { MarkingService } from '../../../src/db/marking-service'
 import { markDayOf, MarksRepository } from '../../../src/db/marks-repository'
 import type { MarkTarget, SyncCheckpoint } from '../../../src/domain/records'
 import { fingerprintOf } from '../../../src/domain/fingerprint'
@@ -61,6 +62,7 @@ async function run(args: CacheBenchArgs, at: (stage: string) => void): Promise<C
   await db.open()
   const history = new HistoryRepository(db, fingerprintOf)
   const marks = new MarksRepository(db)
+  const marking = new MarkingService(db)
 
   // Ingest: pages of 100 with their checkpoint, one transaction each, as the sync store writes them.
   // Timed: record mapping (historyRecordOf) and the write; the sandbox's serialization is not.
@@ -155,7 +157,7 @@ async function run(args: CacheBenchArgs, at: (stage: string) => void): Promise<C
    * "Mark all matching" on a filter that matches the newest 10k records (all periods from the 10,000th
    * newest record's time), as ledger-store applyMarks does it: HistoryRepository.markTargets reads what
    * the mark needs of them from the day digests (no count first, no record read), then
-   * MarksRepository.planAndApply — one transaction that reads their day rows of marks
+   * MarkingService.planAndApply — one transaction that reads their day rows of marks
    * and the locks, runs planMarks (plan, timed inside the callback) and writes the changed day rows and
    * the action's one audit row (apply = that transaction minus the plan). Timed from the read to the
    * transaction's commit; finding the filter's start is not timed (the user chose the filter).
@@ -167,7 +169,7 @@ async function run(args: CacheBenchArgs, at: (stage: string) => void): Promise<C
   const readMs = performance.now() - t
   let planMs = 0
   const t2 = performance.now()
-  const { plan } = await marks.planAndApply(CONNECTION, records, (current) => {
+  const { plan } = await marking.planAndApply(CONNECTION, records, (current) => {
     const t3 = performance.now()
     const planned = planMarks({
       action: 'mark',

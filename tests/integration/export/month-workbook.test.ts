@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { exportBeginArgsSchema, exportRowSchema } from '../../../electron/shared/contract/export'
 import { buildMonthWorkbook, type MonthWorkbookInput } from '../../../src/export/month-workbook'
 import { wallClockMs } from '../../../src/export/sheet-values'
+import type { LinkedRow } from '../../../src/reconcile/match-links'
 import { summarizeMonth } from '../../../src/reconcile/month-summary'
 import { EVIL_NAME, EVIL_NOTE, GENERATED_AT, PERIOD, STORE_1, TZ, jpyMonth, mixedMonth } from './fixtures'
 import { expectedSummary } from './expected'
@@ -21,7 +22,16 @@ afterEach(async () => {
   await removeDir(dir)
 })
 
-const SHEET_ORDER = ['Summary', 'Transactions', 'Charges', 'Refunds', 'Exceptions', 'Not reconciled', 'Audit']
+const SHEET_ORDER = [
+  'Summary',
+  'Transactions',
+  'Charges',
+  'Refunds',
+  'Deposits',
+  'Exceptions',
+  'Not reconciled',
+  'Audit',
+]
 const HEADER_ROW = 15 // Summary: 14 rows of header block, then the table's header
 
 async function exportMonth(input: MonthWorkbookInput): Promise<ExcelJS.Workbook> {
@@ -160,7 +170,7 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
     expect(c14?.get('Other-currency amounts')?.value).toBe('fee 0.25 USD')
     const c13 = ch.find((r) => r.get('Charge ID')?.value === '00000000-0000-4000-8000-00000000000d')
     expect(c13?.get('Fee currency')?.value).toBe('(unknown)')
-    expect(sheet(book, 'Charges').autoFilter).toBe('A1:P10')
+    expect(sheet(book, 'Charges').autoFilter).toBe('A1:Q10')
 
     // Refunds
     const rf = records(sheet(book, 'Refunds'))
@@ -261,6 +271,98 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
     expect(ex[0]?.get('Amount')?.value).toBe(1500)
   })
 
+  it('shows each record’s order and deposit links, and a Deposits sheet with the difference explained', async () => {
+    const input = jpyMonth()
+    const h1 = input.history.find((r) => r.type === 'charge' && r.amount === 10_000)
+    const h4 = input.history.find((r) => r.type === 'refund' && r.amount === 2000)
+    if (!h1 || !h4) throw new Error('fixture records missing')
+    const at = (iso: string) => Date.parse(iso)
+    const row = (over: Partial<LinkedRow>): LinkedRow => ({
+      importId: 'b-1',
+      line: 5,
+      source: 'bank',
+      fileName: 'bank.csv',
+      orderNumber: null,
+      at: at('2026-10-20T01:00:00Z'),
+      amount: 0,
+      currency: 'JPY',
+      matchedKeys: [],
+      ...over,
+    })
+    // 10,000 charged − 2,000 refunded − 360 fee − 440 transfer fee (¥400 + 10 %) = 7,200 paid in.
+    const importedRows = [
+      row({
+        importId: 'o-1',
+        line: 2,
+        source: 'orders',
+        fileName: 'orders.csv',
+        orderNumber: 'ORD-1',
+        amount: 10_000,
+        matchedKeys: [h1.key],
+      }),
+      row({ amount: 7200, matchedKeys: [h1.key, h4.key] }),
+      row({ line: 6, amount: 3000 }),
+      row({ line: 7, amount: 9000, at: at('2026-10-31T16:00:00Z') }), // November 1st in Tokyo
+      row({ line: 8, amount: -500 }), // a withdrawal is not a deposit
+    ]
+    const marks = new Map(input.marks)
+    const markOf = (key: typeof h1.key, matchRef: string) => ({
+      connectionId: h1.connectionId,
+      key,
+      state: 'reconciled' as const,
+      note: '',
+      fingerprint: 'fp',
+      changedSinceReconciled: 0 as const,
+      period: PERIOD,
+      updatedAt: GENERATED_AT,
+      updatedBy: 'alice',
+      matchRef,
+    })
+    marks.set(h1.key, markOf(h1.key, 'orders:o-1:2 bank:b-1:5'))
+    marks.set(h4.key, markOf(h4.key, 'bank:b-1:5'))
+    const audit = [
+      ...input.audit,
+      {
+        seq: 99,
+        connectionId: h1.connectionId,
+        at: at('2026-10-21T00:00:00Z'),
+        actor: 'alice',
+        action: 'mark' as const,
+        key: h1.key,
+        period: PERIOD,
+        before: markOf(h1.key, 'orders:o-1:2'),
+        after: markOf(h1.key, 'orders:o-1:2 bank:b-1:5'),
+      },
+    ]
+    const book = await exportMonth({ ...input, marks, audit, importedRows, transferFee: 440 })
+
+    const deposit = 'Deposit 2026-10-20 7200 JPY (bank.csv, line 5)'
+    const charge = records(sheet(book, 'Charges')).find((r) => r.get('Charge ID')?.value === h1.resourceId)
+    expect(charge?.get('Matched to')?.value).toBe(`Order ORD-1 (orders.csv, line 2); ${deposit}`)
+    const refund = records(sheet(book, 'Refunds')).find((r) => r.get('Refund ID')?.value === h4.resourceId)
+    expect(refund?.get('Matched to')?.value).toBe(deposit)
+
+    const deposits = records(sheet(book, 'Deposits'))
+    expect(deposits.map((r) => r.get('Line')?.value)).toEqual([5, 6])
+    const paid = deposits[0]
+    expect(
+      ['Deposit', 'Records paid', 'Charges', 'Refunds', 'Fees', 'Expected (net of fees)', 'Difference'].map(
+        (h) => paid?.get(h)?.value,
+      ),
+    ).toEqual([7200, 2, 10_000, 2000, 360, 7640, -440])
+    expect(paid?.get('Explanation')?.value).toBe('Transfer fee 440 JPY deducted by the payment service')
+    expect(paid?.get('Record IDs')?.value).toBe(`${h1.key} ${h4.key}`)
+    expect(paid?.get('Deposit')?.numFmt).toBe('#,##0')
+    expect(deposits[1]?.get('Explanation')?.value).toBe('Not matched to any records yet')
+    expect(deposits[1]?.get('Difference')?.value ?? null).toBeNull()
+
+    const linked = records(sheet(book, 'Audit')).find((r) => text(r.get('After')?.value).includes('bank.csv'))
+    expect(text(linked?.get('Before')?.value)).toBe('Reconciled; matched to Order ORD-1 (orders.csv, line 2)')
+    expect(text(linked?.get('After')?.value)).toBe(
+      `Reconciled; matched to Order ORD-1 (orders.csv, line 2); ${deposit}`,
+    )
+  })
+
   it('says whether the month is closed, by whom and when, the units, and lists quarantined items', async () => {
     const open = await exportMonth(mixedMonth())
     const block = (book: ExcelJS.Workbook) => {
@@ -328,7 +430,7 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
 })
 
 describe('buildMonthWorkbook', () => {
-  it('defines the six sheets in order, valid for the contract, rows as counted', () => {
+  it('defines the eight sheets in order, valid for the contract, rows as counted', () => {
     const plan = buildMonthWorkbook(mixedMonth())
     expect(plan.sheets.map((s) => s.spec.name)).toEqual(SHEET_ORDER)
     expect(

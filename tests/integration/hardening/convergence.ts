@@ -4,6 +4,7 @@
  * and a new host starts), marks made on what was cached, the merchant's data growing, a reload, and syncs
  * until done. Used by the convergence test (quick sizes) and `npm run test:soak`.
  */
+import { MarkingService } from '../../../src/db/marking-service'
 import { MarksRepository } from '../../../src/db/marks-repository'
 import type { MarkRecord } from '../../../src/domain/records'
 import { fingerprintOf } from '../../../src/domain/fingerprint'
@@ -139,10 +140,12 @@ export async function convergenceRun(seed: number, records: number): Promise<Con
       updatedBy: 'soak',
     }))
     // Written as the app writes them: into their records' day rows (no audit needed here).
-    await new MarksRepository(h.db).apply(
-      { connectionId: h.connectionId, puts: marks, deletes: [], audit: [] },
-      chosen,
-    )
+    await new MarkingService(h.db).planAndApply(h.connectionId, chosen, () => ({
+      puts: marks,
+      deletes: [],
+      audit: [],
+      refused: [],
+    }))
 
     // 3. The merchant's data grows and changes.
     for (let i = rng.int(1, 30); i > 0; i--) h.sandbox.data.addCharge(Date.now() * 1000)

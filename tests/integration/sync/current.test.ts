@@ -4,6 +4,7 @@
  * middle of a sync write converges to the server's truth on the next sync.
  */
 import { afterEach, describe, expect, it } from 'vitest'
+import { MarkingService } from '../../../src/db/marking-service'
 import { MarksRepository } from '../../../src/db/marks-repository'
 import type { MarkRecord } from '../../../src/domain/records'
 import { fingerprintOf } from '../../../src/domain/fingerprint'
@@ -88,10 +89,12 @@ async function reconcile(h: Harness, key: `charge:${string}` | `refund:${string}
     updatedAt: 1,
     updatedBy: 'test',
   }
-  await new MarksRepository(h.db).apply(
-    { connectionId: h.connectionId, puts: [mark], deletes: [], audit: [] },
-    [record],
-  )
+  await new MarkingService(h.db).planAndApply(h.connectionId, [record], () => ({
+    puts: [mark],
+    deletes: [],
+    audit: [],
+    refused: [],
+  }))
   return mark
 }
 

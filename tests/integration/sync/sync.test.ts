@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ChargeItem } from '../../../electron/shared/payment-api'
 import { dayDigestRowsOf } from '../../../src/db/day-digests'
 import { dayTokenRowsOf, TOKEN_PART_SIZE } from '../../../src/db/day-tokens'
+import { MarkingService } from '../../../src/db/marking-service'
 import { MarksRepository } from '../../../src/db/marks-repository'
 import type { MarkRecord, SyncCheckpoint } from '../../../src/domain/records'
 import type { DayTokensRecord } from '../../../src/db/storage-rows'
@@ -359,10 +360,12 @@ describe('sync against the sandbox', () => {
       updatedAt: 1,
       updatedBy: 'test',
     }
-    await new MarksRepository(h.db).apply(
-      { connectionId: h.connectionId, puts: [mark], deletes: [], audit: [] },
-      [newest],
-    )
+    await new MarkingService(h.db).planAndApply(h.connectionId, [newest], () => ({
+      puts: [mark],
+      deletes: [],
+      audit: [],
+      refused: [],
+    }))
 
     // The merchant goes on selling: 100 new charges, a refund and a late status change.
     await control(h, 'charges', { count: 100 })

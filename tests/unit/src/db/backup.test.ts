@@ -22,6 +22,7 @@ import {
   HOUR,
   STORE_1,
   T0,
+  applyPlan,
   auditEntry,
   chargeItem,
   checkpoint,
@@ -250,7 +251,8 @@ describe('backup', () => {
     const history = seedHistory(3)
     // One bulk mark of the three records: one audit row (seq 3) of three changes.
     const bulk = history.map((h) => mark(h.key, { note: 'bulk', updatedAt: T0 + 5 }))
-    const { auditSeqs } = await new MarksRepository(db).apply(
+    const { auditSeqs } = await applyPlan(
+      db,
       {
         connectionId: CONN,
         puts: bulk,

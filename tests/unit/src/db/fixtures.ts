@@ -2,6 +2,8 @@
 import Dexie from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { ClosebookDb, SCHEMA_V6, type IndexedDbDeps } from '../../../../src/db/database'
+import { MarkingService, type ApplyResult } from '../../../../src/db/marking-service'
+import type { AuditEntry, MarkRecord, MarkRef, RecordKey } from '../../../../src/domain/records'
 
 export * from '../../../support/api-items'
 export * from '../../../support/cache'
@@ -21,4 +23,20 @@ export async function createV6Cache(deps: IndexedDbDeps, name = 'closebook'): Pr
 
 export function openDb(name = 'closebook-test', deps: IndexedDbDeps = freshDeps()): ClosebookDb {
   return new ClosebookDb(name, deps)
+}
+
+/** Writes fixed marks and audit entries through the marking service (a planner that ignores the snapshot). */
+export async function applyPlan(
+  db: ClosebookDb,
+  plan: { connectionId: string; puts: MarkRecord[]; deletes: RecordKey[]; audit: AuditEntry[] },
+  refs: readonly MarkRef[],
+): Promise<ApplyResult> {
+  const { connectionId, puts, deletes, audit } = plan
+  const done = await new MarkingService(db).planAndApply(connectionId, refs, () => ({
+    puts,
+    deletes,
+    audit,
+    refused: [],
+  }))
+  return done.result
 }

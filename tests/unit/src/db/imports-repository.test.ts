@@ -1,10 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { historyRecordOf } from '../../../../src/db/history-record'
 import { ImportsRepository } from '../../../../src/db/imports-repository'
-import { MarksRepository, PeriodLockedError } from '../../../../src/db/marks-repository'
 import type { ImportedRowRecord, ImportRecord } from '../../../../src/domain/records'
-import { CONN, T0, auditEntry, historyItem, mark, openDb, storedAudit, storedMarks } from './fixtures'
+import { CONN, T0, openDb } from './fixtures'
 
 let db: ClosebookDb
 let repo: ImportsRepository
@@ -51,55 +49,10 @@ describe('ImportsRepository', () => {
     expect((await repo.rows(CONN)).map((r) => r.line)).toEqual([2, 3])
   })
 
-  it('accepting marks the records and links the rows together; a closed month refuses both', async () => {
-    await repo.add(file(), [row(2)])
-    const h = historyRecordOf(CONN, historyItem(1), T0)
-    await db.history.put(h)
-    const m = mark(h.key, { matchRef: 'orders:imp-1:2' })
-    const audit = [auditEntry({ key: h.key, period: m.period })]
-
-    await db.locks.put({ connectionId: CONN, period: m.period, lockedAt: T0, lockedBy: 'alice' })
-    await expect(
-      repo.accept(
-        CONN,
-        { puts: [m], deletes: [], audit },
-        [{ importId: 'imp-1', line: 2, keys: [h.key] }],
-        [h],
-      ),
-    ).rejects.toBeInstanceOf(PeriodLockedError)
-    expect((await repo.rows(CONN, 'imp-1'))[0]?.matchedKeys).toEqual([])
-    expect(await storedMarks(db)).toEqual([])
-    expect(await storedAudit(db)).toEqual([])
-
-    await db.locks.clear()
-    await repo.accept(
-      CONN,
-      { puts: [m], deletes: [], audit },
-      [{ importId: 'imp-1', line: 2, keys: [h.key] }],
-      [h],
-    )
-    expect((await repo.rows(CONN, 'imp-1'))[0]?.matchedKeys).toEqual([h.key])
-    expect((await new MarksRepository(db).get(CONN, h))?.matchRef).toBe('orders:imp-1:2')
-    expect(await storedMarks(db)).toEqual([m])
-    expect((await storedAudit(db)).map((e) => [e.action, e.key])).toEqual([['mark', h.key]])
-  })
-
   it('lists the unmatched rows of a range of days with their file name', async () => {
     await repo.add(file(), [row(2), row(3, { day: '2026-10-05' }), row(4, { day: '2026-11-01' })])
-    await repo.accept(
-      CONN,
-      { puts: [], deletes: [], audit: [] },
-      [{ importId: 'imp-1', line: 2, keys: ['charge:x'] }],
-      [],
-    )
+    await db.importedRows.update([CONN, 'imp-1', 2], { matchedKeys: ['charge:x'] })
     const open = await repo.unmatchedBetween(CONN, '2026-10-01', '2026-10-31')
     expect(open.map((r) => [r.line, r.fileName])).toEqual([[3, 'orders-2026-10.csv']])
-  })
-
-  it('removes a file and its rows', async () => {
-    await repo.add(file(), [row(2), row(3)])
-    await repo.remove(CONN, 'imp-1')
-    expect(await repo.list(CONN)).toEqual([])
-    expect(await repo.rows(CONN)).toEqual([])
   })
 })

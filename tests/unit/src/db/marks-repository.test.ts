@@ -7,14 +7,15 @@ import {
   PeriodLockedError,
   flagChangedMarks,
   markDayOf,
-  type MarkSnapshot,
 } from '../../../../src/db/marks-repository'
+import { MarkingService, type MarkSnapshot } from '../../../../src/db/marking-service'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import type { AuditEntry, HistoryRecord, MarkRecord, RecordKey } from '../../../../src/domain/records'
 import { planMarks, planUndo, type MarkAction } from '../../../../src/reconcile/marking'
 import {
   CONN,
   HOUR,
+  applyPlan,
   T0,
   auditEntry,
   historyItem,
@@ -66,17 +67,20 @@ async function dayRows(connectionId = CONN): Promise<[number, RecordKey[]][]> {
 
 let db: ClosebookDb
 let repo: MarksRepository
+let marking: MarkingService
 
 beforeEach(() => {
   db = openDb()
   repo = new MarksRepository(db)
+  marking = new MarkingService(db)
 })
 afterEach(() => db.close())
 
 describe('MarksRepository', () => {
   it('applies puts, deletes and audit rows together', async () => {
     await putMarks(db, [mark(k(9))], () => T0 + DAY)
-    const res = await repo.apply(
+    const res = await applyPlan(
+      db,
       {
         connectionId: CONN,
         puts: [mark(k(1)), mark(k(2), { state: 'unreconciled', note: 'n' })],
@@ -111,9 +115,11 @@ describe('MarksRepository', () => {
       // 'mark': one row with a broken change; 'note': a good row, then a broken one.
       const broken = auditEntry({ key: k(1), action: brokenAction, after: () => 1 })
       await expect(
-        repo.apply({ connectionId: CONN, puts: [mark(k(1))], deletes: [], audit: [auditEntry(), broken] }, [
-          ref(k(1)),
-        ]),
+        applyPlan(
+          db,
+          { connectionId: CONN, puts: [mark(k(1))], deletes: [], audit: [auditEntry(), broken] },
+          [ref(k(1))],
+        ),
       ).rejects.toThrow()
       expect(await storedMarks(db)).toEqual([])
       expect(await db.markDays.count()).toBe(0)
@@ -126,15 +132,17 @@ describe('MarksRepository', () => {
     await db.locks.put({ connectionId: CONN, period: '2026-09', lockedAt: T0, lockedBy: 'alice' })
 
     await expect(
-      repo.apply({ connectionId: CONN, puts: [mark(k(1))], deletes: [k(5)], audit: [auditEntry()] }, [
+      applyPlan(db, { connectionId: CONN, puts: [mark(k(1))], deletes: [k(5)], audit: [auditEntry()] }, [
         ref(k(1)),
         ref(k(5), T0 - DAY),
       ]),
     ).rejects.toBeInstanceOf(PeriodLockedError)
     await expect(
-      repo.apply({ connectionId: CONN, puts: [mark(k(2), { period: '2026-09' })], deletes: [], audit: [] }, [
-        ref(k(2)),
-      ]),
+      applyPlan(
+        db,
+        { connectionId: CONN, puts: [mark(k(2), { period: '2026-09' })], deletes: [], audit: [] },
+        [ref(k(2))],
+      ),
     ).rejects.toThrow(/2026-09 is closed/)
 
     expect(await repo.get(CONN, ref(k(5), T0 - DAY))).toEqual(mark(k(5), { period: '2026-09' }))
@@ -215,7 +223,8 @@ describe('MarksRepository', () => {
 
   it('rejects a plan whose rows belong to another connection', async () => {
     await expect(
-      repo.apply(
+      applyPlan(
+        db,
         {
           connectionId: CONN,
           puts: [mark(k(1), { connectionId: 'other' })],
@@ -226,7 +235,8 @@ describe('MarksRepository', () => {
       ),
     ).rejects.toThrow(/connection/)
     await expect(
-      repo.apply(
+      applyPlan(
+        db,
         {
           connectionId: CONN,
           puts: [mark(k(1))],
@@ -245,7 +255,8 @@ describe('MarksRepository', () => {
     const before = await storedMarks(db)
     // A put of a record that was not named.
     await expect(
-      repo.apply(
+      applyPlan(
+        db,
         {
           connectionId: CONN,
           puts: [mark(k(1)), mark(k(2))],
@@ -257,7 +268,8 @@ describe('MarksRepository', () => {
     ).rejects.toThrow(`${k(2)} was not among the records read`)
     // A delete of a stored mark whose record was not named.
     await expect(
-      repo.apply(
+      applyPlan(
+        db,
         { connectionId: CONN, puts: [mark(k(1))], deletes: [k(9)], audit: [auditEntry({ key: k(9) })] },
         [ref(k(1))],
       ),
@@ -265,7 +277,7 @@ describe('MarksRepository', () => {
     // The same through planAndApply: the planner adds a record it was not given.
     const records = [record(1)]
     await expect(
-      repo.planAndApply(CONN, records, (current) => {
+      marking.planAndApply(CONN, records, (current) => {
         const plan = markAll(records)(current)
         return { ...plan, deletes: [k(9)] }
       }),
@@ -282,33 +294,33 @@ describe('MarksRepository', () => {
       (await db.markDays.where('[connectionId+changed]').equals([CONN, 1]).toArray()).map((r) => r.day)
     const listed = async () => (await repo.listChangedSinceReconciled(CONN)).map((m) => m.key).sort()
 
-    await repo.planAndApply(CONN, records, markAll(records))
-    await repo.planAndApply(CONN, [b], planning('note', [b], 'keep this'))
+    await marking.planAndApply(CONN, records, markAll(records))
+    await marking.planAndApply(CONN, [b], planning('note', [b], 'keep this'))
     expect(await changedDays()).toEqual([])
     expect(await listed()).toEqual([])
 
     // Sync's side, as the app stores it: the reconciled marks come back flagged.
     const flag = (m: MarkRecord | undefined) => ({ ...(m as MarkRecord), changedSinceReconciled: 1 as const })
     const current = await repo.getMany(CONN, records)
-    await repo.apply({ connectionId: CONN, puts: current.map(flag), deletes: [], audit: [] }, records)
+    await applyPlan(db, { connectionId: CONN, puts: current.map(flag), deletes: [], audit: [] }, records)
     expect(await changedDays()).toEqual([day0, day0 + 1])
     expect(await listed()).toEqual([a.key, b.key, c.key].sort())
 
     // Reconfirming one of day 0's two flagged marks leaves the row flagged.
-    await repo.planAndApply(CONN, [a], planning('reconfirm', [a]))
+    await marking.planAndApply(CONN, [a], planning('reconfirm', [a]))
     expect((await repo.get(CONN, a))?.changedSinceReconciled).toBe(0)
     expect(await changedDays()).toEqual([day0, day0 + 1])
     expect(await listed()).toEqual([b.key, c.key].sort())
 
     // Unmarking the other (it keeps its note, so the row stays) clears day 0's flag.
-    await repo.planAndApply(CONN, [b], planning('unmark', [b]))
+    await marking.planAndApply(CONN, [b], planning('unmark', [b]))
     expect(await repo.get(CONN, b)).toMatchObject({ state: 'unreconciled', note: 'keep this' })
     expect((await db.markDays.get([CONN, day0]))?.changed).toBe(0)
     expect(await changedDays()).toEqual([day0 + 1])
     expect(await listed()).toEqual([c.key])
 
     // Day 1's only mark reconfirmed: no flagged row is left.
-    await repo.planAndApply(CONN, [c], planning('reconfirm', [c]))
+    await marking.planAndApply(CONN, [c], planning('reconfirm', [c]))
     expect(await changedDays()).toEqual([])
     expect(await listed()).toEqual([])
     expect((await db.markDays.get([CONN, day0 + 1]))?.changed).toBe(0)
@@ -388,7 +400,7 @@ describe('MarksRepository', () => {
       expect((await db.markDays.get([CONN, ORPHAN_MARK_DAY]))?.marks).toEqual([stays])
 
       // Marking it again updates the one mark (its note kept): no second mark for the key.
-      await repo.planAndApply(CONN, [rec], (current) =>
+      await marking.planAndApply(CONN, [rec], (current) =>
         planMarks({
           action: 'reconfirm',
           records: [rec],
@@ -430,7 +442,7 @@ describe('MarksRepository', () => {
       await putMarks(db, [mark(record(1).key, { state: 'unreconciled', note: 'keep me', fingerprint: null })])
       await db.locks.put({ connectionId: CONN, period: '2026-09', lockedAt: T0, lockedBy: 'bob' })
       const records = [record(1), record(2), record(3, Date.parse('2026-09-30T12:00:00Z'))]
-      const { plan, result } = await repo.planAndApply(CONN, records, markAll(records))
+      const { plan, result } = await marking.planAndApply(CONN, records, markAll(records))
       // The September record is refused (locked), not a reason to refuse the whole batch.
       expect(plan.refused).toEqual([{ key: records[2]?.key, reason: 'period_locked' }])
       expect(result.put).toBe(2)
@@ -459,7 +471,7 @@ describe('MarksRepository', () => {
       )
       const rowsBefore = await db.markDays.toArray()
       await expect(
-        repo.planAndApply(CONN, records, (current) => {
+        marking.planAndApply(CONN, records, (current) => {
           const plan = markAll(records)(current)
           // An audit row IndexedDB cannot clone, between two good ones: the marks were already put.
           const audit: AuditEntry[] = [...plan.audit]
@@ -478,7 +490,7 @@ describe('MarksRepository', () => {
       await db.locks.put({ connectionId: CONN, period: '2026-09', lockedAt: T0, lockedBy: 'alice' })
       const records = [record(1)]
       await expect(
-        repo.planAndApply(CONN, [...records, ref(k(5), T0 - DAY)], (current) => {
+        marking.planAndApply(CONN, [...records, ref(k(5), T0 - DAY)], (current) => {
           // The planner saw the lock and the mark...
           expect(current.locks.has('2026-09')).toBe(true)
           expect(current.marks.get(k(5))?.period).toBe('2026-09')
@@ -510,7 +522,7 @@ describe('MarksRepository', () => {
           (m) => (m.note.startsWith('u') ? unrelatedAt(m) : timesOf(records)(m)),
         )
         await db.audit.clear()
-        const { plan } = await repo.planAndApply(CONN, records, markAll(records))
+        const { plan } = await marking.planAndApply(CONN, records, markAll(records))
         expect(plan.puts).toHaveLength(1200)
         expect(plan.puts.filter((m) => m.note.startsWith('note ')).length).toBe(600)
         expect(plan.puts.some((m) => m.note === 'not mine')).toBe(false)
@@ -529,7 +541,7 @@ describe('MarksRepository', () => {
       const records = Array.from({ length: 2000 }, (_, i) => record(i, T0 + i * HOUR))
       const controller = new AbortController()
       await expect(
-        repo.planAndApply(
+        marking.planAndApply(
           CONN,
           records,
           (current) => {
@@ -545,7 +557,7 @@ describe('MarksRepository', () => {
       expect(await db.audit.count()).toBe(0)
       // A signal already aborted never opens the transaction.
       await expect(
-        repo.planAndApply(CONN, [records[0] as HistoryRecord], markAll(records.slice(0, 1)), {
+        marking.planAndApply(CONN, [records[0] as HistoryRecord], markAll(records.slice(0, 1)), {
           signal: controller.signal,
         }),
       ).rejects.toThrow()
@@ -565,7 +577,7 @@ describe('MarksRepository', () => {
       await putMarks(db, noted, timesOf(records))
       const reconciled = async () => (await repo.all(CONN)).filter((m) => m.state === 'reconciled').length
 
-      const { plan, result } = await repo.planAndApply(CONN, records, markAll(records))
+      const { plan, result } = await marking.planAndApply(CONN, records, markAll(records))
       expect(plan.puts).toHaveLength(10_000)
       expect(result.auditSeqs).toHaveLength(1)
       expect(await db.audit.count()).toBe(1)
@@ -584,7 +596,7 @@ describe('MarksRepository', () => {
         ),
       ).toBe(true)
 
-      const undone = await repo.planAndApply(CONN, records, (current) =>
+      const undone = await marking.planAndApply(CONN, records, (current) =>
         planUndo({
           entries: plan.audit,
           marks: current.marks,
@@ -613,7 +625,7 @@ describe('MarksRepository', () => {
       const r4 = record(4, T0 + 3 * DAY + 2 * HOUR)
       const r5 = record(5, T0 + 3 * DAY + 20 * HOUR)
       const records = [record(1, T0 + HOUR), record(2, T0 + 5 * HOUR), r3, r4, r5]
-      const { result } = await repo.planAndApply(CONN, records, markAll(records))
+      const { result } = await marking.planAndApply(CONN, records, markAll(records))
       expect(result.put).toBe(5)
       expect(await db.markDays.count()).toBe(3)
       expect(await dayRows()).toEqual([
@@ -624,16 +636,16 @@ describe('MarksRepository', () => {
       expect((await db.markDays.get([CONN, day0]))?.marks.every((m) => m.state === 'reconciled')).toBe(true)
 
       // Day 1's only mark goes: so does its row.
-      await repo.planAndApply(CONN, [r3], planning('unmark', [r3]))
+      await marking.planAndApply(CONN, [r3], planning('unmark', [r3]))
       expect(await db.markDays.get([CONN, day0 + 1])).toBeUndefined()
       expect(await db.markDays.count()).toBe(2)
       // One of day 3's two: the row stays with the other.
-      await repo.planAndApply(CONN, [r4], planning('unmark', [r4]))
+      await marking.planAndApply(CONN, [r4], planning('unmark', [r4]))
       expect(await dayRows()).toEqual([
         [day0, [k(1), k(2)].sort()],
         [day0 + 3, [k(5)]],
       ])
-      await repo.planAndApply(CONN, [r5], planning('unmark', [r5]))
+      await marking.planAndApply(CONN, [r5], planning('unmark', [r5]))
       expect(await dayRows()).toEqual([[day0, [k(1), k(2)].sort()]])
       expect(await repo.getMany(CONN, [r3, r4, r5])).toEqual([undefined, undefined, undefined])
     })
@@ -644,8 +656,8 @@ describe('MarksRepository', () => {
         record(i + 1, i < 4 ? T0 - (i + 1) * DAY : T0 + i * HOUR),
       )
       const others = records.map((r, i) => record(i + 1, r.createdAt, 'other'))
-      const mine = await repo.planAndApply(CONN, records, markAll(records))
-      const theirs = await repo.planAndApply('other', others, markAll(others))
+      const mine = await marking.planAndApply(CONN, records, markAll(records))
+      const theirs = await marking.planAndApply('other', others, markAll(others))
       const [seq] = mine.result.auditSeqs
       const [otherSeq] = theirs.result.auditSeqs
       expect(mine.result.auditSeqs).toHaveLength(1)

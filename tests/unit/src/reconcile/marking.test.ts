@@ -6,6 +6,8 @@ import {
   planMarks,
   planReopenPeriod,
   planUndo,
+  planUnlink,
+  IMPORT_REMOVED,
   type MarkPlan,
   type PlanMarksInput,
 } from '../../../../src/reconcile/marking'
@@ -117,10 +119,19 @@ describe('planMarks: mark', () => {
   })
 
   it('links a mark made from an accepted match to the imported row', () => {
-    const p = plan({ records: [a, b], matchRefs: new Map([[a.key, 'orders:imp-1:12']]), note: 'order ORD-1' })
+    const links = new Map([[a.key, { source: 'orders' as const, importId: 'imp-1', line: 12 }]])
+    const p = plan({ records: [a, b], links, note: 'order ORD-1' })
     expect(p.puts.find((m) => m.key === a.key)?.matchRef).toBe('orders:imp-1:12')
     expect(p.puts.find((m) => m.key === b.key)?.matchRef).toBeUndefined()
     expect(p.audit[0]?.after).toMatchObject({ matchRef: 'orders:imp-1:12' })
+  })
+
+  it('a link of one side keeps the other side’s link that the mark holds', () => {
+    const sales = plan({ links: new Map([[a.key, { source: 'orders', importId: 'o-1', line: 3 }]]) })
+    const marks = apply(new Map(), sales)
+    const cash = plan({ marks, links: new Map([[a.key, { source: 'bank', importId: 'b-1', line: 9 }]]) })
+    expect(cash.puts[0]?.matchRef).toBe('orders:o-1:3 bank:b-1:9')
+    expect(cash.audit[0]?.before).toMatchObject({ matchRef: 'orders:o-1:3' })
   })
 
   it('handles a record listed twice once', () => {
@@ -207,6 +218,41 @@ describe('planMarks: unmark, note, reconfirm', () => {
     const settled = apply(marks, p)
     expect(plan({ action: 'reconfirm', records: [changed], marks: settled }).audit).toEqual([])
     expect(plan({ action: 'reconfirm' }).puts).toEqual([]) // nothing to reconfirm when unmarked
+  })
+})
+
+describe('planUnlink (removing an import)', () => {
+  const orders = { source: 'orders' as const, importId: 'o-1', line: 3 }
+  const bank = { source: 'bank' as const, importId: 'b-1', line: 9 }
+  const unlink = (marks: Map<RecordKey, MarkRecord>, locks: ReadonlySet<string> = new Set()) =>
+    planUnlink({ records: [a, b], marks, locks, importId: 'o-1', actor: 'carol', now: NOW + 1, timeZone: TZ })
+
+  it('unmarks what only the import reconciled, keeps the note, and only drops the link elsewhere', () => {
+    let marks = apply(new Map(), plan({ records: [a], links: new Map([[a.key, orders]]) }))
+    marks = apply(marks, plan({ records: [b], links: new Map([[b.key, orders]]), note: 'called them' }))
+    marks = apply(marks, plan({ records: [b], marks, links: new Map([[b.key, bank]]) }))
+    const p = unlink(marks)
+    expect(p.deletes).toEqual([a.key])
+    // b is still paid by a deposit: reconciled, same fingerprint, only the order link goes.
+    expect(p.puts).toEqual([
+      { ...marks.get(b.key), matchRef: 'bank:b-1:9', updatedAt: NOW + 1, updatedBy: 'carol' },
+    ])
+    expect(p.audit.map((e) => [e.action, e.key, e.reason])).toEqual([
+      ['unmark', a.key, IMPORT_REMOVED],
+      ['mark', b.key, IMPORT_REMOVED],
+    ])
+    expect(p.audit[1]?.before).toEqual(marks.get(b.key))
+  })
+
+  it('refuses a closed period and ignores marks not linked to the import', () => {
+    const marks = apply(new Map(), plan({ records: [a], links: new Map([[a.key, orders]]) }))
+    expect(unlink(marks, new Set(['2026-10'])).refused).toEqual([{ key: a.key, reason: 'period_locked' }])
+    expect(unlink(apply(new Map(), plan({ records: [a, b] })))).toEqual({
+      puts: [],
+      deletes: [],
+      audit: [],
+      refused: [],
+    })
   })
 })
 

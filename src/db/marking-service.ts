@@ -1,0 +1,184 @@
+/**
+ * The one way the accountant's marks change (issue 23): the ledger's marks, notes, reconfirmations and
+ * undo, and matching's accepts and import removals all go through here. Each change reads the current
+ * marks of its records and the connection's locks, plans (a pure planner of src/reconcile/marking.ts
+ * turns them into a MarkPlan) and writes the marks with their audit row in ONE transaction, so:
+ * - an audit entry's `before` is the mark as it was when the change was written, never an earlier read
+ *   (another window's note or mark in between is neither lost nor misreported);
+ * - a period closed meanwhile (even in another window) is refused, record by record, by the planner; and
+ *   should a plan still touch a closed period the write throws PeriodLockedError and nothing lands.
+ * Matching's links on imported rows (and an import's removal) land in that same transaction.
+ */
+import Dexie from 'dexie'
+import { emptyPlan, planMarks, planUnlink, type MarkPlan } from '../reconcile/marking'
+import type { MatchLink } from '../reconcile/match-links'
+import { appendAuditEntries } from './audit-repository'
+import type { ClosebookDb } from './database'
+import { DayRows, PeriodLockedError, putMarkDays } from './marks-repository'
+import type { HistoryRecord, MarkRecord, MarkRef, PeriodLock, RecordKey } from '../domain/records'
+import { assertSameConnection, connectionBounds } from './repository-helpers'
+
+/** What a planner sees inside the transaction: the current marks of the records and the connection's locks. */
+export interface MarkSnapshot {
+  marks: ReadonlyMap<RecordKey, MarkRecord>
+  locks: ReadonlyMap<string, PeriodLock>
+}
+
+export interface ApplyResult {
+  put: number
+  deleted: number
+  /** Sequence numbers of the audit rows written (one per action). */
+  auditSeqs: number[]
+}
+
+/** Who makes a change, when, and in which accounting zone its records' periods are counted. */
+export interface MarkAuthor {
+  actor: string
+  now: number
+  timeZone: string
+}
+
+/** One accepted match: an imported row and the records it is linked to. */
+export interface AcceptedMatch {
+  line: number
+  keys: RecordKey[]
+}
+
+export interface MatchWriteResult {
+  plan: MarkPlan
+  /** False when a closed period refused the change: then nothing at all was written. */
+  written: boolean
+}
+
+export class MarkingService {
+  constructor(private readonly db: ClosebookDb) {}
+
+  /**
+   * Read, plan and write in one transaction: the current marks of the records and the connection's locks
+   * are read, `planner` (synchronous, pure) turns them into a MarkPlan, and it lands with its audit row.
+   * The plan may only touch the records named in `refs` (their day rows are the ones read). Cancelling
+   * through `signal` aborts the transaction, so nothing of it lands.
+   */
+  async planAndApply<P extends MarkPlan>(
+    connectionId: string,
+    refs: readonly MarkRef[],
+    planner: (snapshot: MarkSnapshot) => P,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ plan: P; result: ApplyResult }> {
+    const { db } = this
+    const { signal } = options
+    signal?.throwIfAborted()
+    return db.transaction('rw', db.markDays, db.audit, db.locks, async () => {
+      const tx = Dexie.currentTransaction
+      const abort = (): void => tx.abort()
+      signal?.addEventListener('abort', abort, { once: true })
+      try {
+        return await this.#planAndWrite(connectionId, refs, planner, signal)
+      } finally {
+        signal?.removeEventListener('abort', abort)
+      }
+    })
+  }
+
+  /**
+   * Accepting matches of one import: the records are read, their marks linked (sales or cash side, by the
+   * import's kind; the other side's link stays) and reconciled, and the rows remember their records, all
+   * in one transaction. A closed period refuses the whole batch: nothing is written.
+   */
+  async acceptMatches(
+    connectionId: string,
+    importId: string,
+    matches: readonly AcceptedMatch[],
+    author: MarkAuthor,
+  ): Promise<MatchWriteResult> {
+    const { db } = this
+    const tables = [db.markDays, db.audit, db.locks, db.history, db.imports, db.importedRows]
+    return db.transaction('rw', tables, async () => {
+      const file = await db.imports.get([connectionId, importId])
+      if (!file) throw new Error(`accept: import ${importId} is not in the cache`)
+      const keys = [...new Set(matches.flatMap((m) => m.keys))]
+      const records = await this.#records(connectionId, keys)
+      const links = new Map<RecordKey, MatchLink>()
+      for (const m of matches)
+        for (const k of m.keys) links.set(k, { source: file.source, importId, line: m.line })
+      const { plan } = await this.#planAndWrite(connectionId, records, ({ marks, locks }) => {
+        const planned = planMarks({ action: 'mark', records, marks, locks, links, ...author })
+        return planned.refused.length > 0 ? { ...emptyPlan(), refused: planned.refused } : planned
+      })
+      if (plan.refused.length > 0) return { plan, written: false }
+      for (const m of matches)
+        await db.importedRows.update([connectionId, importId, m.line], { matchedKeys: [...m.keys] })
+      return { plan, written: true }
+    })
+  }
+
+  /**
+   * Removing an import and what it did, in one transaction: its links leave the marks (a mark only its
+   * matches reconciled is unmarked; its note stays), audited, and the file and its rows are forgotten.
+   * A closed period refuses the whole removal: nothing is written, the file stays.
+   */
+  async removeImport(connectionId: string, importId: string, author: MarkAuthor): Promise<MatchWriteResult> {
+    const { db } = this
+    const tables = [db.markDays, db.audit, db.locks, db.history, db.imports, db.importedRows]
+    return db.transaction('rw', tables, async () => {
+      const rows = await db.importedRows
+        .where('[connectionId+importId]')
+        .equals([connectionId, importId])
+        .toArray()
+      const keys = [...new Set(rows.flatMap((r) => r.matchedKeys))]
+      const records = await this.#records(connectionId, keys)
+      const { plan } = await this.#planAndWrite(connectionId, records, ({ marks, locks }) => {
+        const planned = planUnlink({ records, marks, locks, importId, ...author })
+        return planned.refused.length > 0 ? { ...emptyPlan(), refused: planned.refused } : planned
+      })
+      if (plan.refused.length > 0) return { plan, written: false }
+      await db.importedRows.where('[connectionId+importId]').equals([connectionId, importId]).delete()
+      await db.imports.delete([connectionId, importId])
+      return { plan, written: true }
+    })
+  }
+
+  /** The cached records of `keys` (a record no longer cached has no day row to find its mark in). */
+  async #records(connectionId: string, keys: readonly RecordKey[]): Promise<HistoryRecord[]> {
+    const found = await this.db.history.bulkGet(keys.map((k): [string, RecordKey] => [connectionId, k]))
+    return found.filter((r): r is HistoryRecord => r !== undefined)
+  }
+
+  /** Inside a transaction over markDays, audit and locks (at least). */
+  async #planAndWrite<P extends MarkPlan>(
+    connectionId: string,
+    refs: readonly MarkRef[],
+    planner: (snapshot: MarkSnapshot) => P,
+    signal?: AbortSignal,
+  ): Promise<{ plan: P; result: ApplyResult }> {
+    const { db } = this
+    const rows = new DayRows(connectionId, refs)
+    const [, locks] = await Promise.all([rows.read(db.markDays), this.#locks(connectionId)])
+    signal?.throwIfAborted()
+    const marks = rows.marks()
+    const plan = planner({ marks, locks })
+    signal?.throwIfAborted()
+    assertSameConnection(connectionId, plan.puts, 'mark plan')
+    assertSameConnection(connectionId, plan.audit, 'mark plan audit')
+    // A touched mark's new and stored periods must both be open.
+    const periods = new Set<string>(plan.puts.map((m) => m.period))
+    for (const k of [...plan.puts.map((m) => m.key), ...plan.deletes]) {
+      const stored = marks.get(k)
+      if (stored) periods.add(stored.period)
+    }
+    for (const p of periods) if (locks.has(p)) throw new PeriodLockedError(connectionId, p)
+    const changed = rows.change(plan.puts, plan.deletes)
+    if (changed.length > 0) await putMarkDays(db.markDays, changed)
+    const auditSeqs = plan.audit.length > 0 ? await appendAuditEntries(db.audit, plan.audit) : []
+    return { plan, result: { put: plan.puts.length, deleted: plan.deletes.length, auditSeqs } }
+  }
+
+  async #locks(connectionId: string): Promise<Map<string, PeriodLock>> {
+    // The locks table holds a row per closed month: reading the connection's rows is one small request.
+    const rows = await this.db.locks
+      .where('[connectionId+period]')
+      .between(...connectionBounds(connectionId))
+      .toArray()
+    return new Map(rows.map((l) => [l.period, l]))
+  }
+}
