@@ -11,6 +11,9 @@ export const en = {
     host: { electron: 'Desktop app', web: 'Web host (this computer only)' },
     menu: 'Menu',
     navigatedTo: '{view} view',
+    cacheUpgrade: {
+      progress: 'Step {version}: {done} of {total} records ({percent}%).',
+    },
   },
   nav: {
     connections: 'Connections',

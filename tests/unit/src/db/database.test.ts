@@ -11,17 +11,19 @@ import {
   SCHEMA_V6,
   TABLE_NAMES,
   storedCacheVersion,
-  type AuditEntryV5,
-  type HistoryRecordV1,
-  type HistoryRecordV3,
-  type MarkRecordV1,
 } from '../../../../src/db/database'
 import { dayDigestRowsOf } from '../../../../src/db/day-digests'
 import { dayTokenRowsOf, TOKEN_PART_SIZE } from '../../../../src/db/day-tokens'
 import { historyRecordOf, searchDayOf, tokenPrefix } from '../../../../src/db/history-record'
 import { HistoryRepository } from '../../../../src/db/history-repository'
 import { MarksRepository, ORPHAN_MARK_DAY } from '../../../../src/db/marks-repository'
-import type { AuditRow, MarkDayRecord, MarkRecord } from '../../../../src/db/records'
+import type {
+  AuditEntry,
+  AuditRow,
+  HistoryRecord,
+  MarkDayRecord,
+  MarkRecord,
+} from '../../../../src/db/records'
 import {
   CONN,
   HOUR,
@@ -33,6 +35,15 @@ import {
   mark,
   storedAudit,
 } from './fixtures'
+
+/** Shapes as older versions stored them. */
+type AuditEntryV5 = Omit<AuditEntry, 'part'>
+type HistoryRecordV1 = Omit<HistoryRecord, 'searchText' | 'orderRef' | 'searchTokens'>
+type HistoryRecordV3 = Omit<HistoryRecord, 'searchTokens'>
+type MarkRecordV1 = Omit<MarkRecord, 'state' | 'changedSinceReconciled'> & {
+  state: 'reconciled' | null
+  changedSinceReconciled: boolean
+}
 
 function v1History(n: number): HistoryRecordV1 {
   const { searchText: _s, orderRef: _o, ...rest } = historyRecordOf(CONN, historyItem(n), T0)
