@@ -13,6 +13,7 @@ export const en = {
     navigatedTo: '{view} view',
     cacheUpgrade: {
       progress: 'Step {version}: {done} of {total} records ({percent}%).',
+      preparing: 'Step {version}: reorganizing the stored indexes…',
     },
   },
   nav: {

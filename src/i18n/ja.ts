@@ -14,6 +14,7 @@ export const ja: MessageSchema = {
     navigatedTo: '{view}の画面',
     cacheUpgrade: {
       progress: 'ステップ {version}：{total} 件中 {done} 件（{percent}%）',
+      preparing: 'ステップ {version}：保存済みのインデックスを再構成しています…',
     },
   },
   nav: {

@@ -7,7 +7,7 @@
  */
 import type { Transaction } from 'dexie'
 
-/** How far an upgrade is: `done` of `total` rows of the step's main pass. */
+/** How far an upgrade is: `done` of `total` rows of the step's main pass (total 0: not counted yet). */
 export interface MigrationProgress {
   version: number
   done: number

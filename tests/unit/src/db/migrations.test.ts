@@ -122,8 +122,11 @@ describe('schema version steps', () => {
     await db.open()
     expect(await everyTable(db)).toEqual(expected)
     db.close()
-    // Versions 2, 5, 6 and 7 pass over history's 3 records, reporting 0..3 of 3.
-    const steps = [2, 5, 6, 7].flatMap((version) => [0, 1, 2, 3].map((done) => ({ version, done, total: 3 })))
+    // Versions 2, 5, 6 and 7 say they started, then pass over history's 3 records, reporting 0..3 of 3.
+    const steps = [2, 5, 6, 7].flatMap((version) => [
+      { version, done: 0, total: 0 },
+      ...[0, 1, 2, 3].map((done) => ({ version, done, total: 3 })),
+    ])
     expect(seen).toEqual(steps)
   })
 })

@@ -49,7 +49,7 @@ describe('app store: opening the cache', () => {
       during = store.cacheUpgradeProgress
     })
     await store.openCache()
-    // v6 → v7 passes over history (empty here) to file its search tokens.
+    // v6 → v7 passes over history (empty here) to file its search tokens: 0 of 0.
     expect(during).toEqual({ version: 7, done: 0, total: 0 })
     expect(store.cacheUpgradeProgress).toBeNull()
   })
