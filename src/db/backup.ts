@@ -14,7 +14,7 @@ import { appendAuditEntries, auditEntriesOf, auditRowsOf } from './audit-reposit
 import type { ClosebookDb } from './database'
 import { dayDigestRowsOf } from './day-digests'
 import { dayTokenRowsOf } from './day-tokens'
-import { searchTokensOf } from './history-record'
+import { withoutDeadFields } from './history-record'
 import { markDayOf, markDayRowsOf, putMarkDays } from './marks-repository'
 import type {
   AuditEntry,
@@ -117,8 +117,9 @@ export const storeSchema = z.object({
   merchantName: z.string(),
 })
 
-// Search tokens are derived from `raw`: recomputed on validation, so backups from before they existed
-// restore searchable, and a backup file cannot bring tokens that disagree with its records.
+// Search fields are derived from `raw` (searchTokensOf) and no longer stored: a backup's `searchText`
+// (written until they were dropped) is accepted and left out, and `searchTokens`, like any unknown
+// field, is stripped, so a file cannot bring tokens that disagree with its records.
 const historySchema = z
   .object({
     connectionId: z.string().min(1),
@@ -136,11 +137,11 @@ const historySchema = z
     cardholderName: z.string(),
     cardholderEmail: z.string(),
     orderRef: z.string().nullable(),
-    searchText: z.string(),
+    searchText: z.string().optional(),
     raw: historyItemSchema,
     syncedAt: ms,
   })
-  .transform((r) => ({ ...r, searchTokens: searchTokensOf(r.connectionId, r.createdAt, r.raw) }))
+  .transform(({ searchText: _dropped, ...r }): HistoryRecord => r)
 
 const chargeSchema = z.object({
   connectionId: z.string().min(1),
@@ -303,7 +304,7 @@ export async function exportBackup(db: ClosebookDb, now: Date = new Date()): Pro
     ] = await Promise.all([
       db.connections.toArray(),
       db.stores.toArray(),
-      db.history.toArray(),
+      db.history.toArray().then((rows) => rows.map(withoutDeadFields)),
       db.charges.toArray(),
       db.markDays.toArray().then((rows) => rows.flatMap((r) => r.marks)),
       db.audit.toArray().then((rows) => rows.flatMap(auditEntriesOf)),

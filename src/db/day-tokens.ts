@@ -7,7 +7,7 @@
  * history keeps the parts in step — sync's putPage, restore, the v7 migration, clearing a connection.
  */
 import type { Table } from 'dexie'
-import { byDayAndKey, searchDayOf, tokenPrefix } from './history-record'
+import { byDayAndKey, searchDayOf, searchTokensOf, tokenPrefix } from './history-record'
 import type { HistoryRecord, RecordKey } from '../domain/records'
 import type { DayTokensRecord } from './storage-rows'
 
@@ -47,12 +47,13 @@ type PartKey = [string, number, number]
 /**
  * A record's tokens as one string, each preceded by the separator: a term is a prefix of one of them
  * exactly when `separator + term` occurs in it. Built from the record's day-scoped tokens
- * (searchTokensOf), so the index and matchesSearch always agree.
+ * (searchTokensOf, derived from `raw`), so the index and matchesSearch always agree.
  */
-export function tokenTextOf(r: Pick<HistoryRecord, 'connectionId' | 'createdAt' | 'searchTokens'>): string {
+export function tokenTextOf(r: Pick<HistoryRecord, 'connectionId' | 'createdAt' | 'raw'>): string {
   const scope = tokenPrefix(r.connectionId, searchDayOf(r.createdAt)).length
   let text = ''
-  for (const token of r.searchTokens) text += SEPARATOR + token.slice(scope)
+  for (const token of searchTokensOf(r.connectionId, r.createdAt, r.raw))
+    text += SEPARATOR + token.slice(scope)
   return text
 }
 

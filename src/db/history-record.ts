@@ -1,6 +1,6 @@
 /**
  * Derives a HistoryRecord's flattened fields from the API item. Pure: used by sync when it stores a
- * page, by the migrations to fill fields older caches lack, and by restore.
+ * page and by restore (the migrations keep their own frozen copies: src/db/migrations).
  */
 import { userDataFacts, type HistoryItem } from '../../electron/shared/payment-api'
 import { recordKeyOf, type HistoryRecord, type RecordKey } from '../domain/records'
@@ -45,30 +45,11 @@ function collectValues(value: unknown, out: string[], depth: number): void {
   }
 }
 
-/**
- * What the ledger's search matches, as the API's own `search` does (seed §3): charge and refund ids,
- * metadata values, cardholder name and e-mail, last four digits when the item carries them.
- */
-export function searchTextOf(raw: HistoryItem): string {
-  const parts: string[] = [raw.resource_id]
-  if (raw.charge_id) parts.push(raw.charge_id)
-  collectValues(raw.metadata, parts, 0)
-  const user = userDataFacts(raw.user_data)
-  parts.push(user.name, user.email)
-  const lastFour = scalarText(raw.user_data?.['last_four'])
-  if (lastFour !== null) parts.push(lastFour)
-  // A newline separator keeps a search term from matching across two fields.
-  return parts
-    .filter((p) => p !== '')
-    .join('\n')
-    .toLowerCase()
-}
-
-/** Separates the connection, the day and the token, so one multi-entry index serves every connection. */
+/** Separates the connection, the day and the token in a scoped token (tokenPrefix). */
 export const TOKEN_SCOPE_SEPARATOR = '\u0001'
 /** Longer tokens and terms are compared on their first MAX_TOKEN_LENGTH characters only. */
 export const MAX_TOKEN_LENGTH = 48
-/** Bounds the index entries one record adds; ids, name, e-mail and last four come before metadata. */
+/** Bounds the tokens of one record; ids, name, e-mail and last four come before metadata. */
 export const MAX_TOKENS = 48
 
 const DAY_MS = 86_400_000
@@ -108,10 +89,9 @@ export function searchDayBounds(day: number): [number, number] {
 }
 
 /**
- * `${connectionId}\u0001${day}\u0001`: every token of a record created that UTC day starts with it. The
- * day is zero-padded to 6 digits so the index sorts days in time order. Filing tokens by day lets a
- * search read only the days its period covers, newest first, and stop once it has a page: a name on
- * 1 record in 20 costs a few days' entries instead of every entry in the cache.
+ * `${connectionId}\u0001${day}\u0001`: the scope of a record's tokens (searchTokensOf). The day is
+ * zero-padded to 6 digits so scoped tokens sort in time order. (Schema v5–v6 indexed the scoped tokens
+ * of every record; since v7 the search reads `dayTokens`, which keeps the tokens without their scope.)
  */
 export function tokenPrefix(connectionId: string, day: number): string {
   return connectionId + TOKEN_SCOPE_SEPARATOR + String(day).padStart(6, '0') + TOKEN_SCOPE_SEPARATOR
@@ -136,9 +116,10 @@ function valueTokens(value: string, out: Set<string>): void {
 }
 
 /**
- * What the ledger's search matches, as tokens for the `searchTokens` multi-entry index, scoped by
- * connection and UTC day (tokenPrefix; IndexedDB cannot combine a multi-entry index with a compound
- * one). Same sources as searchTextOf, in priority order, deduplicated and capped at MAX_TOKENS.
+ * What the ledger's search matches, as the API's own `search` does (seed §3), as tokens scoped by
+ * connection and UTC day (tokenPrefix): charge and refund ids, cardholder name and e-mail, last four
+ * digits when the item carries them, then metadata values; deduplicated and capped at MAX_TOKENS.
+ * Derived from `raw` wherever it is needed (the `dayTokens` rows, matchesSearch), never stored.
  */
 export function searchTokensOf(connectionId: string, createdAt: number, raw: HistoryItem): string[] {
   const values: string[] = [raw.resource_id]
@@ -167,17 +148,18 @@ export function searchTermsOf(search: string): string[] {
 
 /**
  * Does a record match a free-text search? Every whitespace-separated term must be a prefix of one of
- * the record's tokens: the rule the `searchTokens` index answers with `startsWith`, so the index and
- * this in-memory test always agree.
+ * the record's tokens: the rule the `dayTokens` rows answer (tokenTextMatches), so the index and this
+ * in-memory test always agree.
  */
 export function matchesSearch(
-  record: Pick<HistoryRecord, 'connectionId' | 'createdAt' | 'searchTokens'>,
+  record: Pick<HistoryRecord, 'connectionId' | 'createdAt' | 'raw'>,
   search: string,
 ): boolean {
+  const tokens = searchTokensOf(record.connectionId, record.createdAt, record.raw)
   const prefix = tokenPrefix(record.connectionId, searchDayOf(record.createdAt))
   return searchTermsOf(search).every((t) => {
     const scoped = prefix + t
-    return record.searchTokens.some((token) => token.startsWith(scoped))
+    return tokens.some((token) => token.startsWith(scoped))
   })
 }
 
@@ -200,9 +182,23 @@ export function historyRecordOf(connectionId: string, raw: HistoryItem, syncedAt
     cardholderName: user.name,
     cardholderEmail: user.email,
     orderRef: orderRefOf(raw),
-    searchText: searchTextOf(raw),
-    searchTokens: searchTokensOf(connectionId, createdAt, raw),
     raw,
     syncedAt,
   }
+}
+
+/**
+ * A stored record without the fields older versions wrote and nothing reads (`searchText`, written until
+ * schema v8; `searchTokens`, v4–v8): what a backup exports, whichever version wrote the row.
+ */
+export function withoutDeadFields(row: HistoryRecord): HistoryRecord {
+  const {
+    searchText: _text,
+    searchTokens: _tokens,
+    ...rest
+  } = row as HistoryRecord & {
+    searchText?: unknown
+    searchTokens?: unknown
+  }
+  return rest
 }

@@ -34,13 +34,8 @@ export interface HistoryRecord {
   cardholderEmail: string
   /** merchant_transaction_id-like order number found in metadata (order_id, order_number, …), if any. */
   orderRef: string | null
-  /** Lower-cased text the ledger's search runs over: ids, metadata values, name, e-mail, last four. */
-  searchText: string
-  /**
-   * Search tokens scoped by connection and UTC day (`tokenPrefix` + token; schema v5–v6 indexed them).
-   * The search matches a term when it is a prefix of one of them; the `dayTokens` index is built from them.
-   */
-  searchTokens: string[]
+  // No search fields: the search tokens are derived from `raw` where they are needed (searchTokensOf).
+  // Records written before this change may still carry `searchText` and `searchTokens`; nothing reads them.
   raw: HistoryItem
   /** When this copy was written by sync. */
   syncedAt: number
@@ -48,8 +43,8 @@ export interface HistoryRecord {
 
 /**
  * What work over a whole filter ("mark all matching") needs of a record: the fields the ledger filters
- * on, its time and its fingerprint. A few hundred bytes, where the record with its API item and search
- * tokens is several kilobytes: reading 10k records at 500k cached takes most of a second, their digests
+ * on, its time and its fingerprint. A few hundred bytes, where the record with its API item is several
+ * kilobytes: reading 10k records at 500k cached takes most of a second, their digests
  * a few dozen milliseconds.
  */
 export interface RecordDigest {

@@ -11,6 +11,10 @@ export const en = {
     host: { electron: 'Desktop app', web: 'Web host (this computer only)' },
     menu: 'Menu',
     navigatedTo: '{view} view',
+    cacheUpgrade: {
+      progress: 'Step {version}: {done} of {total} records ({percent}%).',
+      preparing: 'Step {version}: reorganizing the stored indexes…',
+    },
   },
   nav: {
     connections: 'Connections',

@@ -12,6 +12,10 @@ export const ja: MessageSchema = {
     host: { electron: 'デスクトップアプリ', web: 'Web ホスト（このコンピューターのみ）' },
     menu: 'メニュー',
     navigatedTo: '{view}の画面',
+    cacheUpgrade: {
+      progress: 'ステップ {version}：{total} 件中 {done} 件（{percent}%）',
+      preparing: 'ステップ {version}：保存済みのインデックスを再構成しています…',
+    },
   },
   nav: {
     connections: '接続',

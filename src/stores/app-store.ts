@@ -4,7 +4,7 @@ import { ref } from 'vue'
 import { desktopApi } from '../platform'
 import type { AppInfo } from '../../electron/shared/contract'
 import { appCache } from '../db/cache'
-import { CURRENT_VERSION } from '../db/database'
+import { CURRENT_VERSION, type MigrationProgress } from '../db/database'
 
 /**
  * What the app knows about its host (version, host kind, keychain), loaded once at start, and whether
@@ -15,6 +15,8 @@ export const useAppStore = defineStore('app', () => {
   const info = ref<AppInfo | null>(null)
   const error = ref<AppError | null>(null)
   const cacheUpgrading = ref(false)
+  /** How far the running version step's pass over the cache is (null: none running yet). */
+  const cacheUpgradeProgress = ref<MigrationProgress | null>(null)
 
   async function load(): Promise<void> {
     try {
@@ -34,13 +36,21 @@ export const useAppStore = defineStore('app', () => {
       const { db } = appCache()
       const stored = await db.storedVersion()
       cacheUpgrading.value = stored !== null && stored < CURRENT_VERSION
-      await db.open()
+      db.onMigrationProgress = (p) => {
+        cacheUpgradeProgress.value = p
+      }
+      try {
+        await db.open()
+      } finally {
+        db.onMigrationProgress = null
+      }
     } catch (e) {
       error.value = toAppError(e, 'cache_failed')
     } finally {
       cacheUpgrading.value = false
+      cacheUpgradeProgress.value = null
     }
   }
 
-  return { info, error, cacheUpgrading, load, openCache }
+  return { info, error, cacheUpgrading, cacheUpgradeProgress, load, openCache }
 })

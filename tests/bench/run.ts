@@ -63,6 +63,13 @@ const SUITES: Suite[] = [
     exportName: 'benchMatchCorpus',
     metrics: ['match.precision', 'match.recall'],
   },
+  {
+    // A cache as version 5 left it, 500k records, opened one version step at a time, in Chromium.
+    name: 'migration',
+    module: './migration-bench',
+    exportName: 'benchMigration',
+    metrics: ['migration.v5_v6_s', 'migration.v6_v7_s', 'migration.v7_v8_s'],
+  },
 ]
 
 type SuiteFn = (opts: { quick: boolean }) => Promise<MetricMap>

@@ -163,24 +163,29 @@ describe('backup', () => {
     expect(parsed.tables.importedRows).toEqual([])
   })
 
-  it('restores search tokens from the records, also for a backup made before they existed', async () => {
+  it('restores backups with and without the dropped search fields, searchable from the records', async () => {
     await seed(db)
     const backup = JSON.parse(JSON.stringify(await exportBackup(db))) as Backup
-    const older = backup.tables.history.map(({ searchTokens: _t, ...rest }) => rest)
-    // A file whose tokens disagree with its records gets the records' tokens.
-    const tampered = { ...backup.tables.history[1]!, searchTokens: [`${CONN}\u0001forged`] }
-    const parsed = validateBackup({
-      ...backup,
-      tables: { ...backup.tables, history: [older[0], tampered, older[2]] },
-    })
-    expect(parsed.tables.history.map((r) => r.searchTokens)).toEqual(
-      [1, 2, 3].map((n) => historyRecordOf(CONN, historyItem(n), T0).searchTokens),
-    )
-    await restoreBackup(db, parsed)
-    const repo = new HistoryRepository(db, () => '')
-    const q = { connectionId: CONN, from: 0, to: T0 * 2 }
-    expect(await repo.count({ ...q, search: 'holder2@' })).toBe(1)
-    expect(await repo.count({ ...q, search: 'forged' })).toBe(0)
+    // This version exports neither field.
+    for (const row of backup.tables.history) expect(Object.keys(row)).not.toContain('searchText')
+    for (const row of backup.tables.history) expect(Object.keys(row)).not.toContain('searchTokens')
+    // A file from before: `searchText` and `searchTokens` on its rows, the tokens forged on one.
+    const older = backup.tables.history.map((r, i) => ({
+      ...r,
+      searchText: `text ${i}`,
+      searchTokens: i === 1 ? [`${CONN}\u0001forged`] : [],
+    }))
+    for (const history of [backup.tables.history, older]) {
+      const parsed = validateBackup({ ...backup, tables: { ...backup.tables, history } })
+      // Exactly today's records: the old fields are left out, whatever they said.
+      expect(parsed.tables.history).toEqual([1, 2, 3].map((n) => historyRecordOf(CONN, historyItem(n), T0)))
+      await restoreBackup(db, parsed)
+      const repo = new HistoryRepository(db, () => '')
+      const q = { connectionId: CONN, from: 0, to: T0 * 2 }
+      expect(await repo.count({ ...q, search: 'holder2@' })).toBe(1)
+      expect(await repo.count({ ...q, search: 'forged' })).toBe(0)
+      expect(await db.history.filter((r) => 'searchText' in r || 'searchTokens' in r).count()).toBe(0)
+    }
   })
 
   it('appends a restore entry to the audit log when told who restored', async () => {

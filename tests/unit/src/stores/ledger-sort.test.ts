@@ -18,8 +18,6 @@ function row(over: Omit<Partial<HistoryRecord>, 'key'> & { key: string }): Histo
     cardholderName: '',
     cardholderEmail: '',
     orderRef: null,
-    searchText: '',
-    searchTokens: [],
     raw: {} as HistoryRecord['raw'],
     syncedAt: 0,
     ...over,

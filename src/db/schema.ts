@@ -1,0 +1,66 @@
+/**
+ * The cache's current schema, in full: every table and its indexes as opening the cache leaves them. The
+ * version steps that lead here are in migrations/ (one frozen file per version); a test checks that the
+ * last step's stores are exactly these. A schema change adds a step there and updates this file.
+ */
+export const CURRENT_VERSION = 9
+
+export const CURRENT_SCHEMA = {
+  connections: 'id',
+  stores: '[connectionId+storeId]',
+  /** Records are found by time within a filter; search reads `dayTokens`, not an index of history. */
+  history:
+    '[connectionId+key], [connectionId+createdAt], [connectionId+type+createdAt], ' +
+    '[connectionId+status+createdAt], [connectionId+storeId+createdAt], ' +
+    '[connectionId+currency+createdAt], [connectionId+mode+createdAt], [connectionId+chargeId]',
+  charges: '[connectionId+id], [connectionId+createdAt]',
+  /** The accountant's marks, one row per connection × record's UTC day (day -1: record not cached). */
+  markDays: '[connectionId+day], [connectionId+changed]',
+  /** Per connection × UTC day, what whole-filter work needs of each record (day-digests.ts). */
+  dayDigests: '[connectionId+day]',
+  /** Per connection × UTC day part, the search tokens of up to 512 records (day-tokens.ts). */
+  dayTokens: '[connectionId+day+part]',
+  /** One row per action, found by record or period through tags carrying their connection. */
+  audit: '++seq, [connectionId+at], *keyTags, *periodTags',
+  checkpoints: '[connectionId+partitionId]',
+  locks: '[connectionId+period]',
+  settings: 'key',
+  imports: '[connectionId+id], [connectionId+hash]',
+  importedRows: '[connectionId+importId+line], [connectionId+importId], [connectionId+day]',
+  /** Items sync set aside (invalid accounting core, or dated outside the window asked for). */
+  quarantine: '[connectionId+id]',
+  /** A restore's staging copies (v9): filled by a restore, then copied into the tables above at once. */
+  staged_connections: 'id',
+  staged_stores: '[connectionId+storeId]',
+  staged_history: '[connectionId+key], [connectionId+createdAt]',
+  staged_charges: '[connectionId+id]',
+  staged_markDays: '[connectionId+day]',
+  staged_dayDigests: '[connectionId+day]',
+  staged_dayTokens: '[connectionId+day+part]',
+  staged_audit: 'seq',
+  staged_checkpoints: '[connectionId+partitionId]',
+  staged_locks: '[connectionId+period]',
+  staged_settings: 'key',
+  staged_imports: '[connectionId+id]',
+  staged_importedRows: '[connectionId+importId+line]',
+} as const
+
+export type TableName = keyof typeof CURRENT_SCHEMA
+
+/** Every table, in a fixed order (whole-cache transactions: backup, restore). */
+export const TABLE_NAMES = [
+  'connections',
+  'stores',
+  'history',
+  'charges',
+  'markDays',
+  'dayDigests',
+  'dayTokens',
+  'audit',
+  'checkpoints',
+  'locks',
+  'settings',
+  'imports',
+  'importedRows',
+  'quarantine',
+] as const satisfies readonly TableName[]

@@ -1,0 +1,65 @@
+/**
+ * Opening an older cache (tests/bench/browser/migration-entry.ts), in Chromium with its real IndexedDB:
+ * a cache as version 5 left it, 500k history records (20k in quick mode), opened one version step at a
+ * time. Seconds per step that does work; the fill that sets the scene is not measured.
+ */
+import { resolve } from 'node:path'
+import { Dataset } from '../../electron/sandbox/dataset'
+import { usFromIso } from '../../electron/sandbox/model'
+import { historyItem, type Names } from '../../electron/sandbox/serialize'
+import { measured, type MetricMap } from './metrics'
+import type { MigrationBenchArgs, MigrationBenchResult } from './shared/migration-bench-types'
+import { runInChromium } from './support/chromium-runner'
+
+const FROM = '2025-11-01T00:00:00Z'
+const TO = '2026-11-01T00:00:00Z'
+
+export async function benchMigration({ quick }: { quick: boolean }): Promise<MetricMap> {
+  const wanted = Number(process.env['BENCH_MIGRATION_RECORDS'] ?? (quick ? 20_000 : 500_000))
+  const data = new Dataset({
+    seed: 404,
+    stores: 5,
+    records: Math.round(wanted / 1.075),
+    fromUs: usFromIso(FROM) ?? 0,
+    toUs: usFromIso(TO) ?? 0,
+  })
+  const storeNames = new Map(data.stores.map((s) => [s.id, s.name]))
+  const names: Names = { merchant: data.merchant, storeName: (id) => storeNames.get(id) ?? '' }
+  const args: MigrationBenchArgs = { records: data.history.length, markEvery: 10 }
+  let stage = 'starting Chromium'
+  const started = Date.now()
+  const result = await runInChromium<MigrationBenchResult>(
+    resolve(__dirname, 'browser/migration-entry.ts'),
+    args,
+    {
+      timeoutMs: 3_600_000,
+      expose: {
+        __stage: (s: string) => {
+          stage = s
+          process.stderr.write(`bench: migration: ${s} (${Math.round((Date.now() - started) / 1000)} s)\n`)
+        },
+        __items: (offset: number, count: number) =>
+          JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
+      },
+    },
+  ).catch((error: unknown) => {
+    throw new Error(`at "${stage}": ${error instanceof Error ? error.message : String(error)}`)
+  })
+  const on = `${result.cached} records, ${result.marks} marks, cached as version 5 left them (filled in ${Math.round(result.fillMs / 1000)} s, not measured), Chromium IndexedDB (${result.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'})`
+  const sec = (ms: number | null): string => (ms === null ? '-' : String(Math.round(ms / 100) / 10))
+  const metrics: MetricMap = {}
+  const what: Record<number, string> = {
+    6: 'marks by day, audit by action, day digests: one pass over history',
+    7: 'day tokens from the stored tokens, the token index dropped: one pass over history',
+    8: 'a new empty table',
+  }
+  for (const step of result.steps) {
+    const name = `migration.v${step.version - 1}_v${step.version}_s`
+    metrics[name] = measured(
+      name,
+      Math.round(step.ms / 100) / 10,
+      `open() of the v${step.version - 1} cache at v${step.version} (${what[step.version] ?? ''}): pass over history from ${sec(step.firstReportMs)} s (schema changes before it, e.g. dropping an index) to ${sec(step.passEndMs)} s, then the derived rows' writes and the commit; ${step.reports} progress reports; ${on}; after v8: ${result.dayDigests} day digest rows, ${result.dayTokens} day token parts, ${result.markDays} mark day rows`,
+    )
+  }
+  return metrics
+}

@@ -1,0 +1,36 @@
+/** What the migration bench's page (browser/migration-entry.ts) and its Node side pass each other. */
+export interface MigrationBenchArgs {
+  /** History records `__items` serves, oldest first. */
+  records: number
+  /** One record in `markEvery` carries a mark (as the accountant left it at version 5). */
+  markEvery: number
+}
+
+export interface MigrationStepTiming {
+  /** The version opened to (its step converts the cache of the version before). */
+  version: number
+  /** Time for open() to resolve: the step's upgrade and the schema change, committed. */
+  ms: number
+  /**
+   * From open() to the pass's first report (after it counted the table): the schema changes queued
+   * before it in the upgrade transaction (dropping an index) have run by then. Null: no pass.
+   */
+  firstReportMs: number | null
+  /** From open() to the pass's last report; the rest is writing the derived rows and the commit. */
+  passEndMs: number | null
+  /** Progress reports the step sent during the open. */
+  reports: number
+}
+
+export interface MigrationBenchResult {
+  cached: number
+  marks: number
+  /** Time filling the v5 cache (not measured: it only sets the scene). */
+  fillMs: number
+  steps: MigrationStepTiming[]
+  /** Rows the current cache holds after the last step: derived tables the migrations filled. */
+  dayDigests: number
+  dayTokens: number
+  markDays: number
+  userAgent: string
+}
