@@ -5,7 +5,9 @@
  */
 import { ChargeFactory, generateCharges, generateMerchant, type GenerateOptions } from './generator'
 import {
+  CHARGE_STATUSES,
   DEFAULT_SHAPE,
+  REFUND_STATUSES,
   type ChargeStatus,
   type HistoryEntry,
   type RefundStatus,
@@ -415,16 +417,8 @@ export class Dataset {
   }
 }
 
-const CHARGE_STATUS_SET: ReadonlySet<string> = new Set([
-  'pending',
-  'awaiting',
-  'authorized',
-  'successful',
-  'failed',
-  'error',
-  'canceled',
-])
-const REFUND_STATUS_SET: ReadonlySet<string> = new Set(['pending', 'successful', 'failed', 'error'])
+const CHARGE_STATUS_SET: ReadonlySet<string> = new Set(CHARGE_STATUSES)
+const REFUND_STATUS_SET: ReadonlySet<string> = new Set(REFUND_STATUSES)
 
 function chargeEntry(charge: SandboxCharge): HistoryEntry {
   return { kind: 'charge', id: charge.id, createdUs: charge.createdUs, storeId: charge.storeId, charge }

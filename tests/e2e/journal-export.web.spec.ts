@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { readYayoi } from '../integration/journal/vendor-rules'
+import { openDemoAndSync } from './support/demo'
 import { expect, test } from './support/web-host'
 import { chooseDate } from './support/date-parts'
 
@@ -9,13 +10,7 @@ test.describe('journal entries on the web host', () => {
     webHost,
   }) => {
     test.setTimeout(120_000)
-    await page.goto(webHost.launchUrl)
-    await page.getByRole('button', { name: 'Try with demo data' }).click()
-    const row = page
-      .getByRole('table', { name: 'Your connections' })
-      .getByRole('row', { name: /Demo merchant/ })
-    await row.getByRole('button', { name: 'Sync Demo merchant' }).click()
-    await expect(page.getByTestId('sync-state')).toHaveText('Up to date.', { timeout: 90_000 })
+    await openDemoAndSync(page, webHost.launchUrl)
 
     const nav = page.getByRole('navigation', { name: 'Main navigation' })
     await nav.getByRole('link', { name: 'Settings' }).click()

@@ -15,3 +15,16 @@ export const PAYPAY_BANK_HEADER: readonly string[] = [
   '残高',
   'メモ',
 ]
+
+/** MUFG's 入出金明細 CSV: deposits and withdrawals in two columns. */
+export const MUFG_HEADER: readonly string[] = [
+  '日付',
+  '摘要',
+  '摘要内容',
+  '支払い金額',
+  '預かり金額',
+  '差引残高',
+  'メモ',
+  '未資金化区分',
+  '入払区分',
+]

@@ -14,7 +14,7 @@ import { historyRecordOf } from '../../../src/db/history-record'
 import type { ChargeRecord, HistoryRecord, RecordKey } from '../../../src/domain/records'
 import { zenginDataRecord } from '../../../src/import/zengin'
 import { cardUserData, chargeItem, historyItem, uuid } from '../../support/api-items'
-import { PAYPAY_BANK_HEADER } from '../../support/bank-files'
+import { MUFG_HEADER, PAYPAY_BANK_HEADER } from '../../support/bank-files'
 
 export const CORPUS_CONNECTION = 'corpus'
 export const CORPUS_ZONE = 'Asia/Tokyo'
@@ -787,33 +787,17 @@ export function buildCorpus(): Corpus {
     60_000,
   )
   files.push(
-    bankFile(
-      'mufg-meisai.csv',
-      mufg,
-      [
-        '日付',
-        '摘要',
-        '摘要内容',
-        '支払い金額',
-        '預かり金額',
-        '差引残高',
-        'メモ',
-        '未資金化区分',
-        '入払区分',
-      ],
-      [],
-      (l, bal) => [
-        `2026/11/${String(l.day).padStart(2, '0')}`,
-        l.deposit ? '振込１' : 'カード',
-        l.text,
-        money(l.withdrawal),
-        money(l.deposit),
-        yen(bal),
-        '',
-        '',
-        l.deposit ? '入金' : '支払い',
-      ],
-    ),
+    bankFile('mufg-meisai.csv', mufg, [...MUFG_HEADER], [], (l, bal) => [
+      `2026/11/${String(l.day).padStart(2, '0')}`,
+      l.deposit ? '振込１' : 'カード',
+      l.text,
+      money(l.withdrawal),
+      money(l.deposit),
+      yen(bal),
+      '',
+      '',
+      l.deposit ? '入金' : '支払い',
+    ]),
   )
   const smbc = payouts(
     b,

@@ -1,5 +1,6 @@
 /** Key presses counted, so a spec can pin how much keyboard work a task takes. */
 import type { Page } from '@playwright/test'
+import { openDemoAndSync } from './demo'
 
 export class CountingKeyboard {
   presses = 0
@@ -20,12 +21,4 @@ export class CountingKeyboard {
 }
 
 /** Demo → sync, by mouse: the setup is not what the keyboard specs measure. */
-export async function syncDemo(page: Page, launchUrl: string): Promise<void> {
-  await page.goto(launchUrl)
-  await page.getByRole('button', { name: 'Try with demo data' }).click()
-  const row = page
-    .getByRole('table', { name: 'Your connections' })
-    .getByRole('row', { name: /Demo merchant/ })
-  await row.getByRole('button', { name: 'Sync Demo merchant' }).click()
-  await page.getByTestId('sync-state').getByText('Up to date.').waitFor({ timeout: 90_000 })
-}
+export const syncDemo: (page: Page, launchUrl: string) => Promise<void> = openDemoAndSync

@@ -5,7 +5,7 @@ import { parseCsv, parseDateDay, toIsoLikeDate } from '../../../../src/import/pa
 import { applyProfile, suggestProfile, type MappingProfile } from '../../../../src/import/profiles'
 import { builtInProfileFor, readImportFile } from '../../../../src/import/read-file'
 import { isZengin, readZengin, zenginDataRecord } from '../../../../src/import/zengin'
-import { PAYPAY_BANK_HEADER } from '../../../support/bank-files'
+import { MUFG_HEADER, PAYPAY_BANK_HEADER } from '../../../support/bank-files'
 
 const TOKYO = 'Asia/Tokyo'
 const dayOf = (text: string): string | null => {
@@ -49,17 +49,7 @@ describe('bank statement layouts', () => {
   })
 
   it('signs two-column amounts and never calls a withdrawal an error (MUFG)', () => {
-    const headers = [
-      '日付',
-      '摘要',
-      '摘要内容',
-      '支払い金額',
-      '預かり金額',
-      '差引残高',
-      'メモ',
-      '未資金化区分',
-      '入払区分',
-    ]
+    const headers = [...MUFG_HEADER]
     // The deposit column, not the withdrawal column that also ends in 金額.
     expect(suggestProfile(headers, 'bank')).toMatchObject({ amount: '預かり金額', withdrawal: '支払い金額' })
     const text = [
