@@ -4,6 +4,7 @@
  * service's (marking-service.ts): the marks, their audit and the rows' links land in one transaction.
  */
 import type { ClosebookDb } from './database'
+import type { LinkedRow } from '../reconcile/match-links'
 import type { ImportedRowRecord, ImportRecord } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 
@@ -49,6 +50,22 @@ export class ImportsRepository {
     return rows.sort((a, b) =>
       a.importId === b.importId ? a.line - b.line : a.importId < b.importId ? -1 : 1,
     )
+  }
+
+  /** Every row of the connection with its file's name: what a mark's match links show (issue 21). */
+  async linkedRows(connectionId: string): Promise<LinkedRow[]> {
+    const files = new Map((await this.list(connectionId)).map((f) => [f.id, f.fileName]))
+    return (await this.rows(connectionId)).map((r) => ({
+      importId: r.importId,
+      line: r.line,
+      source: r.source,
+      fileName: files.get(r.importId) ?? r.importId,
+      orderNumber: r.orderNumber,
+      at: r.at,
+      amount: r.amount,
+      currency: r.currency,
+      matchedKeys: r.matchedKeys,
+    }))
   }
 
   /** Rows of days [fromDay, toDay] (inclusive, `YYYY-MM-DD`) that no accepted match links to, with their file. */

@@ -19,21 +19,8 @@ export const useMatchLinksStore = defineStore('matchLinks', () => {
     if (!force && loadedFor === connectionId) return loading ?? undefined
     loadedFor = connectionId
     loading = (async () => {
-      const repo = new ImportsRepository(appCache().db)
-      const files = new Map((await repo.list(connectionId)).map((f) => [f.id, f.fileName]))
-      const next = new Map<string, LinkedRow>()
-      for (const r of await repo.rows(connectionId))
-        next.set(rowIdOf(r), {
-          importId: r.importId,
-          line: r.line,
-          source: r.source,
-          fileName: files.get(r.importId) ?? r.importId,
-          orderNumber: r.orderNumber,
-          at: r.at,
-          amount: r.amount,
-          currency: r.currency,
-          matchedKeys: r.matchedKeys,
-        })
+      const linked = await new ImportsRepository(appCache().db).linkedRows(connectionId)
+      const next = new Map(linked.map((r) => [rowIdOf(r), r]))
       if (loadedFor === connectionId) rows.value = next
     })()
     return loading

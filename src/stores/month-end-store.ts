@@ -146,19 +146,7 @@ async function matchLinksOf(
   transferFee: number
 }> {
   const cache = appCache()
-  const repo = new ImportsRepository(cache.db)
-  const files = new Map((await repo.list(connectionId)).map((f) => [f.id, f.fileName]))
-  const importedRows: LinkedRow[] = (await repo.rows(connectionId)).map((r) => ({
-    importId: r.importId,
-    line: r.line,
-    source: r.source,
-    fileName: files.get(r.importId) ?? r.importId,
-    orderNumber: r.orderNumber,
-    at: r.at,
-    amount: r.amount,
-    currency: r.currency,
-    matchedKeys: r.matchedKeys,
-  }))
+  const importedRows = await new ImportsRepository(cache.db).linkedRows(connectionId)
   const range = periodRange(period, timeZone)
   const have = new Set(history.map((r) => r.key))
   const missing = [
