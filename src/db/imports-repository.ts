@@ -4,7 +4,7 @@
  * service's (marking-service.ts): the marks, their audit and the rows' links land in one transaction.
  */
 import type { ClosebookDb } from './database'
-import type { LinkedRow } from '../reconcile/match-links'
+import type { LinkedRow } from '../domain/mark-plan'
 import type { ImportedRowRecord, ImportRecord } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 

@@ -1,8 +1,8 @@
 /**
  * The one way the accountant's marks change (issue 23): the ledger's marks, notes, reconfirmations and
  * undo, and matching's accepts and import removals all go through here. Each change reads the current
- * marks of its records and the connection's locks, plans (a pure planner of src/reconcile/marking.ts
- * turns them into a MarkPlan) and writes the marks with their audit row in ONE transaction, so:
+ * marks of its records and the connection's locks, plans (the caller hands in a pure planner of
+ * src/reconcile/marking.ts, which src/db may not import, to turn them into a MarkPlan) and writes the marks with their audit row in ONE transaction, so:
  * - an audit entry's `before` is the mark as it was when the change was written, never an earlier read
  *   (another window's note or mark in between is neither lost nor misreported);
  * - a period closed meanwhile (even in another window) is refused, record by record, by the planner; and
@@ -10,8 +10,7 @@
  * Matching's links on imported rows (and an import's removal) land in that same transaction.
  */
 import Dexie from 'dexie'
-import { emptyPlan, planMarks, planUnlink, type MarkPlan } from '../reconcile/marking'
-import type { MatchLink } from '../reconcile/match-links'
+import { emptyPlan, type MarkPlan, type MatchLink } from '../domain/mark-plan'
 import { appendAuditEntries } from './audit-repository'
 import type { ClosebookDb } from './database'
 import { DayRows, PeriodLockedError, putMarkDays } from './marks-repository'
@@ -43,6 +42,16 @@ export interface AcceptedMatch {
   line: number
   keys: RecordKey[]
 }
+
+/** What a matching planner sees inside the transaction: the cached records, their marks and the locks. */
+export interface MatchPlanInput extends MarkSnapshot {
+  records: HistoryRecord[]
+}
+
+/** Plans accepted matches: `links` names each record's new link (reconcile/marking.ts planMarks). */
+export type AcceptPlanner = (input: MatchPlanInput & { links: ReadonlyMap<RecordKey, MatchLink> }) => MarkPlan
+/** Plans an import's removal: its links leave the marks (reconcile/marking.ts planUnlink). */
+export type RemovalPlanner = (input: MatchPlanInput) => MarkPlan
 
 export interface MatchWriteResult {
   plan: MarkPlan
@@ -89,7 +98,7 @@ export class MarkingService {
     connectionId: string,
     importId: string,
     matches: readonly AcceptedMatch[],
-    author: MarkAuthor,
+    planner: AcceptPlanner,
   ): Promise<MatchWriteResult> {
     const { db } = this
     const tables = [db.markDays, db.audit, db.locks, db.history, db.imports, db.importedRows]
@@ -102,7 +111,7 @@ export class MarkingService {
       for (const m of matches)
         for (const k of m.keys) links.set(k, { source: file.source, importId, line: m.line })
       const { plan } = await this.#planAndWrite(connectionId, records, ({ marks, locks }) => {
-        const planned = planMarks({ action: 'mark', records, marks, locks, links, ...author })
+        const planned = planner({ records, marks, locks, links })
         return planned.refused.length > 0 ? { ...emptyPlan(), refused: planned.refused } : planned
       })
       if (plan.refused.length > 0) return { plan, written: false }
@@ -117,7 +126,11 @@ export class MarkingService {
    * matches reconciled is unmarked; its note stays), audited, and the file and its rows are forgotten.
    * A closed period refuses the whole removal: nothing is written, the file stays.
    */
-  async removeImport(connectionId: string, importId: string, author: MarkAuthor): Promise<MatchWriteResult> {
+  async removeImport(
+    connectionId: string,
+    importId: string,
+    planner: RemovalPlanner,
+  ): Promise<MatchWriteResult> {
     const { db } = this
     const tables = [db.markDays, db.audit, db.locks, db.history, db.imports, db.importedRows]
     return db.transaction('rw', tables, async () => {
@@ -128,7 +141,7 @@ export class MarkingService {
       const keys = [...new Set(rows.flatMap((r) => r.matchedKeys))]
       const records = await this.#records(connectionId, keys)
       const { plan } = await this.#planAndWrite(connectionId, records, ({ marks, locks }) => {
-        const planned = planUnlink({ records, marks, locks, importId, ...author })
+        const planned = planner({ records, marks, locks })
         return planned.refused.length > 0 ? { ...emptyPlan(), refused: planned.refused } : planned
       })
       if (plan.refused.length > 0) return { plan, written: false }

@@ -13,33 +13,14 @@ import type {
   RecordKey,
 } from '../domain/records'
 import { fingerprintOf } from '../domain/fingerprint'
+import { emptyPlan, type MarkPlan, type Refusal, type RefusalReason } from '../domain/mark-plan'
 import { linksTo, withLink, withoutImport, type MatchLink } from './match-links'
 import { isValidPeriod, periodOf } from '../domain/periods'
 
 export type MarkAction = 'mark' | 'unmark' | 'note' | 'reconfirm'
 
-/**
- * `period_locked`: the record's period is closed. `changed_since`: (undo only) the mark was changed again
- * after the action being undone, so undoing it would overwrite later work.
- */
-export type RefusalReason = 'period_locked' | 'changed_since'
-
-export interface Refusal {
-  key: RecordKey
-  reason: RefusalReason
-}
-
-/**
- * What one change of the accountant's marks writes: the marks to put and delete, their audit entries,
- * and the records refused. The one meaning of a mark plan: planners (below) make it from the marks and
- * locks read inside the transaction that writes it (src/db/marking-service.ts), never from an earlier read.
- */
-export interface MarkPlan {
-  puts: MarkRecord[]
-  deletes: RecordKey[]
-  audit: AuditEntry[]
-  refused: Refusal[]
-}
+/** The plan's types live in the domain model (the marking service in src/db writes them). */
+export { emptyPlan, type MarkPlan, type Refusal, type RefusalReason }
 
 /** Closed periods: a set of `YYYY-MM`, or the lock rows by period. */
 export type LockedPeriods = ReadonlySet<string> | ReadonlyMap<string, PeriodLock>
@@ -65,10 +46,6 @@ export interface PlanMarksInput {
   actor: string
   now: number
   timeZone: string
-}
-
-export function emptyPlan(): MarkPlan {
-  return { puts: [], deletes: [], audit: [], refused: [] }
 }
 
 function isLocked(locks: LockedPeriods, ...periods: (string | undefined)[]): boolean {

@@ -6,16 +6,12 @@
  * the one place that reads or writes that text. Parts it does not understand (refs written by earlier
  * versions, such as `bank:7`) are kept as they are, never dropped.
  */
+import type { LinkedRow, MatchLink } from '../domain/mark-plan'
 import type { ImportSource, RecordKey } from '../domain/records'
 
 export type LinkSide = 'sales' | 'cash'
 
-export interface MatchLink {
-  source: ImportSource
-  importId: string
-  /** The file line of the matched row (the first line of a grouped order). */
-  line: number
-}
+export type { LinkedRow, MatchLink }
 
 export interface MatchLinks {
   sales: MatchLink | null
@@ -107,21 +103,6 @@ export function recordsByRow(
     }
   }
   return out
-}
-
-/** What a link shows of its imported row: an order's number, a deposit's day and amount, and the file. */
-export interface LinkedRow {
-  importId: string
-  line: number
-  source: ImportSource
-  fileName: string
-  orderNumber: string | null
-  at: number
-  /** Minor units of `currency`; a deposit is positive. */
-  amount: number
-  currency: string
-  /** Records the row was matched to. */
-  matchedKeys: readonly RecordKey[]
 }
 
 export type LinkDescription =

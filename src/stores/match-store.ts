@@ -9,6 +9,8 @@ import { computed, ref, shallowRef } from 'vue'
 import { z } from 'zod'
 import { appCache } from '../db/cache'
 import { ImportsRepository } from '../db/imports-repository'
+import type { AcceptPlanner, MarkAuthor, RemovalPlanner } from '../db/marking-service'
+import { planMarks, planUnlink } from '../reconcile/marking'
 import type {
   CachedConnection,
   HistoryRecord,
@@ -81,6 +83,18 @@ export type MatchNotice =
   | { kind: 'removed'; count: number }
   | { kind: 'overlapAll'; count: number }
   | { kind: 'missingColumns'; fields: string[] }
+
+/** Accepted matches mark their records reconciled with the new link (the service reads the marks). */
+const planAccept =
+  (author: MarkAuthor): AcceptPlanner =>
+  (input) =>
+    planMarks({ action: 'mark', ...input, ...author })
+
+/** A removed import's links leave the marks it made (the service reads the marks). */
+const planRemoval =
+  (importId: string, author: MarkAuthor): RemovalPlanner =>
+  (input) =>
+    planUnlink({ ...input, importId, ...author })
 
 export const useMatchStore = defineStore('match', () => {
   const connections = ref<CachedConnection[]>([])
@@ -380,7 +394,7 @@ export const useMatchStore = defineStore('match', () => {
         conn.id,
         imp,
         chosen.map((c) => ({ line: c.rowLine, keys: c.keys })),
-        await author(conn.timeZone),
+        planAccept(await author(conn.timeZone)),
       )
       notice.value = done.written
         ? { kind: 'accepted', count: chosen.length }
@@ -417,7 +431,11 @@ export const useMatchStore = defineStore('match', () => {
     const file = imports.value.find((i) => i.id === id)
     if (!conn || !file) return
     try {
-      const done = await appCache().marking.removeImport(conn.id, id, await author(conn.timeZone))
+      const done = await appCache().marking.removeImport(
+        conn.id,
+        id,
+        planRemoval(id, await author(conn.timeZone)),
+      )
       if (!done.written) {
         notice.value = { kind: 'refusedLocked', count: done.plan.refused.length }
         return
