@@ -47,6 +47,13 @@ export const REQUIRED_METRICS: Record<string, { unit: string; target: string }> 
   'backup.peak_renderer_mb': { unit: 'MiB', target: 'bounded' },
   'match.precision': { unit: 'ratio', target: '== 1 (at the default threshold 0.9)' },
   'match.recall': { unit: 'ratio', target: '>= 0.95 (lines with exact evidence)' },
+  // A first sync through the UI of the built web host, Chromium IndexedDB, seed limits (e2e-sync-bench.ts).
+  'sync.e2e_ceiling_ratio': { unit: 'ratio', target: '>= 0.9' },
+  'sync.e2e_records_per_s': { unit: 'records/s', target: 'informational' },
+  'sync.e2e_http_429': { unit: 'count', target: '== 0' },
+  'sync.e2e_longtask_max_ms': { unit: 'ms', target: '<= 200' },
+  'sync.e2e_longtask_count': { unit: 'count', target: 'informational' },
+  'sync.e2e_longtask_total_ms': { unit: 'ms', target: 'informational' },
 }
 
 /** Checks a measured value against a target written as ">= 0.95", "< 150", "== 0". */
