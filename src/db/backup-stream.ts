@@ -41,8 +41,7 @@ import {
 } from './backup'
 import { chargeRecordOf } from './charge-record'
 import type { ClosebookDb } from './database'
-import { putDigests } from './day-digests'
-import { putTokens } from './day-tokens'
+import { HistoryWriter } from './history-writer'
 import { historyRecordOf } from './history-record'
 import { markDayOf, ORPHAN_MARK_DAY } from './marks-repository'
 import type {
@@ -723,12 +722,7 @@ export async function restoreBackupFile(
       const table = rows[0]?.table
       if (table === 'history') {
         const records = rows.map((r) => r.record as HistoryRecord)
-        await db.history.bulkPut(records)
-        for (const connectionId of new Set(records.map((r) => r.connectionId))) {
-          const mine = records.filter((r) => r.connectionId === connectionId)
-          await putDigests(db.dayDigests, connectionId, mine)
-          await putTokens(db.dayTokens, connectionId, mine)
-        }
+        await new HistoryWriter(db).putHistory(records)
       } else if (table === 'charges') {
         await db.charges.bulkPut(rows.map((r) => r.record as ChargeRecord))
       } else if (table === 'marks') {

@@ -11,6 +11,7 @@ import { ConnectionsRepository } from '../db/connections-repository'
 import type { ClosebookDb } from '../db/database'
 import { historyRecordOf } from '../db/history-record'
 import { HistoryRepository } from '../db/history-repository'
+import type { HistoryWriter } from '../db/history-writer'
 import { historyWithStatus, newestCreatedAt } from '../db/recency'
 import { quarantineIdOf, quarantineIdOfRecord, QuarantineRepository } from '../db/quarantine-repository'
 import { connectionBounds } from '../db/repository-helpers'
@@ -34,6 +35,8 @@ function chargeFingerprint(c: ChargeRecord): string {
 
 export class CacheSyncStore implements SyncStorePort {
   readonly history: HistoryRepository
+  /** The one owner of history, charges and the day indexes' writes (src/db/history-writer.ts). */
+  readonly writer: HistoryWriter
   readonly charges: ChargesRepository
   readonly checkpoints: CheckpointsRepository
   readonly connections: ConnectionsRepository
@@ -52,6 +55,7 @@ export class CacheSyncStore implements SyncStorePort {
 
   constructor(private readonly db: ClosebookDb) {
     this.history = new HistoryRepository(db, fingerprintOf)
+    this.writer = this.history.writer
     this.charges = new ChargesRepository(db)
     this.checkpoints = new CheckpointsRepository(db)
     this.connections = new ConnectionsRepository(db)
@@ -82,15 +86,7 @@ export class CacheSyncStore implements SyncStorePort {
     const released = storedIds.filter((id) => known.has(id))
     if (quarantined.length === 0 && released.length === 0) return write()
     const { db } = this
-    const tables = [
-      db.history,
-      db.charges,
-      db.dayDigests,
-      db.dayTokens,
-      db.checkpoints,
-      db.markDays,
-      db.quarantine,
-    ]
+    const tables = [...this.writer.historyTables(), db.charges, db.checkpoints, db.markDays, db.quarantine]
     const result = await db.transaction('rw', tables, async () => {
       const written = await write()
       await this.quarantine.putMany(connectionId, [...quarantined], syncedAt)
@@ -157,7 +153,7 @@ export class CacheSyncStore implements SyncStorePort {
         connectionId,
         quarantined,
         records.map((r) => quarantineIdOfRecord('transaction_history', r.type, r.resourceId)),
-        () => this.history.putPage(connectionId, records, checkpoint),
+        () => this.writer.putHistoryPage(connectionId, records, checkpoint),
         syncedAt,
       )
       const changedKeys: string[] = []
@@ -180,7 +176,7 @@ export class CacheSyncStore implements SyncStorePort {
       connectionId,
       quarantined,
       records.map((r) => quarantineIdOfRecord('charges', null, r.id)),
-      () => this.charges.putPage(connectionId, records, checkpoint),
+      () => this.writer.putChargesPage(connectionId, records, checkpoint),
       syncedAt,
     )
     const changedKeys: string[] = []
@@ -220,15 +216,7 @@ export class CacheSyncStore implements SyncStorePort {
       updatedAt: at,
     }
     const { db } = this
-    const tables = [
-      db.history,
-      db.charges,
-      db.dayDigests,
-      db.dayTokens,
-      db.checkpoints,
-      db.markDays,
-      db.quarantine,
-    ]
+    const tables = [...this.writer.historyTables(), db.charges, db.checkpoints, db.markDays, db.quarantine]
     const written = await db.transaction('rw', tables, async () => {
       const result = await this.putPage(page, cp, at)
       await db.checkpoints.delete([connectionId, cp.partitionId])
