@@ -23,6 +23,23 @@ export interface PutPageResult {
   flagged: RecordKey[]
 }
 
+/**
+ * Records per bulkPut: IndexedDB clones every value of a request on the UI thread in one task, so a group
+ * commit of several pages is put a few hundred records at a time (the UI gets a turn between requests,
+ * and the transaction stays open while one is pending).
+ */
+const PUT_CHUNK = 200
+
+async function putInChunks<T>(table: Table<T>, rows: readonly T[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += PUT_CHUNK) await table.bulkPut(rows.slice(i, i + PUT_CHUNK))
+}
+
+/** One page of a sync: its history or charge-list records and its checkpoint (putPages). */
+export type PageWrite = { connectionId: string; checkpoint: SyncCheckpoint } & (
+  | { resource: 'transaction_history'; records: readonly HistoryRecord[] }
+  | { resource: 'charges'; records: readonly ChargeRecord[] }
+)
+
 export class HistoryWriter {
   constructor(
     private readonly db: ClosebookDb,
@@ -44,7 +61,7 @@ export class HistoryWriter {
    */
   async putHistory(records: readonly HistoryRecord[]): Promise<void> {
     const { db } = this
-    await db.history.bulkPut(records)
+    await putInChunks(db.history, records)
     const byConnection = new Map<string, HistoryRecord[]>()
     for (const r of records) {
       const mine = byConnection.get(r.connectionId)
@@ -78,15 +95,44 @@ export class HistoryWriter {
     records: readonly HistoryRecord[],
     checkpoint: SyncCheckpoint,
   ): Promise<PutPageResult> {
-    assertSameConnection(connectionId, records, 'history page')
-    assertSameConnection(connectionId, [checkpoint], 'checkpoint')
     const { db } = this
-    return db.transaction('rw', [...this.historyTables(), db.checkpoints, db.markDays], async () => {
-      await this.putHistory(records)
-      await db.checkpoints.put(checkpoint)
-      const flagged = await flagChangedMarks(db.markDays, connectionId, records, this.fingerprintOf)
-      return { written: records.length, flagged }
+    return db.transaction('rw', this.pageTables(), async () => {
+      const page: PageWrite = { resource: 'transaction_history', connectionId, records, checkpoint }
+      return { written: records.length, flagged: await this.putPages([page]) }
     })
+  }
+
+  /** The tables putPages writes: a caller's own transaction must include them. */
+  pageTables(): Table[] {
+    const { db } = this
+    return [...this.historyTables(), db.charges, db.checkpoints, db.markDays]
+  }
+
+  /**
+   * Stores several pages with their checkpoints at once (sync writes what arrived while the previous
+   * write ran in one transaction): each day row and token part they touch is read and rewritten once,
+   * not once per page, and the transaction's fixed cost is paid once. Joins the caller's transaction,
+   * which must include pageTables(). Returns the keys whose reconciled mark was flagged changed.
+   */
+  async putPages(pages: readonly PageWrite[]): Promise<RecordKey[]> {
+    const { db } = this
+    const history: HistoryRecord[] = []
+    const charges: ChargeRecord[] = []
+    for (const page of pages) {
+      assertSameConnection(page.connectionId, page.records, `${page.resource} page`)
+      assertSameConnection(page.connectionId, [page.checkpoint], 'checkpoint')
+      if (page.resource === 'transaction_history') history.push(...page.records)
+      else charges.push(...page.records)
+    }
+    if (history.length > 0) await this.putHistory(history)
+    if (charges.length > 0) await putInChunks(db.charges, charges)
+    await db.checkpoints.bulkPut(pages.map((p) => p.checkpoint))
+    const flagged: RecordKey[] = []
+    for (const connectionId of new Set(history.map((r) => r.connectionId))) {
+      const mine = history.filter((r) => r.connectionId === connectionId)
+      flagged.push(...(await flagChangedMarks(db.markDays, connectionId, mine, this.fingerprintOf)))
+    }
+    return flagged
   }
 
   /** Stores one page of charge-list records and its checkpoint in one transaction; replaced by id. */

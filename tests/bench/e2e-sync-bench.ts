@@ -15,7 +15,8 @@
  * The cache is checked afterwards: its history and charge rows must equal what the sandbox holds.
  *
  * Size: 50,000 charges over 3 stores (about 104k history and charge records); E2E_SYNC_CHARGES=N (or
- * `--quick`: 10,000) for iteration. E2E_SYNC_SKIP_BUILD=1 reuses an existing out/ (else it is built).
+ * `--quick`: 10,000) for iteration. E2E_SYNC_SKIP_BUILD=1 reuses an existing out/ (else it is built);
+ * E2E_SYNC_WEB_ENTRY=path runs another build (never rebuilt), e.g. two builds side by side under one load.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
@@ -30,7 +31,8 @@ import { startSandbox } from '../../electron/sandbox/server'
 import { measured, type MetricMap } from './metrics'
 
 const ROOT = resolve(__dirname, '../..')
-const WEB_ENTRY = join(ROOT, 'out/main/web.js')
+/** E2E_SYNC_WEB_ENTRY: another build of the web host (an A/B comparison of two builds under one load). */
+const WEB_ENTRY = resolve(process.env['E2E_SYNC_WEB_ENTRY'] ?? join(ROOT, 'out/main/web.js'))
 const LABEL = 'E2E bench merchant'
 
 interface LongTask {
@@ -117,9 +119,12 @@ async function stopGroup(child: ChildProcess): Promise<void> {
 export async function benchE2eSync({ quick }: { quick: boolean }): Promise<MetricMap> {
   const charges = Number(process.env['E2E_SYNC_CHARGES'] ?? (quick ? 10_000 : 50_000))
   const log = (s: string): void => void process.stderr.write(`bench: e2e-sync: ${s}\n`)
-  if (process.env['E2E_SYNC_SKIP_BUILD'] !== '1' || !existsSync(WEB_ENTRY)) {
+  if (
+    !process.env['E2E_SYNC_WEB_ENTRY'] &&
+    (process.env['E2E_SYNC_SKIP_BUILD'] !== '1' || !existsSync(WEB_ENTRY))
+  ) {
     log('building the app (electron-vite build)')
-    const built = spawnSync('npx', ['electron-vite', 'build'], { cwd: ROOT, stdio: 'inherit' })
+    const built = spawnSync('npx', ['electron-vite', 'build'], { cwd: ROOT, stdio: ['ignore', 2, 2] })
     if (built.status !== 0) throw new Error('electron-vite build failed')
   }
   const sandbox = await startSandbox({ seed: 2323, stores: 3, records: charges, rateScale: 1 })
