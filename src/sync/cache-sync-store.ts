@@ -15,13 +15,29 @@ import type { HistoryWriter, PageWrite } from '../db/history-writer'
 import { historyWithStatus, newestCreatedAt } from '../db/recency'
 import { quarantineIdOf, quarantineIdOfRecord, QuarantineRepository } from '../db/quarantine-repository'
 import { connectionBounds } from '../db/repository-helpers'
-import { recordKeyOf, type ChargeRecord, type SyncCheckpoint, type SyncResource } from '../db/records'
+import {
+  recordKeyOf,
+  type ChargeRecord,
+  type HistoryRecord,
+  type SyncCheckpoint,
+  type SyncResource,
+} from '../db/records'
 import { fingerprintOf } from '../reconcile/fingerprint'
 import { isChangeableStatus, type ChangeableRecord } from './recheck'
 import type { PageWriteResult, SyncStorePort } from './sync-engine'
 
 /** Records one group commit takes at most: bounds the UI thread's work in one task (cloning records). */
 const MAX_RECORDS_PER_COMMIT = 800
+
+/** Records read per request when a step reads many: each request's records are cloned in one task. */
+const READ_CHUNK = 500
+
+/** `read` over `items` a chunk at a time, results in order. */
+async function inChunks<T, R>(items: readonly T[], read: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
+  const out: R[] = []
+  for (let i = 0; i < items.length; i += READ_CHUNK) out.push(...(await read(items.slice(i, i + READ_CHUNK))))
+  return out
+}
 
 /** A page waiting for its transaction, with its quarantine work. */
 interface PendingPage {
@@ -304,13 +320,23 @@ export class CacheSyncStore implements SyncStorePort {
   ): Promise<{ chargeId: string; storeId: string }[]> {
     // Every page of the plan is in: what comes next (refreshed charges) replaces records of this run.
     this.emptyAtPlan.delete(connectionId)
-    const inWindow = await this.history.inRange(connectionId, from, to)
-    const refunds = inWindow.filter((r) => r.type === 'refund')
+    // The window's refunds through the type index, read a few hundred at a time: reading every record of
+    // the window (a first sync's whole history) held the UI thread for seconds in one task.
+    const { db } = this
+    const refundKeys = await db.history
+      .where('[connectionId+type+createdAt]')
+      .between([connectionId, 'refund', from], [connectionId, 'refund', to], true, false)
+      .primaryKeys()
+    const refunds = (await inChunks(refundKeys, (keys) => db.history.bulkGet(keys))).filter(
+      (r): r is HistoryRecord => r !== undefined,
+    )
     if (refunds.length === 0) return []
     const chargeIds = [...new Set(refunds.map((r) => r.chargeId))]
-    const charges = await this.history.getMany(
-      connectionId,
-      chargeIds.map((id) => recordKeyOf('charge', id)),
+    const charges = await inChunks(chargeIds, (ids) =>
+      this.history.getMany(
+        connectionId,
+        ids.map((id) => recordKeyOf('charge', id)),
+      ),
     )
     const stale: { chargeId: string; storeId: string }[] = []
     chargeIds.forEach((chargeId, i) => {
