@@ -25,10 +25,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
-import { chromium, type Page } from '@playwright/test'
+import type { Page } from '@playwright/test'
 import { SEED_ROUTE } from '../../electron/sandbox/rate-limits'
 import { startSandbox } from '../../electron/sandbox/server'
 import { measured, type MetricMap } from './metrics'
+import { launchBenchChromium } from './support/chromium-runner'
 
 const ROOT = resolve(__dirname, '../..')
 /** E2E_SYNC_WEB_ENTRY: another build of the web host (an A/B comparison of two builds under one load). */
@@ -146,16 +147,7 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
   let web: { url: string; child: ChildProcess } | undefined
   try {
     web = await startWebHost(join(work, 'data'))
-    const context = await chromium.launchPersistentContext(join(work, 'profile'), {
-      headless: true,
-      executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
-      args: [
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    })
+    const context = await launchBenchChromium(join(work, 'profile'))
     try {
       const page = context.pages()[0] ?? (await context.newPage())
       page.setDefaultTimeout(1_800_000)
