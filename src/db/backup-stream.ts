@@ -41,8 +41,7 @@ import {
 } from './backup'
 import { chargeRecordOf } from './charge-record'
 import { STAGED_TABLE_NAMES, type ClosebookDb } from './database'
-import { dayDigestRowsOf } from './day-digests'
-import { dayTokenRowsOf } from './day-tokens'
+import { HistoryWriter } from './history-writer'
 import { historyRecordOf, searchDayBounds, searchDayOf } from './history-record'
 import { markDayOf, ORPHAN_MARK_DAY } from './marks-repository'
 import type {
@@ -748,6 +747,8 @@ async function stageDayRows(
   onRecords: (done: number) => void,
 ): Promise<void> {
   let done = 0
+  // The history writer owns the day-index rows, staged ones included.
+  const writer = new HistoryWriter(db)
   const history = db.staged('history') as HistoryTable
   const byTime = (connectionId: string, from: number, to: number) =>
     history.where('[connectionId+createdAt]').between([connectionId, from], [connectionId, to], true, false)
@@ -758,10 +759,10 @@ async function stageDayRows(
       if (!next) break
       const to = searchDayBounds(searchDayOf(next.createdAt))[1]
       const records = await byTime(connectionId, from, to).toArray()
-      await db.transaction('rw', [db.staged('dayDigests'), db.staged('dayTokens')], async () => {
-        await db.staged('dayDigests').bulkPut(dayDigestRowsOf(records))
-        await db.staged('dayTokens').bulkPut(dayTokenRowsOf(records))
-      })
+      const target = { dayDigests: db.staged('dayDigests'), dayTokens: db.staged('dayTokens') }
+      await db.transaction('rw', [target.dayDigests, target.dayTokens], () =>
+        writer.fileFreshDays(records, target),
+      )
       onRecords((done += records.length))
       from = to
     }

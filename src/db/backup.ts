@@ -12,9 +12,8 @@ import {
 } from '../../electron/shared/payment-api'
 import { appendAuditEntries, auditEntriesOf, auditRowsOf } from './audit-repository'
 import type { ClosebookDb } from './database'
-import { dayDigestRowsOf } from './day-digests'
-import { dayTokenRowsOf } from './day-tokens'
 import { withoutDeadFields } from './history-record'
+import { HistoryWriter } from './history-writer'
 import { markDayOf, markDayRowsOf, putMarkDays } from './marks-repository'
 import type {
   AuditEntry,
@@ -412,9 +411,7 @@ export async function restoreBackup(
     const t = backup.tables
     await db.connections.bulkAdd(t.connections)
     await db.stores.bulkAdd(t.stores)
-    await db.history.bulkAdd(t.history)
-    await db.dayDigests.bulkAdd(dayDigestRowsOf(t.history))
-    await db.dayTokens.bulkAdd(dayTokenRowsOf(t.history))
+    await new HistoryWriter(db).addFresh(t.history)
     await db.charges.bulkAdd(t.charges)
     // Marks go to their record's day row; the backup's history is what the cache will hold.
     const days = new Map(t.history.map((h) => [`${h.connectionId}\u0001${h.key}`, markDayOf(h.createdAt)]))

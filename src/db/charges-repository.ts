@@ -1,25 +1,18 @@
 /** Charge-list records (fees, merchant_transaction_id): written by sync with the same page pattern. */
 import type { ClosebookDb } from './database'
+import { HistoryWriter } from './history-writer'
 import type { ChargeRecord, SyncCheckpoint } from '../domain/records'
-import { assertSameConnection } from './repository-helpers'
 
 export class ChargesRepository {
   constructor(private readonly db: ClosebookDb) {}
 
-  /** Stores one page and its checkpoint in one transaction; records are replaced in place by id. */
-  async putPage(
+  /** Stores one page and its checkpoint in one transaction (HistoryWriter.putChargesPage). */
+  putPage(
     connectionId: string,
     records: readonly ChargeRecord[],
     checkpoint: SyncCheckpoint,
   ): Promise<number> {
-    assertSameConnection(connectionId, records, 'charge page')
-    assertSameConnection(connectionId, [checkpoint], 'checkpoint')
-    const { db } = this
-    await db.transaction('rw', db.charges, db.checkpoints, async () => {
-      await db.charges.bulkPut(records)
-      await db.checkpoints.put(checkpoint)
-    })
-    return records.length
+    return new HistoryWriter(this.db).putChargesPage(connectionId, records, checkpoint)
   }
 
   async get(connectionId: string, id: string): Promise<ChargeRecord | undefined> {

@@ -1,6 +1,7 @@
 /** What the cache knows of each connection (no secrets: those stay in main) and its stores. */
 import Dexie from 'dexie'
 import type { ClosebookDb } from './database'
+import { HistoryWriter } from './history-writer'
 import type { CachedConnection, HistoryRecord, StoreRecord, SyncResource } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 
@@ -105,14 +106,10 @@ export class ConnectionsRepository {
    */
   async clearSyncedData(id: string): Promise<void> {
     const { db } = this
-    const tables = [db.connections, db.history, db.dayDigests, db.dayTokens, db.charges, db.checkpoints]
+    const writer = new HistoryWriter(db)
+    const tables = [db.connections, ...writer.historyTables(), db.charges, db.checkpoints]
     await db.transaction('rw', tables, async () => {
-      const [lo, hi] = connectionBounds(id)
-      await db.history.where('[connectionId+createdAt]').between(lo, hi).delete()
-      await db.dayDigests.where('[connectionId+day]').between(lo, hi).delete()
-      await db.dayTokens.where('[connectionId+day+part]').between(lo, hi).delete()
-      await db.charges.where('[connectionId+createdAt]').between(lo, hi).delete()
-      await db.checkpoints.where('[connectionId+partitionId]').between(lo, hi).delete()
+      await writer.clearConnection(id)
       const conn = await db.connections.get(id)
       if (conn) await db.connections.put({ ...conn, highWater: {}, lastSyncedAt: null })
     })

@@ -17,13 +17,7 @@ import type {
   StoreRecord,
   SyncCheckpoint,
 } from '../domain/records'
-import type {
-  AuditRow,
-  DayDigestRecord,
-  DayTokensRecord,
-  MarkDayRecord,
-  SettingRecord,
-} from './storage-rows'
+import type { AuditRow, DayDigestRecord, DayTokensRecord, MarkDayRecord, SettingRecord } from './storage-rows'
 import { TABLE_NAMES, type TableName } from './schema'
 
 export { CURRENT_SCHEMA, CURRENT_VERSION, TABLE_NAMES, type TableName } from './schema'

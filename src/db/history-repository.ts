@@ -9,15 +9,22 @@ import type { Collection } from 'dexie'
 import type { HistoryType, Mode } from '../../electron/shared/payment-api'
 import type { ClosebookDb } from './database'
 import { byTimeThenKey, matchesSearch, searchDayOf, searchTermsOf } from './history-record'
-import { markTargetOf, putDigests } from './day-digests'
-import { dayPartsRange, putTokens, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
-import { flagChangedMarks, MarksRepository } from './marks-repository'
-import type { HistoryRecord, MarkTarget, RecordDigest, RecordKey, SyncCheckpoint } from '../domain/records'
-import type { DayTokensRecord } from './storage-rows'
-import { assertSameConnection } from './repository-helpers'
+import { markTargetOf } from './day-digests'
+import { dayPartsRange, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
+import { HistoryWriter, type FingerprintOf, type PutPageResult } from './history-writer'
+import { MarksRepository } from './marks-repository'
+import type {
+  HistoryRecord,
+  MarkTarget,
+  RecordDigest,
+  RecordKey,
+  SyncCheckpoint,
+} from '../domain/records'
+import type {
+  DayTokensRecord,
+} from './storage-rows'
 
-/** The fingerprint rule lives with the reconciliation logic; the cache only compares. */
-export type FingerprintOf = (record: HistoryRecord) => string
+export type { FingerprintOf, PutPageResult } from './history-writer'
 
 export type ReconciledFilter = 'reconciled' | 'unreconciled' | 'changed'
 
@@ -43,12 +50,6 @@ export interface HistoryQuery extends HistoryFilter {
   order: 'asc' | 'desc'
   offset: number
   limit: number
-}
-
-export interface PutPageResult {
-  written: number
-  /** Keys whose reconciled mark was flagged changed-since-reconciled by this page. */
-  flagged: RecordKey[]
 }
 
 type EqualityField = 'storeId' | 'status' | 'currency' | 'type' | 'mode'
@@ -113,34 +114,28 @@ function fieldTests(
 }
 
 export class HistoryRepository {
+  /** Writes go through the history writer, the one owner of the day indexes. */
+  readonly writer: HistoryWriter
+
   constructor(
     private readonly db: ClosebookDb,
-    private readonly fingerprintOf: FingerprintOf,
+    fingerprintOf: FingerprintOf,
     private readonly searchLimits: SearchLimits = DEFAULT_SEARCH_LIMITS,
-  ) {}
+  ) {
+    this.writer = new HistoryWriter(db, fingerprintOf, searchLimits.partSize)
+  }
 
   /**
    * Stores one page and its checkpoint in one transaction: both land or neither does. Records are
    * replaced in place by key; marks are never rewritten, only their changed-since-reconciled flag is
    * raised when a reconciled record's fingerprint no longer matches.
    */
-  async putPage(
+  putPage(
     connectionId: string,
     records: readonly HistoryRecord[],
     checkpoint: SyncCheckpoint,
   ): Promise<PutPageResult> {
-    assertSameConnection(connectionId, records, 'history page')
-    assertSameConnection(connectionId, [checkpoint], 'checkpoint')
-    const { db } = this
-    const tables = [db.history, db.dayDigests, db.dayTokens, db.checkpoints, db.markDays]
-    return db.transaction('rw', tables, async () => {
-      await db.history.bulkPut(records)
-      await putDigests(db.dayDigests, connectionId, records)
-      await putTokens(db.dayTokens, connectionId, records, this.searchLimits.partSize)
-      await db.checkpoints.put(checkpoint)
-      const flagged = await flagChangedMarks(db.markDays, connectionId, records, this.fingerprintOf)
-      return { written: records.length, flagged }
-    })
+    return this.writer.putHistoryPage(connectionId, records, checkpoint)
   }
 
   async get(connectionId: string, key: RecordKey): Promise<HistoryRecord | undefined> {

@@ -9,6 +9,7 @@ import type { ConnectionSummary } from '../../electron/shared/contract'
 import { appCache } from '../db/cache'
 import { desktopApi } from '../platform'
 import { CacheSyncStore } from '../sync/cache-sync-store'
+import { throttleProgress } from '../sync/progress-throttle'
 import { SyncEngine, type SyncProgress } from '../sync/sync-engine'
 import type { TimeWindow } from '../sync/plan'
 
@@ -26,6 +27,9 @@ export function defaultSince(now: number): number {
  * incremental sync re-checks the records that can still change (src/sync/recheck.ts).
  */
 export const DEFAULT_LOOKBACK_MS = 15 * 60_000
+
+/** The sync panel repaints at most this often during a run (src/sync/progress-throttle.ts). */
+export const PROGRESS_PAINT_MS = 250
 
 export const useSyncStore = defineStore('sync', () => {
   const progress = shallowRef<SyncProgress | null>(null)
@@ -64,6 +68,7 @@ export const useSyncStore = defineStore('sync', () => {
       store: new CacheSyncStore(cache.db),
     })
     runningFor.value = connection.id
+    const paint = throttleProgress<SyncProgress>((p) => (progress.value = p), PROGRESS_PAINT_MS)
     try {
       await rememberConnection(connection)
       const cached = await cache.connections.get(connection.id)
@@ -77,8 +82,9 @@ export const useSyncStore = defineStore('sync', () => {
         lookbackMs: DEFAULT_LOOKBACK_MS,
         coveredUntil: cached?.highWater ?? {},
         ...(window ? { window } : {}),
-        onProgress: (p) => (progress.value = p),
+        onProgress: paint.push,
       })
+      paint.cancel()
       progress.value = result
       // Settings' "Stores" and the sync details name stores from this list.
       await cache.connections.rememberStoresFromHistory(connection.id)
@@ -87,6 +93,7 @@ export const useSyncStore = defineStore('sync', () => {
       lastError.value = toAppError(e)
       return null
     } finally {
+      paint.cancel()
       runningFor.value = null
     }
   }

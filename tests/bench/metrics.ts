@@ -51,6 +51,13 @@ export const REQUIRED_METRICS: Record<string, { unit: string; target: string }> 
   'migration.v5_v6_s': { unit: 's', target: 'informational' },
   'migration.v6_v7_s': { unit: 's', target: 'informational' },
   'migration.v7_v8_s': { unit: 's', target: 'informational' },
+  // A first sync through the UI of the built web host, Chromium IndexedDB, seed limits (e2e-sync-bench.ts).
+  'sync.e2e_ceiling_ratio': { unit: 'ratio', target: '>= 0.9' },
+  'sync.e2e_records_per_s': { unit: 'records/s', target: 'informational' },
+  'sync.e2e_http_429': { unit: 'count', target: '== 0' },
+  'sync.e2e_longtask_max_ms': { unit: 'ms', target: '<= 200' },
+  'sync.e2e_longtask_count': { unit: 'count', target: 'informational' },
+  'sync.e2e_longtask_total_ms': { unit: 'ms', target: 'informational' },
 }
 
 /** Checks a measured value against a target written as ">= 0.95", "< 150", "== 0". */

@@ -58,6 +58,20 @@ const SUITES: Suite[] = [
     metrics: ['backup.roundtrip_s', 'backup.peak_renderer_mb'],
   },
   {
+    // A first sync of 50,000 charges through the UI of the built web host in Chromium, seed limits.
+    name: 'e2e-sync',
+    module: './e2e-sync-bench',
+    exportName: 'benchE2eSync',
+    metrics: [
+      'sync.e2e_ceiling_ratio',
+      'sync.e2e_records_per_s',
+      'sync.e2e_http_429',
+      'sync.e2e_longtask_max_ms',
+      'sync.e2e_longtask_count',
+      'sync.e2e_longtask_total_ms',
+    ],
+  },
+  {
     name: 'match-corpus',
     module: './match-corpus-bench',
     exportName: 'benchMatchCorpus',

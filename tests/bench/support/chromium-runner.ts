@@ -10,11 +10,31 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { basename, extname, join, resolve } from 'node:path'
 import { readFile } from 'node:fs/promises'
-import { chromium, type Page } from '@playwright/test'
+import { chromium, type BrowserContext, type Page } from '@playwright/test'
 import vue from '@vitejs/plugin-vue'
 import { build } from 'vite'
 
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }
+
+/**
+ * Debian's Chromium, headless, with a persistent profile on disk (IndexedDB as the app's window has it;
+ * an incognito context keeps it in memory with a small quota, where 500k records fail).
+ */
+export function launchBenchChromium(profileDir: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profileDir, {
+    headless: true,
+    executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
+    args: [
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-gpu',
+      // e.g. BENCH_JS_FLAGS=--max-old-space-size=384: proves a run fits a heap cap.
+      ...(process.env['BENCH_JS_FLAGS'] ? [`--js-flags=${process.env['BENCH_JS_FLAGS']}`] : []),
+    ],
+  })
+}
 
 export async function runInChromium<T>(
   entry: string,
@@ -64,19 +84,7 @@ export async function runInChromium<T>(
     const port = (server.address() as AddressInfo).port
     // A persistent profile on disk, as the app's window has: browser.newPage() would open an incognito
     // context, whose IndexedDB lives in memory with a small quota (500k records fail there).
-    const context = await chromium.launchPersistentContext(join(work, 'profile'), {
-      headless: true,
-      executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
-      args: [
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-gpu',
-        // e.g. BENCH_JS_FLAGS=--max-old-space-size=384: proves a run fits a heap cap.
-        ...(process.env['BENCH_JS_FLAGS'] ? [`--js-flags=${process.env['BENCH_JS_FLAGS']}`] : []),
-      ],
-    })
+    const context = await launchBenchChromium(join(work, 'profile'))
     try {
       const page = context.pages()[0] ?? (await context.newPage())
       page.setDefaultTimeout(options.timeoutMs ?? 600_000)

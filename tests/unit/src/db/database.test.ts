@@ -20,15 +20,8 @@ import { dayTokenRowsOf, TOKEN_PART_SIZE } from '../../../../src/db/day-tokens'
 import { historyRecordOf, searchDayOf, searchTokensOf, tokenPrefix } from '../../../../src/db/history-record'
 import { HistoryRepository } from '../../../../src/db/history-repository'
 import { MarksRepository, ORPHAN_MARK_DAY } from '../../../../src/db/marks-repository'
-import type {
-  AuditEntry,
-  HistoryRecord,
-  MarkRecord,
-} from '../../../../src/domain/records'
-import type {
-  AuditRow,
-  MarkDayRecord,
-} from '../../../../src/db/storage-rows'
+import type { AuditEntry, HistoryRecord, MarkRecord } from '../../../../src/domain/records'
+import type { AuditRow, MarkDayRecord } from '../../../../src/db/storage-rows'
 import {
   CONN,
   HOUR,

@@ -9,7 +9,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { ImportsRepository } from '../../../../src/db/imports-repository'
-import type { HistoryRecord, ImportedRowRecord, ImportRecord, ImportSource } from '../../../../src/domain/records'
+import type {
+  HistoryRecord,
+  ImportedRowRecord,
+  ImportRecord,
+  ImportSource,
+} from '../../../../src/domain/records'
 import { IMPORT_REMOVED } from '../../../../src/reconcile/marking'
 import { useLedgerStore } from '../../../../src/stores/ledger-store'
 import { useMatchStore } from '../../../../src/stores/match-store'

@@ -1,0 +1,180 @@
+/**
+ * The one owner of the synced copy and the tables derived from it: every write of history records also
+ * files them in the day indexes (`dayDigests`, day-digests.ts; `dayTokens`, day-tokens.ts) in the same
+ * transaction, and nothing else writes those indexes (migrations keep their own frozen copies). Sync's
+ * pages, a quarantine re-fetch, clearing a connection's synced data and restore all come through here, so
+ * the indexes cannot drift from the records they describe.
+ */
+import type { Table } from 'dexie'
+import { fingerprintOf as reconcileFingerprintOf } from '../domain/fingerprint'
+import type { ClosebookDb } from './database'
+import { dayDigestRowsOf, putDigests } from './day-digests'
+import { dayTokenRowsOf, putTokens, TOKEN_PART_SIZE } from './day-tokens'
+import { flagChangedMarks } from './marks-repository'
+import type { ChargeRecord, HistoryRecord, RecordKey, SyncCheckpoint } from '../domain/records'
+import { assertSameConnection, connectionBounds } from './repository-helpers'
+
+/** The fingerprint rule lives with the reconciliation logic; the cache only compares. */
+export type FingerprintOf = (record: HistoryRecord) => string
+
+export interface PutPageResult {
+  written: number
+  /** Keys whose reconciled mark was flagged changed-since-reconciled by this page. */
+  flagged: RecordKey[]
+}
+
+/**
+ * Records per bulkPut: IndexedDB clones every value of a request on the UI thread in one task, so a group
+ * commit of several pages is put a few hundred records at a time (the UI gets a turn between requests,
+ * and the transaction stays open while one is pending).
+ */
+const PUT_CHUNK = 200
+
+async function putInChunks<T>(table: Table<T>, rows: readonly T[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += PUT_CHUNK) await table.bulkPut(rows.slice(i, i + PUT_CHUNK))
+}
+
+/** One page of a sync: its history or charge-list records and its checkpoint (putPages). */
+export type PageWrite = { connectionId: string; checkpoint: SyncCheckpoint } & (
+  | { resource: 'transaction_history'; records: readonly HistoryRecord[] }
+  | { resource: 'charges'; records: readonly ChargeRecord[] }
+)
+
+export class HistoryWriter {
+  constructor(
+    private readonly db: ClosebookDb,
+    private readonly fingerprintOf: FingerprintOf = reconcileFingerprintOf,
+    /** Records per token row (TOKEN_PART_SIZE); tests make it small. */
+    private readonly partSize: number = TOKEN_PART_SIZE,
+  ) {}
+
+  /** The tables a write of history records touches: a caller's own transaction must include them. */
+  historyTables(): Table[] {
+    const { db } = this
+    return [db.history, db.dayDigests, db.dayTokens]
+  }
+
+  /**
+   * Stores (replaces by key) history records and files them in the day indexes. Joins the caller's
+   * transaction, which must include historyTables(); records of several connections are filed per
+   * connection.
+   */
+  async putHistory(records: readonly HistoryRecord[]): Promise<void> {
+    const { db } = this
+    await putInChunks(db.history, records)
+    const byConnection = new Map<string, HistoryRecord[]>()
+    for (const r of records) {
+      const mine = byConnection.get(r.connectionId)
+      if (mine) mine.push(r)
+      else byConnection.set(r.connectionId, [r])
+    }
+    for (const [connectionId, mine] of byConnection) {
+      await putDigests(db.dayDigests, connectionId, mine)
+      await putTokens(db.dayTokens, connectionId, mine, this.partSize)
+    }
+  }
+
+  /**
+   * Adds history to an empty cache (a whole-cache restore) with its day index rows built from scratch:
+   * one write per table, no read-merge. Joins the caller's transaction (historyTables()).
+   */
+  async addFresh(records: readonly HistoryRecord[]): Promise<void> {
+    const { db } = this
+    await db.history.bulkAdd(records)
+    await db.dayDigests.bulkAdd(dayDigestRowsOf(records))
+    await db.dayTokens.bulkAdd(dayTokenRowsOf(records))
+  }
+
+  /**
+   * Files one whole day's records (or several whole days) in day-index tables built from scratch: a
+   * restore's staging copies (backup-stream.ts), which it then switches in whole. The same rows addFresh
+   * writes, so staged and live indexes cannot differ. Joins the caller's transaction over both tables.
+   */
+  async fileFreshDays(
+    records: readonly HistoryRecord[],
+    target: { dayDigests: Table; dayTokens: Table },
+  ): Promise<void> {
+    await target.dayDigests.bulkPut(dayDigestRowsOf(records))
+    await target.dayTokens.bulkPut(dayTokenRowsOf(records))
+  }
+
+  /**
+   * Stores one page of history and its checkpoint in one transaction: both land or neither does.
+   * Records are replaced in place by key; marks are never rewritten, only their changed-since-reconciled
+   * flag is raised when a reconciled record's fingerprint no longer matches.
+   */
+  async putHistoryPage(
+    connectionId: string,
+    records: readonly HistoryRecord[],
+    checkpoint: SyncCheckpoint,
+  ): Promise<PutPageResult> {
+    const { db } = this
+    return db.transaction('rw', this.pageTables(), async () => {
+      const page: PageWrite = { resource: 'transaction_history', connectionId, records, checkpoint }
+      return { written: records.length, flagged: await this.putPages([page]) }
+    })
+  }
+
+  /** The tables putPages writes: a caller's own transaction must include them. */
+  pageTables(): Table[] {
+    const { db } = this
+    return [...this.historyTables(), db.charges, db.checkpoints, db.markDays]
+  }
+
+  /**
+   * Stores several pages with their checkpoints at once (sync writes what arrived while the previous
+   * write ran in one transaction): each day row and token part they touch is read and rewritten once,
+   * not once per page, and the transaction's fixed cost is paid once. Joins the caller's transaction,
+   * which must include pageTables(). Returns the keys whose reconciled mark was flagged changed.
+   */
+  async putPages(pages: readonly PageWrite[]): Promise<RecordKey[]> {
+    const { db } = this
+    const history: HistoryRecord[] = []
+    const charges: ChargeRecord[] = []
+    for (const page of pages) {
+      assertSameConnection(page.connectionId, page.records, `${page.resource} page`)
+      assertSameConnection(page.connectionId, [page.checkpoint], 'checkpoint')
+      if (page.resource === 'transaction_history') history.push(...page.records)
+      else charges.push(...page.records)
+    }
+    if (history.length > 0) await this.putHistory(history)
+    if (charges.length > 0) await putInChunks(db.charges, charges)
+    await db.checkpoints.bulkPut(pages.map((p) => p.checkpoint))
+    const flagged: RecordKey[] = []
+    for (const connectionId of new Set(history.map((r) => r.connectionId))) {
+      const mine = history.filter((r) => r.connectionId === connectionId)
+      flagged.push(...(await flagChangedMarks(db.markDays, connectionId, mine, this.fingerprintOf)))
+    }
+    return flagged
+  }
+
+  /** Stores one page of charge-list records and its checkpoint in one transaction; replaced by id. */
+  async putChargesPage(
+    connectionId: string,
+    records: readonly ChargeRecord[],
+    checkpoint: SyncCheckpoint,
+  ): Promise<number> {
+    assertSameConnection(connectionId, records, 'charge page')
+    assertSameConnection(connectionId, [checkpoint], 'checkpoint')
+    const { db } = this
+    await db.transaction('rw', db.charges, db.checkpoints, async () => {
+      await db.charges.bulkPut(records)
+      await db.checkpoints.put(checkpoint)
+    })
+    return records.length
+  }
+
+  /**
+   * Drops a connection's synced copy: history with its day index rows, charges and sync checkpoints.
+   * Joins the caller's transaction, which must include historyTables(), charges and checkpoints.
+   */
+  async clearConnection(connectionId: string): Promise<void> {
+    const { db } = this
+    const [lo, hi] = connectionBounds(connectionId)
+    await db.history.where('[connectionId+createdAt]').between(lo, hi).delete()
+    await db.dayDigests.where('[connectionId+day]').between(lo, hi).delete()
+    await db.dayTokens.where('[connectionId+day+part]').between(lo, hi).delete()
+    await db.charges.where('[connectionId+createdAt]').between(lo, hi).delete()
+    await db.checkpoints.where('[connectionId+partitionId]').between(lo, hi).delete()
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * A first sync as the user gets it: the BUILT web host (out/main/web.js, run under scripts/with-keychain.sh
+ * so the connection's secret goes to a real keychain) in Debian's Chromium with its real IndexedDB on disk,
+ * against the payment API sandbox (electron/sandbox) at the seed's limits (rate scale 1), driven through
+ * the UI: "Add a connection" with the sandbox's URL and credentials, then "Sync", until "Up to date.".
+ *
+ * Method. The sandbox runs in this process; every response it sends is recorded (diagnostics_channel) with
+ * its Route bucket key, as the sandbox counts it. The ceiling is what the API allows for the pages this
+ * sync actually needed: each Route bucket starts full (burst 30) and refills at 1,200 a minute (20 a
+ * second), buckets are independent, so a route that needed n pages cannot finish before (n − 30) / 20 s
+ * after the first request; the ceiling is the largest of those. `sync.e2e_ceiling_ratio` = ceiling /
+ * measured, the measured time running from the click on "Sync" to "Up to date." on screen (so it includes
+ * planning, the last page's write and the UI catching up). The UI thread's long tasks (PerformanceObserver
+ * 'longtask', > 50 ms by definition) inside that window are counted, with the longest and their sum.
+ * The cache is checked afterwards: its history and charge rows must equal what the sandbox holds.
+ *
+ * Size: 50,000 charges over 3 stores (about 104k history and charge records); E2E_SYNC_CHARGES=N (or
+ * `--quick`: 10,000) for iteration. E2E_SYNC_SKIP_BUILD=1 reuses an existing out/ (else it is built);
+ * E2E_SYNC_WEB_ENTRY=path runs another build (never rebuilt), e.g. two builds side by side under one load.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
+import type { Page } from '@playwright/test'
+import { SEED_ROUTE } from '../../electron/sandbox/rate-limits'
+import { startSandbox } from '../../electron/sandbox/server'
+import { measured, type MetricMap } from './metrics'
+import { launchBenchChromium } from './support/chromium-runner'
+
+const ROOT = resolve(__dirname, '../..')
+/** E2E_SYNC_WEB_ENTRY: another build of the web host (an A/B comparison of two builds under one load). */
+const WEB_ENTRY = resolve(process.env['E2E_SYNC_WEB_ENTRY'] ?? join(ROOT, 'out/main/web.js'))
+const LABEL = 'E2E bench merchant'
+
+interface LongTask {
+  start: number
+  duration: number
+}
+
+/** The time the API allows for `pagesByRoute` at the seed's Route limits (see the method above). */
+export function ceilingSeconds(pagesByRoute: ReadonlyMap<string, number>): number {
+  const perSecond = SEED_ROUTE.perMinute / 60
+  let worst = 0
+  for (const pages of pagesByRoute.values()) worst = Math.max(worst, (pages - SEED_ROUTE.burst) / perSecond)
+  return Math.max(0, worst)
+}
+
+/** Starts the built web host in its own process group (a keychain session wraps it); resolves its URL. */
+async function startWebHost(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    'bash',
+    [join(ROOT, 'scripts/with-keychain.sh'), process.execPath, WEB_ENTRY, '--no-open', '--port', '0'].concat([
+      '--data-dir',
+      dataDir,
+    ]),
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  )
+  let stderr = ''
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()))
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`web host did not start: ${stderr}`)), 60_000)
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+      if (!/^http:\/\/127\.0\.0\.1:\d+\/\?token=/.test(line)) return
+      clearTimeout(timer)
+      ok(line.trim())
+    })
+    child.once('exit', (code) => fail(new Error(`web host exited with ${code}: ${stderr}`)))
+  })
+  return { url, child }
+}
+
+/**
+ * E2E_SYNC_PROFILE=1: a CPU profile of the page during the sync, summarised as the functions with the most
+ * self time (idle and GC named as such): where the UI thread's time goes, for choosing what to optimise.
+ */
+async function startProfile(page: Page): Promise<() => Promise<string>> {
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('Profiler.enable')
+  await cdp.send('Profiler.setSamplingInterval', { interval: 1000 })
+  await cdp.send('Profiler.start')
+  return async () => {
+    const { profile } = await cdp.send('Profiler.stop')
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+    const selfUs = new Map<string, number>()
+    const deltas = profile.timeDeltas ?? []
+    ;(profile.samples ?? []).forEach((id, i) => {
+      const f = byId.get(id)?.callFrame
+      const name = f
+        ? `${f.functionName || '(anonymous)'} ${f.url.split('/').pop() ?? ''}:${f.lineNumber}`
+        : '?'
+      selfUs.set(name, (selfUs.get(name) ?? 0) + (deltas[i + 1] ?? 0))
+    })
+    const total = [...selfUs.values()].reduce((a, b) => a + b, 0)
+    return [...selfUs]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 25)
+      .map(
+        ([name, us]) =>
+          `  ${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / total).toFixed(1).padStart(5)} % ${name}`,
+      )
+      .join('\n')
+  }
+}
+
+async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return
+  const exited = new Promise((r) => child.once('exit', r))
+  try {
+    process.kill(-child.pid, 'SIGTERM')
+  } catch {
+    return
+  }
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))])
+}
+
+export async function benchE2eSync({ quick }: { quick: boolean }): Promise<MetricMap> {
+  const charges = Number(process.env['E2E_SYNC_CHARGES'] ?? (quick ? 10_000 : 50_000))
+  const log = (s: string): void => void process.stderr.write(`bench: e2e-sync: ${s}\n`)
+  if (
+    !process.env['E2E_SYNC_WEB_ENTRY'] &&
+    (process.env['E2E_SYNC_SKIP_BUILD'] !== '1' || !existsSync(WEB_ENTRY))
+  ) {
+    log('building the app (electron-vite build)')
+    const built = spawnSync('npx', ['electron-vite', 'build'], { cwd: ROOT, stdio: ['ignore', 2, 2] })
+    if (built.status !== 0) throw new Error('electron-vite build failed')
+  }
+  const sandbox = await startSandbox({ seed: 2323, stores: 3, records: charges, rateScale: 1 })
+  const expected = sandbox.snapshot()
+  const host = `127.0.0.1:${new URL(sandbox.url).port}`
+  const served: { at: number; route: string; status: number }[] = []
+  const onResponse = (message: unknown): void => {
+    const { request, response } = message as { request: IncomingMessage; response: ServerResponse }
+    if (request.headers.host !== host) return
+    const path = new URL(request.url ?? '/', 'http://x').pathname
+    served.push({
+      at: Date.now(),
+      route: path.replace(/^\/stores\/[^/]+\//, '/stores/{storeId}/'),
+      status: response.statusCode,
+    })
+  }
+  subscribe('http.server.response.finish', onResponse)
+  const work = mkdtempSync(join(tmpdir(), 'closebook-e2e-sync-'))
+  let web: { url: string; child: ChildProcess } | undefined
+  try {
+    web = await startWebHost(join(work, 'data'))
+    const context = await launchBenchChromium(join(work, 'profile'))
+    try {
+      const page = context.pages()[0] ?? (await context.newPage())
+      page.setDefaultTimeout(1_800_000)
+      await page.addInitScript(() => {
+        const tasks: { start: number; duration: number }[] = []
+        ;(globalThis as unknown as { __longTasks: typeof tasks }).__longTasks = tasks
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) tasks.push({ start: e.startTime, duration: e.duration })
+        }).observe({ type: 'longtask', buffered: true })
+      })
+      await page.goto(web.url)
+      const form = page.getByRole('region', { name: 'Add a connection' })
+      await form.getByLabel('Name').fill(LABEL)
+      await form.getByLabel('API address (https://…)').fill(sandbox.url)
+      await form.getByLabel('Secret').fill(sandbox.secret)
+      await form.getByLabel('App token (JWT)').fill(sandbox.appToken)
+      await form.getByLabel('Accounting time zone').selectOption('Asia/Tokyo')
+      await form.getByRole('button', { name: 'Save connection' }).click()
+      const syncButton = page.getByRole('button', { name: `Sync ${LABEL}` })
+      await syncButton.waitFor()
+      const profiler = process.env['E2E_SYNC_PROFILE'] ? await startProfile(page) : undefined
+      served.length = 0
+      log(`syncing ${expected.history.length + expected.charges.length} records through the UI`)
+      const t0 = await page.evaluate(() => performance.now())
+      const started = Date.now()
+      await syncButton.click()
+      await page.getByTestId('sync-state').filter({ hasText: 'Up to date.' }).waitFor({ timeout: 1_800_000 })
+      const elapsedMs = Date.now() - started
+      if (profiler) log(`UI thread CPU profile, self time:\n${await profiler()}`)
+      const t1 = await page.evaluate(() => performance.now())
+      const tasks = await page.evaluate(
+        () => (globalThis as unknown as { __longTasks: LongTask[] }).__longTasks,
+      )
+      const inSync = tasks.filter((t) => t.start >= t0 && t.start <= t1)
+      const stored = await page.evaluate(
+        () =>
+          new Promise<{ history: number; charges: number }>((ok, fail) => {
+            const open = indexedDB.open('closebook')
+            open.onerror = () => fail(open.error ?? new Error('IndexedDB open failed'))
+            open.onsuccess = () => {
+              const tx = open.result.transaction(['history', 'charges'])
+              const h = tx.objectStore('history').count()
+              const c = tx.objectStore('charges').count()
+              tx.oncomplete = () => {
+                ok({ history: h.result, charges: c.result })
+                open.result.close()
+              }
+            }
+          }),
+      )
+      if (stored.history !== expected.history.length || stored.charges !== expected.charges.length)
+        throw new Error(
+          `the cache holds ${stored.history} history and ${stored.charges} charge rows; the sandbox has ${expected.history.length} and ${expected.charges.length}`,
+        )
+      const pagesByRoute = new Map<string, number>()
+      for (const r of served)
+        if (r.status === 200) pagesByRoute.set(r.route, (pagesByRoute.get(r.route) ?? 0) + 1)
+      const http429 = served.filter((r) => r.status === 429).length
+      const ceiling = ceilingSeconds(pagesByRoute)
+      const records = stored.history + stored.charges
+      const longest = inSync.reduce((m, t) => Math.max(m, t.duration), 0)
+      const total = inSync.reduce((s, t) => s + t.duration, 0)
+      const routes = [...pagesByRoute].map(([r, n]) => `${r} ${n} pages`).join(', ')
+      const on = `${records} records (${stored.history} history, ${stored.charges} charges, ${charges} charges generated over 3 stores) synced through the UI of the built web host in Chromium (real IndexedDB) from the sandbox at rate scale 1`
+      log(`done in ${(elapsedMs / 1000).toFixed(1)} s; ceiling ${ceiling.toFixed(1)} s; ${routes}`)
+      return {
+        'sync.e2e_ceiling_ratio': measured(
+          'sync.e2e_ceiling_ratio',
+          Math.round((ceiling * 1000 * 100) / elapsedMs) / 100,
+          `ceiling ${ceiling.toFixed(1)} s (Route burst ${SEED_ROUTE.burst}, then ${SEED_ROUTE.perMinute / 60}/s per route; ${routes}) / measured ${(elapsedMs / 1000).toFixed(1)} s from the click on Sync to "Up to date."; ${http429} HTTP 429; ${on}`,
+        ),
+        'sync.e2e_records_per_s': measured(
+          'sync.e2e_records_per_s',
+          Math.round(records / (elapsedMs / 1000)),
+          on,
+        ),
+        'sync.e2e_http_429': measured('sync.e2e_http_429', http429),
+        'sync.e2e_longtask_max_ms': measured(
+          'sync.e2e_longtask_max_ms',
+          Math.round(longest),
+          `${inSync.length} long tasks on the UI thread during the sync, ${Math.round(total)} ms in all`,
+        ),
+        'sync.e2e_longtask_count': measured('sync.e2e_longtask_count', inSync.length),
+        'sync.e2e_longtask_total_ms': measured('sync.e2e_longtask_total_ms', Math.round(total)),
+      }
+    } finally {
+      await context.close()
+    }
+  } finally {
+    unsubscribe('http.server.response.finish', onResponse)
+    if (web) await stopGroup(web.child)
+    await sandbox.close()
+    rmSync(work, { recursive: true, force: true })
+  }
+}

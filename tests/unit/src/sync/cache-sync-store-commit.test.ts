@@ -1,0 +1,54 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import type { ClosebookDb } from '../../../../src/db/database'
+import { dayDigestRowsOf } from '../../../../src/db/day-digests'
+import { CacheSyncStore } from '../../../../src/sync/cache-sync-store'
+import { CONN, checkpoint, chargeItem, historyItem, openDb, uuid } from '../db/fixtures'
+
+let db: ClosebookDb
+let store: CacheSyncStore
+beforeEach(() => {
+  db = openDb()
+  store = new CacheSyncStore(db)
+})
+afterEach(() => db.close())
+
+const T = Date.parse('2026-10-05T00:00:00Z')
+const part = (n: number) =>
+  checkpoint({ partitionId: `part-${n}`, cursor: uuid(n), records: 10, requests: 1 })
+const historyPage = (n: number) => ({
+  resource: 'transaction_history' as const,
+  items: Array.from({ length: 10 }, (_, i) => historyItem(n * 10 + i)),
+})
+
+describe('CacheSyncStore: pages that arrive together share a transaction (group commit)', () => {
+  it('stores every page, its checkpoint and its day rows, in fewer transactions than pages', async () => {
+    await store.savePlan(CONN, [])
+    const transaction = vi.spyOn(db, 'transaction')
+    const results = await Promise.all([
+      ...Array.from({ length: 6 }, (_, n) => store.putPage(historyPage(n), part(n), T)),
+      store.putPage({ resource: 'charges', items: [chargeItem(1), chargeItem(2)] }, part(99), T),
+    ])
+    expect(results.map((r) => r.added)).toEqual([10, 10, 10, 10, 10, 10, 2])
+    // The first page starts a transaction at once; the six others arrive while it runs and share one.
+    expect(transaction.mock.calls.length).toBeLessThanOrEqual(3)
+    expect(await db.history.count()).toBe(60)
+    expect(await db.charges.count()).toBe(2)
+    expect((await db.checkpoints.toArray()).map((c) => c.partitionId).sort()).toEqual(
+      [...Array.from({ length: 6 }, (_, n) => `part-${n}`), 'part-99'].sort(),
+    )
+    expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf(await db.history.toArray()))
+  })
+
+  it('a batch that cannot be written fails each of its pages and writes none of them', async () => {
+    await store.savePlan(CONN, [])
+    const failing = vi.spyOn(store.writer, 'putPages').mockRejectedValueOnce(new Error('disk full'))
+    const settled = await Promise.allSettled(
+      Array.from({ length: 3 }, (_, n) => store.putPage(historyPage(n), part(n), T)),
+    )
+    expect(failing).toHaveBeenCalled()
+    // The first page's own transaction failed; the pages queued behind it went into the next one.
+    expect(settled[0]).toMatchObject({ status: 'rejected', reason: new Error('disk full') })
+    expect(await db.history.count()).toBe(settled.filter((s) => s.status === 'fulfilled').length * 10)
+    expect(await db.checkpoints.count()).toBe(settled.filter((s) => s.status === 'fulfilled').length)
+  })
+})
