@@ -13,16 +13,8 @@ import { markTargetOf } from './day-digests'
 import { dayPartsRange, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
 import { HistoryWriter, type FingerprintOf, type PutPageResult } from './history-writer'
 import { MarksRepository } from './marks-repository'
-import type {
-  HistoryRecord,
-  MarkTarget,
-  RecordDigest,
-  RecordKey,
-  SyncCheckpoint,
-} from '../domain/records'
-import type {
-  DayTokensRecord,
-} from './storage-rows'
+import type { HistoryRecord, MarkTarget, RecordDigest, RecordKey, SyncCheckpoint } from '../domain/records'
+import type { DayTokensRecord } from './storage-rows'
 
 export type { FingerprintOf, PutPageResult } from './history-writer'
 
