@@ -374,7 +374,7 @@ export const en = {
       older: 'Older',
       record: '{type} {amount} · {date} · {customer}',
       recordGone: '{type} no longer in the cache',
-      period: 'Month {period}',
+      period: '{period}',
       withNote: '{state} (note: “{note}”)',
       noValue: '—',
     },

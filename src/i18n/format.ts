@@ -39,3 +39,17 @@ export function formatTime(ms: number, locale: string, timeZone?: string): strin
     hourCycle: 'h23',
   }).format(ms)
 }
+
+/**
+ * An accounting month (`YYYY-MM`) in words of the locale: "2026年10月", "October 2026". The month is a
+ * calendar label, not an instant, so it is formatted in UTC; anything not shaped `YYYY-MM` is shown as is.
+ */
+export function formatPeriod(period: string, locale: string): string {
+  const m = /^(\d{4})-(\d{2})$/.exec(period)
+  if (!m) return period
+  const month = Number(m[2])
+  if (month < 1 || month > 12) return period
+  return formatter(locale, 'UTC', { year: 'numeric', month: 'long' }).format(
+    Date.UTC(Number(m[1]), month - 1, 1),
+  )
+}

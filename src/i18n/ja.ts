@@ -376,7 +376,7 @@ export const ja: MessageSchema = {
       older: '古い記録',
       record: '{type} {amount} · {date} · {customer}',
       recordGone: '{type}（キャッシュにありません）',
-      period: '{period} 月度',
+      period: '{period}分',
       withNote: '{state}（メモ：「{note}」）',
       noValue: '—',
     },

@@ -10,7 +10,7 @@ import { computed } from 'vue'
 import { useI18n } from 'vue-i18n'
 import { formatAmount } from '../domain/currency'
 import { actorLabel } from './actor'
-import { formatDate, formatDateTime } from './format'
+import { formatDate, formatDateTime, formatPeriod } from './format'
 
 /** The part of vue-i18n's composer the labels need (a fake one in unit tests). */
 export interface Translator {
@@ -92,6 +92,8 @@ export function useDisplay() {
     count: (value: number) => n(value),
     dateTime: (ms: number, zone?: string) => formatDateTime(ms, lang.value, zone),
     date: (ms: number, zone?: string) => formatDate(ms, lang.value, zone),
+    /** An accounting month in the locale's words ("2026年10月", "October 2026"). */
+    period: (period: string) => formatPeriod(period, lang.value),
     zone: (zone: string) => zoneLabel(tr, zone, lang.value),
     /** The zone's name only ("日本標準時"), for a time that already says which connection it is about. */
     zoneName: (zone: string) => zoneNameOf(zone, lang.value) ?? zone,

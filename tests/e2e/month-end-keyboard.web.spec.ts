@@ -34,30 +34,30 @@ test.describe('month-end from the keyboard', () => {
 
     const keys = new CountingKeyboard(page)
     // Close: the button, the dialog (acknowledge, note, confirm), all by keyboard.
-    await tabTo(page, keys, page.getByRole('button', { name: 'Close 2026-09…' }))
+    await tabTo(page, keys, page.getByRole('button', { name: 'Close September 2026…' }))
     await keys.press('Enter')
-    const closeDialog = page.getByRole('dialog', { name: 'Close 2026-09' })
+    const closeDialog = page.getByRole('dialog', { name: 'Close September 2026' })
     await expect(closeDialog).toBeVisible()
     await tabTo(page, keys, closeDialog.getByRole('checkbox', { name: 'Close anyway: my note says why' }), 20)
     await keys.press('Space')
     await tabTo(page, keys, closeDialog.getByLabel('Note (required: why close with open items)'), 20)
     await keys.type('Settles in October')
-    await tabTo(page, keys, closeDialog.getByRole('button', { name: 'Close 2026-09 now' }), 20)
+    await tabTo(page, keys, closeDialog.getByRole('button', { name: 'Close September 2026 now' }), 20)
     await keys.press('Enter')
-    await expect(page.getByTestId('close-notice')).toHaveText('2026-09 is closed.')
+    await expect(page.getByTestId('close-notice')).toHaveText('September 2026 is closed.')
     await expect.poll(() => page.evaluate(() => document.activeElement !== document.body)).toBe(true)
     const closeKeys = keys.presses
 
     // Reopen with a reason.
-    await tabTo(page, keys, page.getByRole('button', { name: 'Reopen 2026-09…' }))
+    await tabTo(page, keys, page.getByRole('button', { name: 'Reopen September 2026…' }))
     await keys.press('Enter')
-    const reopenDialog = page.getByRole('dialog', { name: 'Reopen 2026-09' })
+    const reopenDialog = page.getByRole('dialog', { name: 'Reopen September 2026' })
     await expect(reopenDialog).toBeVisible()
     await tabTo(page, keys, reopenDialog.getByLabel('Reason for reopening'), 20)
     await keys.type('Late refund')
     await tabTo(page, keys, reopenDialog.getByRole('button', { name: 'Reopen with this reason' }), 20)
     await keys.press('Enter')
-    await expect(page.getByTestId('close-notice')).toHaveText('2026-09 is reopened.')
+    await expect(page.getByTestId('close-notice')).toHaveText('September 2026 is reopened.')
     await expect.poll(() => page.evaluate(() => document.activeElement !== document.body)).toBe(true)
     const reopenKeys = keys.presses - closeKeys
 

@@ -75,10 +75,10 @@ test.describe('month-end flow on the web host', () => {
     await expect(page.getByTestId('ledger-notice')).toHaveText(`Done: ${n} changed.`)
 
     // Closing happens in Month-end, through its checklist: the ledger only links there.
-    await expect(page.getByRole('button', { name: /^Close 2026-09/ })).toHaveCount(0)
-    await page.getByRole('link', { name: 'Close or reopen 2026-09 in Month-end' }).click()
+    await expect(page.getByRole('button', { name: /^Close September 2026/ })).toHaveCount(0)
+    await page.getByRole('link', { name: 'Close or reopen September 2026 in Month-end' }).click()
     await expect(page.getByRole('heading', { level: 1, name: 'Month-end' })).toBeVisible()
-    const checklist = page.getByRole('list', { name: 'Close checklist for 2026-09' })
+    const checklist = page.getByRole('list', { name: 'Close checklist for September 2026' })
     await expect(page.getByTestId('check-synced')).toContainText('Done')
     await expect(page.getByTestId('check-synced')).toContainText('(Asia/Tokyo)')
     // Verify month and the quarantine come from the cache: never verified blocks, nothing set aside passes.
@@ -96,10 +96,10 @@ test.describe('month-end flow on the web host', () => {
     await expect(totals.getByRole('row', { name: /^JPY Live/ })).toBeVisible()
 
     // Without a name set in Settings, the close cannot be confirmed.
-    await page.getByRole('button', { name: 'Close 2026-09…' }).click()
-    const closeDialog = page.getByRole('dialog', { name: 'Close 2026-09' })
+    await page.getByRole('button', { name: 'Close September 2026…' }).click()
+    const closeDialog = page.getByRole('dialog', { name: 'Close September 2026' })
     await expect(closeDialog).toContainText('Set your name in Settings first')
-    await expect(closeDialog.getByRole('button', { name: 'Close 2026-09 now' })).toBeDisabled()
+    await expect(closeDialog.getByRole('button', { name: 'Close September 2026 now' })).toBeDisabled()
     await closeDialog.getByRole('link', { name: 'Settings' }).click()
     await page.getByLabel('Your name (recorded in the audit log)').fill('Hanako Sato')
     await page.getByRole('button', { name: 'Save', exact: true }).click()
@@ -108,10 +108,10 @@ test.describe('month-end flow on the web host', () => {
       .getByRole('link', { name: 'Month-end' })
       .click()
     await expect(page.getByTestId('check-unreconciled')).toContainText('Needs attention')
-    await page.getByRole('button', { name: 'Close 2026-09…' }).click()
+    await page.getByRole('button', { name: 'Close September 2026…' }).click()
     await expect(closeDialog).toContainText('Closing as Hanako Sato.')
     await expect(closeDialog).toContainText(/The checklist has \d+ items? that need attention/)
-    const confirm = closeDialog.getByRole('button', { name: 'Close 2026-09 now' })
+    const confirm = closeDialog.getByRole('button', { name: 'Close September 2026 now' })
     await confirm.click()
     await expect(closeDialog.getByRole('alert')).toHaveText(/tick “Close anyway”/)
     await closeDialog.getByRole('checkbox', { name: 'Close anyway: my note says why' }).check()
@@ -123,7 +123,7 @@ test.describe('month-end flow on the web host', () => {
       .getByLabel('Note (required: why close with open items)')
       .fill('Charges settle with the October deposit')
     await confirm.click()
-    await expect(page.getByTestId('close-notice')).toHaveText('2026-09 is closed.')
+    await expect(page.getByTestId('close-notice')).toHaveText('September 2026 is closed.')
     await expect(closeDialog).toBeHidden()
     await expect(page.getByTestId('month-closed')).toContainText(/Closed on .* by Hanako Sato\./)
     await expect(page.getByTestId('month-closed')).toContainText(
@@ -136,27 +136,27 @@ test.describe('month-end flow on the web host', () => {
       .getByRole('link', { name: 'Ledger' })
       .click()
     await expect(
-      page.getByText('2026-09 is closed: its marks cannot change until it is reopened.'),
+      page.getByText('September 2026 is closed: its marks cannot change until it is reopened.'),
     ).toBeVisible()
     await expect(count).toHaveText(FINAL_COUNT)
     await boxes.nth(0).check()
     await page.getByRole('button', { name: 'Unmark selected' }).click()
     await expect(page.getByRole('alert')).toHaveText(
-      '2026-09 is closed. Reopen it (with a reason) before changing its marks.',
+      'September 2026 is closed. Reopen it (with a reason) before changing its marks.',
     )
 
     // Reopening (in Month-end) shows what changed since the close and needs a reason.
-    await page.getByRole('link', { name: 'Close or reopen 2026-09 in Month-end' }).click()
-    await page.getByRole('button', { name: 'Reopen 2026-09…' }).click()
-    const reopenDialog = page.getByRole('dialog', { name: 'Reopen 2026-09' })
+    await page.getByRole('link', { name: 'Close or reopen September 2026 in Month-end' }).click()
+    await page.getByRole('button', { name: 'Reopen September 2026…' }).click()
+    const reopenDialog = page.getByRole('dialog', { name: 'Reopen September 2026' })
     await expect(reopenDialog.getByTestId('changes-since-close')).toHaveText(
       'Nothing changed since the close.',
     )
     await expect(reopenDialog.getByRole('button', { name: 'Reopen with this reason' })).toBeDisabled()
     await reopenDialog.getByLabel('Reason for reopening').fill('Late refund found on bank statement')
     await reopenDialog.getByRole('button', { name: 'Reopen with this reason' }).click()
-    await expect(page.getByTestId('close-notice')).toHaveText('2026-09 is reopened.')
-    await expect(page.getByRole('button', { name: 'Close 2026-09…' })).toBeVisible()
+    await expect(page.getByTestId('close-notice')).toHaveText('September 2026 is reopened.')
+    await expect(page.getByRole('button', { name: 'Close September 2026…' })).toBeVisible()
 
     await page
       .getByRole('navigation', { name: 'Main navigation' })
@@ -165,7 +165,7 @@ test.describe('month-end flow on the web host', () => {
     // The ticked row stays ticked across the visit to Month-end.
     await expect(count).toHaveText(/^[1-9][\d,]* records\s*· 1 selected$/)
     await expect(
-      page.getByText('2026-09 is closed: its marks cannot change until it is reopened.'),
+      page.getByText('September 2026 is closed: its marks cannot change until it is reopened.'),
     ).toHaveCount(0)
     await page.getByRole('button', { name: 'Unmark selected' }).click()
     await expect(page.getByTestId('ledger-notice')).toHaveText('Done: 1 changed.')
@@ -223,6 +223,7 @@ test.describe('month-end flow on the web host', () => {
       'Transactions',
       'Charges',
       'Refunds',
+      'Deposits',
       'Exceptions',
       'Not reconciled',
       'Audit',
@@ -254,8 +255,8 @@ test.describe('month-end flow on the web host', () => {
     await page.getByRole('button', { name: '保存', exact: true }).click()
     await nav.getByRole('link', { name: '月次締め' }).click()
     await chooseDate(page, '月', '2026-10')
-    await expect(page.getByRole('heading', { name: '2026-10 を締める前に' })).toBeVisible()
-    const checklist = page.getByRole('list', { name: '2026-10 の締めチェックリスト' })
+    await expect(page.getByRole('heading', { name: '2026年10月 を締める前に' })).toBeVisible()
+    const checklist = page.getByRole('list', { name: '2026年10月 の締めチェックリスト' })
     await expect(checklist).toContainText('一度も再検証していません')
     await expect(page.getByTestId('check-unreconciled')).toContainText('要対応')
     await expect(page.getByTestId('check-unreconciled').getByRole('listitem').first()).toHaveText(
@@ -272,19 +273,19 @@ test.describe('month-end flow on the web host', () => {
     ).toBeVisible()
     await expect(page.getByRole('table', { name: '通貨・モード別の月次合計' })).toContainText('当月の差引')
 
-    await page.getByRole('button', { name: '2026-10 を締める…' }).click()
-    const dialog = page.getByRole('dialog', { name: '2026-10 を締める' })
+    await page.getByRole('button', { name: '2026年10月 を締める…' }).click()
+    const dialog = page.getByRole('dialog', { name: '2026年10月 を締める' })
     await expect(dialog).toContainText('佐藤 花子 さんとして締めます。')
     await dialog.getByRole('checkbox', { name: 'それでも締める（理由はメモに記載）' }).check()
     await dialog.getByLabel('メモ（必須：未対応の項目があるまま締める理由）').fill('10月分は入金済み')
-    await dialog.getByRole('button', { name: '2026-10 を今すぐ締める' }).click()
-    await expect(page.getByTestId('close-notice')).toHaveText('2026-10 を締めました。')
+    await dialog.getByRole('button', { name: '2026年10月 を今すぐ締める' }).click()
+    await expect(page.getByTestId('close-notice')).toHaveText('2026年10月 を締めました。')
     await expect(page.getByTestId('month-closed')).toContainText('佐藤 花子 さんが締めました。')
     await expect(page.getByTestId('month-closed')).toContainText('メモ：10月分は入金済み')
 
     // What this view adds reads as Japanese: no raw key, no English word, every amount with its currency.
     const parts = [
-      page.getByRole('region', { name: '2026-10 を締める前に' }),
+      page.getByRole('region', { name: '2026年10月 を締める前に' }),
       page.getByTestId('currency-totals'),
       page.getByRole('region', { name: 'グラフ' }),
     ]
