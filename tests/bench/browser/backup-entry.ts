@@ -151,11 +151,31 @@ async function restoreRun(): Promise<RestoreRunResult> {
   const back = await target.history.bulkGet(
     sample.map((r): [string, typeof r.key] => [r.connectionId, r.key]),
   )
-  const differs = sample.findIndex((r, i) => JSON.stringify(r) !== JSON.stringify(back[i]))
+  // Field by field, keys sorted: a restored record may list its fields in another order, which is not a
+  // difference (restore re-validates `raw`, which rebuilds its objects in the schema's order).
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+          )
+        : v
+  const fieldsDiffering = (a: object, b: object | undefined): string[] => {
+    if (!b) return ['(missing)']
+    const x = a as Record<string, unknown>
+    const y = b as Record<string, unknown>
+    return [...new Set([...Object.keys(x), ...Object.keys(y)])].filter(
+      (k) => JSON.stringify(canonical(x[k])) !== JSON.stringify(canonical(y[k])),
+    )
+  }
+  const differs = sample.findIndex((r, i) => fieldsDiffering(r, back[i]).length > 0)
   const digestRows = [await source.dayDigests.count(), await target.dayDigests.count()]
   const difference =
     differs >= 0
-      ? `record ${differs}: ${JSON.stringify(sample[differs]).slice(0, 300)} became ${JSON.stringify(back[differs]).slice(0, 300)}`
+      ? `record ${differs} differs in ${fieldsDiffering(sample[differs]!, back[differs]).join(', ')}`
       : digestRows[0] !== digestRows[1]
         ? `day digest rows ${digestRows[0]} → ${digestRows[1]}`
         : ''
