@@ -6,6 +6,7 @@
  */
 import { ref, shallowRef, toRaw, type Ref, type ShallowRef } from 'vue'
 import { appCache } from '../../db/cache'
+import type { HistoryFilter } from '../../db/history-repository'
 import type { AuditEntry, HistoryRecord, MarkRef, RecordKey } from '../../domain/records'
 import { toAppError } from '../../platform/app-error'
 import { planMarks, planUndo, type MarkAction, type MarkSubject } from '../../reconcile/marking'
@@ -41,6 +42,21 @@ export function useLedgerMarking(
   const marking = ref<{ phase: 'reading' | 'writing'; records: number } | null>(null)
   let markingAbort: AbortController | null = null
   const actor = ref('accountant')
+  /**
+   * Marks and undos run one after another, in the order asked: a key pressed while a batch is being
+   * written (a note then "m", or Ctrl+Z right after "m") waits for it instead of being dropped or undoing
+   * the batch before it. Idle, the work starts at once (its progress shows synchronously).
+   */
+  let tail: Promise<void> | null = null
+  function inTurn(work: () => Promise<void>): Promise<void> {
+    const run = tail ? tail.then(work) : work()
+    const settled = run.catch(() => undefined)
+    tail = settled
+    void settled.then(() => {
+      if (tail === settled) tail = null
+    })
+    return run
+  }
 
   async function loadActor(): Promise<void> {
     const name = await appCache().settings.getRaw('actorName')
@@ -53,13 +69,21 @@ export function useLedgerMarking(
    * and written with its audit row in one transaction (MarkingService.planAndApply), so a lock or mark
    * changed meanwhile is seen. The grid's marks map is replaced once.
    */
-  async function applyMarks(
+  function applyMarks(action: MarkAction, target: 'selection' | 'matching', note?: string): Promise<void> {
+    const filter = query.currentFilter()
+    if (!filter) return Promise.resolve()
+    // What was selected when asked, not when the batch's turn comes.
+    const wanted = new Set(toRaw(selection.selection.value))
+    return inTurn(() => markNow(filter, wanted, action, target, note))
+  }
+
+  async function markNow(
+    filter: HistoryFilter,
+    wanted: ReadonlySet<RecordKey>,
     action: MarkAction,
     target: 'selection' | 'matching',
-    note?: string,
+    note: string | undefined,
   ): Promise<void> {
-    const filter = query.currentFilter()
-    if (!filter || marking.value) return
     const cache = appCache()
     const abort = (markingAbort = new AbortController())
     marking.value = { phase: 'reading', records: 0 }
@@ -69,7 +93,6 @@ export function useLedgerMarking(
         records = await cache.history.markTargets(filter)
       } else {
         // A selection is made of loaded rows: take them from the grid, and read only what is gone.
-        const wanted = toRaw(selection.selection.value)
         const loaded = [...toRaw(query.rows.value).values()].filter((r) => wanted.has(r.key))
         const have = new Set(loaded.map((r) => r.key))
         const missing = [...wanted].filter((k) => !have.has(k))
@@ -132,7 +155,11 @@ export function useLedgerMarking(
     return r ? periodOf(r.createdAt, query.timeZone.value) : (query.filters.period ?? '')
   }
 
-  async function undo(): Promise<void> {
+  function undo(): Promise<void> {
+    return inTurn(undoNow)
+  }
+
+  async function undoNow(): Promise<void> {
     const batch = lastBatch.value
     const connectionId = query.connectionId.value
     if (!batch || !connectionId) return

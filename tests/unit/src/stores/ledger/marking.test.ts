@@ -54,6 +54,23 @@ describe('ledger store: bulk marking', () => {
     expect(await db.audit.count()).toBe(2)
   })
 
+  it('Ctrl+Z pressed while a mark is being written undoes that mark, not the batch before it', async () => {
+    const ledger = useLedgerStore()
+    await ledger.init()
+    ledger.filters.period = '2026-10'
+    await ledger.refresh()
+    await ledger.applyMarks('note', 'matching', 'first')
+    expect(ledger.notice).toEqual({ kind: 'marked', action: 'note', changed: N, refused: 0 })
+    // The keys "m" then Ctrl+Z, the second before the first's transaction is done.
+    const marked = ledger.applyMarks('mark', 'matching')
+    const undone = ledger.undo()
+    await Promise.all([marked, undone])
+    expect(ledger.notice).toEqual({ kind: 'undone', changed: N, refused: 0 })
+    expect(await reconciledCount()).toBe(0)
+    // The note batch stays: only the mark was undone.
+    expect((await cache.marks.all(CONN)).filter((m) => m.note === 'first')).toHaveLength(N)
+  })
+
   it('refuses records of a month closed elsewhere, though the store had not seen the lock', async () => {
     const ledger = useLedgerStore()
     await ledger.init()
