@@ -57,7 +57,7 @@ import type {
   StoreRecord,
   SyncCheckpoint,
 } from '../domain/records'
-import type { AuditRow, MarkDayRecord, SettingRecord } from './storage-rows'
+import type { AuditRow, DayDigestRecord, DayTokensRecord, MarkDayRecord, SettingRecord } from './storage-rows'
 
 export const STREAM_BACKUP_VERSION = 2
 
@@ -84,6 +84,52 @@ export const MAX_LINE_CHARS = 64 * 1024 * 1024
 export const RESTORE_MARKER_KEY = 'restoreInProgress'
 
 const PAGE_ROWS = 2_000
+
+/**
+ * What one stored row of a grouped table holds (records, marks, changes): a day's digests, a token part,
+ * a day's marks or one "mark all" action's audit changes are single rows of thousands. Pages of those
+ * tables are sized by this weight, so a page holds about PAGE_ROWS of them whatever the row count: pages
+ * of 2,000 rows put the whole day index of a 500k cache in memory at once.
+ */
+const ROW_WEIGHT: Readonly<Record<string, (row: never) => number>> = {
+  dayDigests: (r: DayDigestRecord) => r.records.length,
+  dayTokens: (r: DayTokensRecord) => r.keys.length,
+  markDays: (r: MarkDayRecord) => r.marks.length,
+  audit: (r: AuditRow) => r.changes.length,
+}
+
+/** The weight rule of a table or of its staging copy (`staged_<name>`), if its rows are grouped. */
+const weightOf = (tableName: string): ((row: never) => number) | undefined =>
+  ROW_WEIGHT[tableName.replace(/^staged_/, '')]
+
+/**
+ * A table's rows in primary-key order, a page per read: up to `pageRows` rows, or for a grouped table
+ * (ROW_WEIGHT) as many rows as hold about `pageRows` items, learnt from the page before (the first read
+ * takes one row). Memory holds one page. `keyOf` gives a row's primary key (where paging resumes).
+ */
+export async function* pagesByKey(
+  table: Table,
+  pageRows: number,
+  keyOf: (row: never) => IndexableType,
+): AsyncGenerator<unknown[]> {
+  const weigh = weightOf(table.name)
+  let limit = weigh ? 1 : pageRows
+  let after: IndexableType | undefined
+  for (;;) {
+    const page: unknown[] =
+      after === undefined
+        ? await table.orderBy(':id').limit(limit).toArray()
+        : await table.where(':id').above(after).limit(limit).toArray()
+    if (page.length === 0) return
+    yield page
+    if (page.length < limit) return
+    after = keyOf(page[page.length - 1] as never)
+    if (weigh) {
+      const items = page.reduce((n: number, row) => n + weigh(row as never), 0)
+      limit = Math.max(1, Math.min(pageRows, Math.floor((pageRows * page.length) / Math.max(1, items))))
+    }
+  }
+}
 
 export type BackupErrorCode =
   | 'not_a_backup'
@@ -193,14 +239,8 @@ export async function* streamBackup(
     const rows = await countRows(db, name)
     chunk += `${JSON.stringify({ table: name, rows })}\n`
     let written = 0
-    let after: IndexableType | undefined
-    for (;;) {
+    for await (const page of pagesByKey(table, pageRows, spec.keyOf)) {
       options.signal?.throwIfAborted()
-      const page =
-        after === undefined
-          ? await table.orderBy(':id').limit(pageRows).toArray()
-          : await table.where(':id').above(after).limit(pageRows).toArray()
-      if (page.length === 0) break
       for (const stored of page) {
         for (const row of spec.rowsOf ? spec.rowsOf(stored as never) : [stored]) {
           chunk += `${JSON.stringify(row)}\n`
@@ -211,8 +251,6 @@ export async function* streamBackup(
           chunk = ''
         }
       }
-      after = spec.keyOf(page[page.length - 1] as never)
-      if (page.length < pageRows) break
     }
     if (written !== rows) throw new BackupError('changed_during_backup', { table: name })
     total += written
@@ -527,8 +565,6 @@ const SMALL_KEY: Partial<Record<BackupTableName, (r: never) => string>> = {
   connections: (r: CachedConnection) => r.id,
   stores: (r: { connectionId: string; storeId: string }) => `${r.connectionId}\u0001${r.storeId}`,
   locks: (r: PeriodLock) => `${r.connectionId}\u0001${r.period}`,
-  marks: (r: MarkRecord) => `${r.connectionId}\u0001${r.key}`,
-  audit: (r: AuditEntry) => `${r.seq ?? 0}.${r.part ?? 0}`,
   checkpoints: (r: { connectionId: string; partitionId: string }) =>
     `${r.connectionId}\u0001${r.partitionId}`,
   settings: (r: { key: string }) => r.key,
@@ -542,9 +578,28 @@ export interface BackupCheck {
 }
 
 /**
- * Pass one: reads the whole file and refuses it for the first problem found. Holds record keys and
- * times (for the marks and audit entries that refer to them) and the keys of the small tables, never
- * the rows. Charges and imported rows are not checked for duplicates: restore writes them by key.
+ * The period a record has in its connection's zone when it contradicts `period`, else null (also when
+ * the record is not in the file). A connection's zone can be changed after marks were made, so a period
+ * the record has in some zone (UTC−12 to UTC+14) is accepted; one no zone gives it contradicts it.
+ */
+function contradiction(
+  createdAt: number | undefined,
+  zone: string | undefined,
+  period: string,
+): string | null {
+  if (createdAt === undefined) return null
+  const possible = [periodOf(createdAt, 'Etc/GMT+12'), periodOf(createdAt, 'Etc/GMT-14')]
+  if (possible.includes(period)) return null
+  return zone === undefined ? (possible[0] ?? '') : periodOf(createdAt, zone)
+}
+
+/**
+ * Pass one: reads the whole file and refuses it for the first problem its lines show on their own or
+ * against the small tables (format, rows, time zones, closed months against marks and the audit log).
+ * It holds the keys of the small tables and one audit action, never anything per record: what refers to
+ * records (a record twice, marks and audit entries against their record's period) is checked by pass two
+ * against the staged copy on disk, so memory does not grow with the cache. Charges and imported rows are
+ * not checked for duplicates: restore writes them by key.
  */
 export async function checkBackupFile(
   file: Blob,
@@ -553,29 +608,14 @@ export async function checkBackupFile(
   const onBytes = (done: number): void => options.onProgress?.({ done, total: file.size })
   const items = await itemsOf(file, { signal: options.signal, onBytes })
   const counts = Object.fromEntries(STREAM_TABLE_ORDER.map((t) => [t, 0])) as TableCounts
-  const zones = new Map<string, string>()
-  const records = new Map<string, number>()
   const locks = new Map<string, PeriodLock>()
   const seen = new Map<BackupTableName, Set<string>>()
   // The last close/reopen of each (connection, period), by audit sequence.
   const lockActions = new Map<string, { seq: number; action: string }>()
-  let head: { seq: number; entry: AuditEntry } | null = null
+  // The audit action being read (its entries are consecutive) and the parts seen of it.
+  let head: { seq: number; entry: AuditEntry; parts: Set<number> } | null = null
   const seqsDone = new Set<number>()
   let header: { exportedAt: string; version: number } | null = null
-
-  /**
-   * The record's period in its connection's zone, or null when the record is not in the file or the
-   * period fits it. A connection's zone can be changed after marks were made, so a period that the
-   * record has in some zone (UTC−12 to UTC+14) is accepted; one no zone gives it contradicts it.
-   */
-  const contradiction = (connectionId: string, key: string, period: string): string | null => {
-    const createdAt = records.get(`${connectionId}\u0001${key}`)
-    if (createdAt === undefined) return null
-    const possible = [periodOf(createdAt, 'Etc/GMT+12'), periodOf(createdAt, 'Etc/GMT-14')]
-    if (possible.includes(period)) return null
-    const zone = zones.get(connectionId)
-    return zone === undefined ? (possible[0] ?? '') : periodOf(createdAt, zone)
-  }
 
   for await (const item of items) {
     if (item.kind === 'header') {
@@ -600,7 +640,6 @@ export async function checkBackupFile(
             connection: c.label || c.id,
             zone: c.timeZone.slice(0, 64),
           })
-        zones.set(c.id, c.timeZone)
         break
       }
       case 'locks': {
@@ -608,18 +647,8 @@ export async function checkBackupFile(
         locks.set(`${l.connectionId}\u0001${l.period}`, l)
         break
       }
-      case 'history': {
-        const id = `${row.record.connectionId}\u0001${row.record.key}`
-        if (records.has(id))
-          throw new BackupError('duplicate_key', { table: 'history', line: item.line, key: row.record.key })
-        records.set(id, row.record.createdAt)
-        break
-      }
       case 'marks': {
         const m = row.record as MarkRecord
-        const actual = contradiction(m.connectionId, m.key, m.period)
-        if (actual !== null)
-          throw new BackupError('mark_contradicts_record', { key: m.key, period: m.period, actual })
         const lock = locks.get(`${m.connectionId}\u0001${m.period}`)
         if (lock && m.updatedAt > lock.lockedAt)
           throw new BackupError('mark_after_lock', { key: m.key, period: m.period })
@@ -635,13 +664,12 @@ export async function checkBackupFile(
         } else {
           if (seqsDone.has(seq)) throw new BackupError('audit_split_action', { seq, line: item.line })
           if (head) seqsDone.add(head.seq)
-          head = { seq, entry: e }
+          head = { seq, entry: e, parts: new Set() }
         }
-        if (e.key !== null && e.period !== null) {
-          const actual = contradiction(e.connectionId, e.key, e.period)
-          if (actual !== null)
-            throw new BackupError('audit_contradicts_record', { seq, key: e.key, period: e.period, actual })
-        }
+        const part = e.part ?? 0
+        if (head.parts.has(part))
+          throw new BackupError('duplicate_key', { table: 'audit', line: item.line, key: `${seq}.${part}` })
+        head.parts.add(part)
         if ((e.action === 'close-period' || e.action === 'reopen-period') && e.period !== null) {
           const id = `${e.connectionId}\u0001${e.period}`
           const last = lockActions.get(id)
@@ -674,29 +702,100 @@ export async function checkBackupFile(
 
 type HistoryTable = Table<HistoryRecord, [string, RecordKey]>
 
-/** Adds marks to their staged day rows, merging with rows an earlier page wrote. In a transaction. */
-async function stageMarks(db: ClosebookDb, marks: readonly MarkRecord[]): Promise<void> {
-  // The day of each mark's record, from the staged history (records come before marks in the file).
+/**
+ * What pass two checks rows against besides the staged records: each connection's time zone (connections
+ * come first in a file).
+ */
+interface StagingChecks {
+  zones: Map<string, string>
+}
+
+/** A checked row with its line in the file (for the errors that name it). */
+type PageRow = Row & { line: number }
+
+/** The staged records (createdAt) of `refs`, in order; undefined where the file has no such record. */
+async function stagedTimes(
+  db: ClosebookDb,
+  refs: readonly { connectionId: string; key: RecordKey }[],
+): Promise<(number | undefined)[]> {
   const history = db.staged('history') as HistoryTable
-  const records = await history.bulkGet(marks.map((m): [string, RecordKey] => [m.connectionId, m.key]))
-  const byRow = new Map<string, { connectionId: string; day: number; marks: MarkRecord[] }>()
+  const records = await history.bulkGet(refs.map((r): [string, RecordKey] => [r.connectionId, r.key]))
+  return records.map((r) => r?.createdAt)
+}
+
+/**
+ * Adds history to the staging, refusing a record the file holds twice (in this page or an earlier one:
+ * the staged table is the index, so no pass keeps one in memory). In a transaction.
+ */
+async function stageHistory(db: ClosebookDb, rows: readonly PageRow[]): Promise<void> {
+  const records = rows.map((r) => r.record as HistoryRecord)
+  try {
+    await db.staged('history').bulkAdd(records)
+  } catch (error) {
+    const failed = error instanceof Dexie.BulkError ? Object.keys(error.failuresByPos).map(Number) : []
+    const at = failed.length > 0 ? Math.min(...failed) : -1
+    const row = rows[at]
+    if (!row) throw error
+    throw new BackupError('duplicate_key', { table: 'history', line: row.line, key: records[at]?.key ?? '' })
+  }
+}
+
+/**
+ * Adds marks to their staged day rows, merging with rows an earlier page wrote; refuses a mark twice
+ * and a mark whose period its record (staged before marks) contradicts. In a transaction.
+ */
+async function stageMarks(db: ClosebookDb, rows: readonly PageRow[], checks: StagingChecks): Promise<void> {
+  const marks = rows.map((r) => r.record as MarkRecord)
+  // The day of each mark's record, from the staged history (records come before marks in the file).
+  const times = await stagedTimes(db, marks)
+  const byRow = new Map<string, { connectionId: string; day: number; marks: MarkRecord[]; lines: number[] }>()
   for (const [i, mark] of marks.entries()) {
-    const at = records[i]?.createdAt
+    const at = times[i]
+    const actual = contradiction(at, checks.zones.get(mark.connectionId), mark.period)
+    if (actual !== null)
+      throw new BackupError('mark_contradicts_record', { key: mark.key, period: mark.period, actual })
     const day = at === undefined ? ORPHAN_MARK_DAY : markDayOf(at)
     const id = `${mark.connectionId}\u0001${day}`
     let row = byRow.get(id)
-    if (!row) byRow.set(id, (row = { connectionId: mark.connectionId, day, marks: [] }))
+    if (!row) byRow.set(id, (row = { connectionId: mark.connectionId, day, marks: [], lines: [] }))
     row.marks.push(mark)
+    row.lines.push(rows[i]?.line ?? 0)
   }
   const table = db.staged('markDays') as Table<MarkDayRecord, [string, number]>
   const groups = [...byRow.values()]
   const stored = await table.bulkGet(groups.map((g): [string, number] => [g.connectionId, g.day]))
-  const rows = groups.map((g, i): MarkDayRecord => {
-    const all = [...(stored[i]?.marks ?? []), ...g.marks]
+  const merged = groups.map((g, i): MarkDayRecord => {
+    const all = [...(stored[i]?.marks ?? [])]
+    // A record's marks are all in its day's row: a key seen there already is the file's second mark.
+    const keys = new Set(all.map((m) => m.key))
+    for (const [j, mark] of g.marks.entries()) {
+      if (keys.has(mark.key))
+        throw new BackupError('duplicate_key', { table: 'marks', line: g.lines[j] ?? 0, key: mark.key })
+      keys.add(mark.key)
+      all.push(mark)
+    }
     const changed = all.some((m) => m.state === 'reconciled' && m.changedSinceReconciled === 1) ? 1 : 0
     return { connectionId: g.connectionId, day: g.day, marks: all, changed }
   })
-  await table.bulkPut(rows)
+  await table.bulkPut(merged)
+}
+
+/** Refuses an audit entry whose period its record (staged before the audit log) contradicts. */
+async function checkAuditRecords(db: ClosebookDb, entries: readonly AuditEntry[], checks: StagingChecks) {
+  const about = entries.filter(
+    (e): e is AuditEntry & { key: RecordKey; period: string } => e.key !== null && e.period !== null,
+  )
+  const times = await stagedTimes(db, about)
+  for (const [i, e] of about.entries()) {
+    const actual = contradiction(times[i], checks.zones.get(e.connectionId), e.period)
+    if (actual !== null)
+      throw new BackupError('audit_contradicts_record', {
+        seq: e.seq ?? 0,
+        key: e.key,
+        period: e.period,
+        actual,
+      })
+  }
 }
 
 /** One action's audit entries as the cache stores them: a row per action, keeping its sequence. */
@@ -718,19 +817,17 @@ function auditRowsBySeq(entries: readonly AuditEntry[]): AuditRow[] {
 }
 
 /** Writes one page of checked rows (all of one table) into the staging tables. */
-async function stagePage(db: ClosebookDb, rows: readonly Row[]): Promise<void> {
+async function stagePage(db: ClosebookDb, rows: readonly PageRow[], checks: StagingChecks): Promise<void> {
   const table = rows[0]?.table
   if (!table) return
   await db.transaction('rw', db.stagedTables(), async () => {
-    if (table === 'history') await db.staged('history').bulkPut(rows.map((r) => r.record))
-    else if (table === 'marks')
-      await stageMarks(
-        db,
-        rows.map((r) => r.record as MarkRecord),
-      )
-    else if (table === 'audit')
-      await db.staged('audit').bulkPut(auditRowsBySeq(rows.map((r) => r.record as AuditEntry)))
-    else await db.staged(table).bulkPut(rows.map((r) => r.record))
+    if (table === 'history') await stageHistory(db, rows)
+    else if (table === 'marks') await stageMarks(db, rows, checks)
+    else if (table === 'audit') {
+      const entries = rows.map((r) => r.record as AuditEntry)
+      await checkAuditRecords(db, entries, checks)
+      await db.staged('audit').bulkPut(auditRowsBySeq(entries))
+    } else await db.staged(table).bulkPut(rows.map((r) => r.record))
   })
 }
 
@@ -824,19 +921,11 @@ async function switchIn(
     for (const name of STAGED_TABLE_NAMES) {
       const from = db.staged(name)
       const to = db.table(name)
-      let after: IndexableType | undefined
-      for (;;) {
+      for await (const page of pagesByKey(from, pageRows, (row) => primaryKeyOf(from, row))) {
         // Cancel aborts the transaction: IndexedDB rolls every copied row back.
         signal?.throwIfAborted()
-        const page: unknown[] =
-          after === undefined
-            ? await from.orderBy(':id').limit(pageRows).toArray()
-            : await from.where(':id').above(after).limit(pageRows).toArray()
-        if (page.length === 0) break
         await to.bulkPut(page)
         onRows((done += page.length), total)
-        if (page.length < pageRows) break
-        after = primaryKeyOf(from, page[page.length - 1])
       }
       faults?.afterSwitchTable?.(name)
     }
@@ -875,8 +964,9 @@ export async function restoreBackupFile(
     const items = await itemsOf(file, { signal, onBytes })
     const connections: CachedConnection[] = []
     const historyConnections = new Set<string>()
+    const checks: StagingChecks = { zones: new Map() }
     let exportedAt = ''
-    let page: Row[] = []
+    let page: PageRow[] = []
     let pages = 0
     let pageTable: BackupTableName | null = null
     let lastSeq: number | null = null
@@ -885,7 +975,7 @@ export async function restoreBackupFile(
       page = []
       if (rows.length === 0 || !pageTable) return
       options.faults?.beforeStagePage?.(pageTable, pages++, rows.length)
-      await stagePage(db, rows)
+      await stagePage(db, rows, checks)
     }
     for await (const item of items) {
       if (item.kind === 'header') {
@@ -895,7 +985,11 @@ export async function restoreBackupFile(
       const row = rowOf(item)
       const settingKey = row.table === 'settings' ? (row.record as SettingRecord).key : null
       if (settingKey === RESTORE_MARKER_KEY || settingKey === STAGING_OWNER_KEY) continue
-      if (row.table === 'connections') connections.push(row.record as CachedConnection)
+      if (row.table === 'connections') {
+        const c = row.record as CachedConnection
+        connections.push(c)
+        checks.zones.set(c.id, c.timeZone)
+      }
       if (row.table === 'history') historyConnections.add(row.record.connectionId)
       // A page never splits one audit action: its entries go in one row.
       const seq = row.table === 'audit' ? ((row.record as AuditEntry).seq ?? 0) : null
@@ -903,7 +997,7 @@ export async function restoreBackupFile(
         await flush()
       pageTable = row.table
       lastSeq = seq
-      page.push(row)
+      page.push({ ...row, line: item.line })
     }
     await flush()
     const records = await db.staged('history').count()

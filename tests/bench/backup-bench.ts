@@ -84,7 +84,12 @@ interface Step<T> {
   peakHeapMiB: number
   /** The largest heap left after a forced garbage collection (every 5 s): what the step really holds. */
   retainedHeapMiB: number
+  /** The same, per stage the page reported (where in the step the memory is held). */
+  retainedByStage: Record<string, number>
 }
+
+/** The page's current stage (its `__stage` calls): step() files each forced-GC sample under it. */
+let currentStage = ''
 
 /**
  * Runs one step, tracking the renderer's peak RSS, the page's largest JS heap (garbage included: V8 lets
@@ -98,6 +103,7 @@ async function step<T>(page: Page, profileDir: string, run: () => Promise<T>): P
   await cdp.send('Performance.enable')
   let peakHeap = 0
   let retained = 0
+  const retainedByStage: Record<string, number> = {}
   let sampling = true
   const heapNow = async (): Promise<number> => {
     const { metrics } = await cdp.send('Performance.getMetrics').catch(() => ({ metrics: [] }))
@@ -108,7 +114,10 @@ async function step<T>(page: Page, profileDir: string, run: () => Promise<T>): P
       peakHeap = Math.max(peakHeap, await heapNow())
       if (tick % 20 === 0) {
         await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined)
-        retained = Math.max(retained, await heapNow())
+        const now = await heapNow()
+        retained = Math.max(retained, now)
+        const stage = currentStage.replace(/ at record \d+$/, '')
+        retainedByStage[stage] = Math.max(retainedByStage[stage] ?? 0, Math.round(now / MIB))
       }
       await new Promise((r) => setTimeout(r, 250))
     }
@@ -120,6 +129,7 @@ async function step<T>(page: Page, profileDir: string, run: () => Promise<T>): P
       peakRssMiB: peakRssMiB(pids),
       peakHeapMiB: Math.round(peakHeap / MIB),
       retainedHeapMiB: Math.round(retained / MIB),
+      retainedByStage,
     }
   } finally {
     sampling = false
@@ -154,7 +164,10 @@ export async function benchBackup({ quick }: { quick: boolean }): Promise<Metric
       {
         timeoutMs: 3_600_000,
         expose: {
-          __stage: (s: string) => log(s),
+          __stage: (s: string) => {
+            currentStage = s
+            log(s)
+          },
           __items: (offset: number, count: number) =>
             JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
           __write: (chunk: string) => {
@@ -192,6 +205,7 @@ export async function benchBackup({ quick }: { quick: boolean }): Promise<Metric
     const checkMs = check.result
     const heaps = (s: Step<unknown>): string =>
       `RSS ${s.peakRssMiB} MiB, JS heap ${s.peakHeapMiB} MiB (${s.retainedHeapMiB} MiB after a forced GC)`
+    log(`heap after a forced GC by stage (MiB): restore ${JSON.stringify(restore.retainedByStage)}`)
     log(
       `peaks: backup ${heaps(backup)}; check ${heaps(check)}; restore ${heaps(restore)}; times: backup ${b.backupMs} ms, check ${checkMs} ms, restore ${r.restoreMs} ms (${JSON.stringify(r.phasesMs)})`,
     )

@@ -5,6 +5,7 @@ import {
   assertRestoreComplete,
   BackupError,
   checkBackupFile,
+  pagesByKey,
   RESTORE_MARKER_KEY,
   restoreBackupFile,
   streamBackup,
@@ -323,9 +324,39 @@ describe('restore refuses, with a specific error, and changes nothing', () => {
     ['something else entirely', 'not_a_backup', () => 'hello\nworld\n'],
   ]
   it.each(cases)('%s', async (_, code, edit) => {
+    await seed(other)
     const countsBefore = await countTables(other)
-    const error = await refusal(checkBackupFile(fileOf(edit(await backupText(db)))))
+    const file = fileOf(edit(await backupText(db)))
+    // The check (pass one) or the restore (pass two, against its staged copy) refuses it.
+    const error = await refusal(checkBackupFile(file).then(() => restoreBackupFile(other, file)))
     expect(error.code).toBe(code)
+    expect(await countTables(other)).toEqual(countsBefore)
+  })
+
+  it('the check keeps nothing per record: what refers to records is refused by the restore, before the switch', async () => {
+    await seed(other)
+    const countsBefore = await countTables(other)
+    const lines = (await backupText(db)).split('\n')
+    const at = lines.findIndex((l) => l.includes('"table":"history"'))
+    lines[at + 2] = lines[at + 1]!
+    const twice = fileOf(lines.join('\n'))
+    await expect(checkBackupFile(twice)).resolves.toMatchObject({ version: 2 })
+    const error = await refusal(restoreBackupFile(other, twice))
+    expect(error.code).toBe('duplicate_key')
+    expect(error.params).toMatchObject({ table: 'history', line: at + 3 })
+    expect(await countTables(other)).toEqual(countsBefore)
+    // A mark twice, found in its day's staged row.
+    const marks = (await backupText(db)).split('\n')
+    const m = marks.findIndex((l) => l.includes('"table":"marks"'))
+    marks.splice(m + 2, 0, marks[m + 1]!)
+    const fixed = marks.map((l) =>
+      l.replace(/"table":"marks","rows":(\d+)/, (_, n: string) => `"table":"marks","rows":${Number(n) + 1}`),
+    )
+    const end = fixed.findIndex((l) => l.startsWith('{"end"'))
+    fixed[end] = fixed[end]!.replace(/"rows":(\d+)/, (_, n: string) => `"rows":${Number(n) + 1}`)
+    const markTwice = fileOf(fixed.join('\n'))
+    await expect(checkBackupFile(markTwice)).resolves.toMatchObject({ version: 2 })
+    expect((await refusal(restoreBackupFile(other, markTwice))).params).toMatchObject({ table: 'marks' })
     expect(await countTables(other)).toEqual(countsBefore)
   })
 
@@ -507,5 +538,30 @@ describe('restore is all or nothing (pass two stages, then switches in one trans
     )
     expect(error.code).toBe('restore_failed')
     expect(error.params['reason']).toBe('another restore started')
+  })
+})
+
+describe('pages of grouped tables are sized by what their rows hold', () => {
+  it("a page of day rows holds about pageRows marks, not pageRows days (a 500k cache's whole day index)", async () => {
+    await db.markDays.clear()
+    const day = (d: number) => ({
+      connectionId: CONN,
+      day: d,
+      marks: Array.from({ length: 40 }, (_, i) => ({ ...mark(`charge:d${d}-${i}`), updatedAt: T0 })),
+      changed: 0 as const,
+    })
+    await db.markDays.bulkPut(Array.from({ length: 30 }, (_, d) => day(d)))
+    const pages: number[][] = []
+    const keyOf = (r: { connectionId: string; day: number }) => [r.connectionId, r.day]
+    for await (const page of pagesByKey(db.markDays, 100, keyOf))
+      pages.push((page as { day: number; marks: unknown[] }[]).map((r) => r.day))
+    // Every day once, in key order, and no page past 100 marks (2 days of 40) once the weight is known.
+    expect(pages.flat()).toEqual(Array.from({ length: 30 }, (_, d) => d))
+    expect(Math.max(...pages.map((p) => p.length * 40))).toBeLessThanOrEqual(100)
+    // Ungrouped tables keep pages of pageRows rows.
+    const history: unknown[][] = []
+    for await (const page of pagesByKey(db.history, 3, (r: HistoryRecord) => [r.connectionId, r.key]))
+      history.push(page)
+    expect(history.map((p) => p.length)).toEqual([3, 3, 1])
   })
 })
