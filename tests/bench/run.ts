@@ -72,6 +72,12 @@ const SUITES: Suite[] = [
     ],
   },
   {
+    name: 'idb-write',
+    module: './idb-write-bench',
+    exportName: 'benchIdbWrite',
+    metrics: ['idb.write_current_s', 'idb.write_us_per_row', 'idb.write_us_per_index_entry'],
+  },
+  {
     name: 'match-corpus',
     module: './match-corpus-bench',
     exportName: 'benchMatchCorpus',
