@@ -41,6 +41,48 @@ interface LongTask {
   duration: number
 }
 
+/**
+ * E2E_SYNC_IDB_OPS=1: counts the page's IndexedDB requests by kind and store (and values put, and
+ * transactions by mode) during the sync, to see what the app asks of the browser's IndexedDB besides the
+ * records themselves. Runs in the page (an init script).
+ */
+function countIdbRequests(): void {
+  const ops = new Map<string, number>()
+  ;(globalThis as unknown as { __idbOps: Map<string, number> }).__idbOps = ops
+  const bump = (k: string, n = 1) => ops.set(k, (ops.get(k) ?? 0) + n)
+  const wrap = (proto: object, owner: 'store' | 'index', names: string[]) => {
+    for (const name of names) {
+      const target = proto as Record<string, (...a: unknown[]) => unknown>
+      const original = target[name]
+      if (!original) continue
+      target[name] = function (this: IDBObjectStore | IDBIndex, ...args: unknown[]) {
+        const store = owner === 'store' ? (this as IDBObjectStore).name : (this as IDBIndex).objectStore.name
+        bump(`${name} ${store}${owner === 'index' ? ` [${(this as IDBIndex).name}]` : ''}`)
+        return original.apply(this, args)
+      }
+    }
+  }
+  wrap(IDBObjectStore.prototype, 'store', [
+    'put',
+    'add',
+    'get',
+    'getAll',
+    'getAllKeys',
+    'count',
+    'openCursor',
+    'openKeyCursor',
+    'delete',
+    'clear',
+  ])
+  wrap(IDBIndex.prototype, 'index', ['get', 'getAll', 'getAllKeys', 'count', 'openCursor', 'openKeyCursor'])
+  const proto = IDBDatabase.prototype as unknown as Record<string, (...a: unknown[]) => unknown>
+  const transaction = proto['transaction']
+  proto['transaction'] = function (this: IDBDatabase, ...args: unknown[]) {
+    bump(`transaction ${typeof args[1] === 'string' ? args[1] : 'readonly'}`)
+    return transaction?.apply(this, args)
+  }
+}
+
 /** The time the API allows for `pagesByRoute` at the seed's Route limits (see the method above). */
 export function ceilingSeconds(pagesByRoute: ReadonlyMap<string, number>): number {
   const perSecond = SEED_ROUTE.perMinute / 60
@@ -158,6 +200,11 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
           for (const e of list.getEntries()) tasks.push({ start: e.startTime, duration: e.duration })
         }).observe({ type: 'longtask', buffered: true })
       })
+      if (process.env['E2E_SYNC_IDB_OPS']) {
+        // tsx keeps function names with a `__name` helper the page does not have.
+        await page.addInitScript('globalThis.__name = globalThis.__name || ((f) => f)')
+        await page.addInitScript(countIdbRequests)
+      }
       await page.goto(web.url)
       const form = page.getByRole('region', { name: 'Add a connection' })
       await form.getByLabel('Name').fill(LABEL)
@@ -171,12 +218,25 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
       const profiler = process.env['E2E_SYNC_PROFILE'] ? await startProfile(page) : undefined
       served.length = 0
       log(`syncing ${expected.history.length + expected.charges.length} records through the UI`)
+      await page.evaluate(() =>
+        (globalThis as unknown as { __idbOps?: Map<string, number> }).__idbOps?.clear(),
+      )
       const t0 = await page.evaluate(() => performance.now())
       const started = Date.now()
       await syncButton.click()
       await page.getByTestId('sync-state').filter({ hasText: 'Up to date.' }).waitFor({ timeout: 1_800_000 })
       const elapsedMs = Date.now() - started
       if (profiler) log(`UI thread CPU profile, self time:\n${await profiler()}`)
+      if (process.env['E2E_SYNC_IDB_OPS'])
+        log(
+          `IndexedDB requests during the sync: ${JSON.stringify(
+            await page.evaluate(() =>
+              [...((globalThis as unknown as { __idbOps: Map<string, number> }).__idbOps ?? [])].sort(
+                (a, b) => b[1] - a[1],
+              ),
+            ),
+          )}`,
+        )
       const t1 = await page.evaluate(() => performance.now())
       const tasks = await page.evaluate(
         () => (globalThis as unknown as { __longTasks: LongTask[] }).__longTasks,
