@@ -120,7 +120,10 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
     }
   }
 
-  /** Reads and checks the whole backup file (pass one); nothing changes until `confirmRestore`. */
+  /**
+   * Reads and checks the whole backup file (pass one: format, rows, zones, closed months) for the preview;
+   * nothing changes until `confirmRestore`, whose pass two also refuses rows that contradict their records.
+   */
   async function prepareRestore(file: File): Promise<void> {
     pending.value = null
     const signal = begin('check')
@@ -140,7 +143,8 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
 
   /**
    * Replaces the cache with the checked file (pass two). The file is staged first and switched in with
-   * one transaction, so Cancel (or a failure) before the switch leaves the cache as it was.
+   * one transaction, so Cancel, a refusal (a record or mark twice, a mark or audit entry against its
+   * record) or a failure before the switch leaves the cache as it was.
    */
   async function confirmRestore(): Promise<boolean> {
     const p = pending.value
