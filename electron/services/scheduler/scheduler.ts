@@ -429,7 +429,9 @@ export class Scheduler {
         return
       }
       this.totals.retries++
-      pending.notBefore = now + (outcome.limits?.retryAfterMs ?? 0)
+      // No Retry-After (the real service documents none, and its 429 may have no body): back off and
+      // grow, as its SDKs do, instead of asking again at once and spending the call's 429s in one storm.
+      pending.notBefore = now + (outcome.limits?.retryAfterMs ?? this.rateLimitDelay(pending.rateLimited))
       this.enqueue(pending, 'head')
       return
     }
@@ -446,6 +448,15 @@ export class Scheduler {
       return
     }
     this.settle(pending, outcome.error)
+  }
+
+  /**
+   * After the n-th 429 of a call that said nothing of when to come back: "equal jitter", half the
+   * ceiling min(max, base · 2^(n−1)) plus up to the other half, so the wait is never ~0 and grows.
+   */
+  rateLimitDelay(n: number): number {
+    const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** Math.max(0, n - 1))
+    return Math.floor(ceiling / 2 + this.random() * (ceiling / 2))
   }
 
   /** Full jitter: uniform in [0, min(max, base · 2^(n−1))]. */

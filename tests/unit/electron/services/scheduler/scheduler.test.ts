@@ -132,6 +132,29 @@ describe('Scheduler against a rate-limited server (fake clock)', () => {
     expect(scheduler.state().totals.http429).toBe(1)
   })
 
+  it('a 429 without Retry-After waits and backs off, growing, instead of asking again at once', async () => {
+    const clock = new FakeClock()
+    const server = new SimServer(clock, { no429RetryAfter: true })
+    server.script.push(429, 429, 429, 429)
+    const scheduler = new Scheduler({ clock, random: () => 0 })
+    const done = scheduler.schedule({
+      namespace: 'c1',
+      route: 'GET /charges',
+      exact: 'GET /charges?limit=10',
+      priority: 'interactive',
+      attempt: server.attempt('GET /charges', 'GET /charges?limit=10', 'page-1'),
+    })
+    await clock.advance(10)
+    // Not re-sent at once: the first wait is half of 250 ms at least.
+    expect(server.log.map((l) => l.status)).toEqual([429])
+    await clock.run(done)
+    const at = server.log.map((l) => l.at)
+    const gaps = at.slice(1).map((t, i) => t - (at[i] ?? 0))
+    expect(gaps).toEqual([125, 250, 500, 1_000])
+    await expect(done).resolves.toBe('page-1')
+    expect(scheduler.state().totals.http429).toBe(4)
+  })
+
   it('recovers from a 429 storm with every page delivered exactly once', async () => {
     const clock = new FakeClock()
     const server = new SimServer(clock, { latencyMs: 10, retryAfterSeconds: 1 })

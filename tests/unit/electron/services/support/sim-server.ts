@@ -20,6 +20,8 @@ export interface SimOptions {
   headers?: boolean
   /** Route buckets shared by all routes (a server that counts per template). */
   retryAfterSeconds?: number
+  /** Scripted 429s carry no Retry-After (the real service documents none; real-service.md). */
+  no429RetryAfter?: boolean
 }
 
 export class SimServer {
@@ -99,7 +101,11 @@ export class SimServer {
           ok: false,
           retry: 'rate_limited',
           error: new DesktopApiError('rate_limited', 'slow down'),
-          limits: { ...limits, retryAfterMs: (this.options.retryAfterSeconds ?? 1) * 1000 },
+          ...(this.options.no429RetryAfter
+            ? limits
+              ? { limits }
+              : {}
+            : { limits: { ...limits, retryAfterMs: (this.options.retryAfterSeconds ?? 1) * 1000 } }),
         }
       }
       return {
