@@ -14,11 +14,12 @@
  *
  * History and charge rows carry only the API payload: every derived field (amount, key, time, search
  * index, day rows) is derived again on restore, so a file cannot bring fields that disagree with it.
- * Restore is two passes over the file: the first checks everything that could refuse it (rows, duplicate
- * keys, time zones, marks, locks and audit entries against the records), keeping only record keys and
- * times; only then the second clears the cache and writes it back a page per transaction. A restore that
- * stops half-way (the tab closed) leaves a marker that says so. Version-1 files (one JSON document) are
- * still read, up to LEGACY_MAX_CHARS.
+ * Restore is two passes over the file: the first checks what its lines show on their own or against the
+ * small tables (rows, time zones, locks against marks and the audit log), keeping nothing per record; the
+ * second writes the rows into staging tables, refusing what contradicts the staged records (a record or
+ * mark twice, marks and audit entries against their record's period), then switches the staging in with
+ * one transaction, so a refusal or a stop before that leaves the cache as it was. Version-1 files (one
+ * JSON document) are still read, up to LEGACY_MAX_CHARS.
  */
 import Dexie, { type IndexableType, type Table } from 'dexie'
 import { z } from 'zod'
@@ -702,13 +703,8 @@ export async function checkBackupFile(
 
 type HistoryTable = Table<HistoryRecord, [string, RecordKey]>
 
-/**
- * What pass two checks rows against besides the staged records: each connection's time zone (connections
- * come first in a file).
- */
-interface StagingChecks {
-  zones: Map<string, string>
-}
+/** Each connection's time zone, by id: pass two checks periods in it (connections come first in a file). */
+type Zones = ReadonlyMap<string, string>
 
 /** A checked row with its line in the file (for the errors that name it). */
 type PageRow = Row & { line: number }
@@ -744,14 +740,14 @@ async function stageHistory(db: ClosebookDb, rows: readonly PageRow[]): Promise<
  * Adds marks to their staged day rows, merging with rows an earlier page wrote; refuses a mark twice
  * and a mark whose period its record (staged before marks) contradicts. In a transaction.
  */
-async function stageMarks(db: ClosebookDb, rows: readonly PageRow[], checks: StagingChecks): Promise<void> {
+async function stageMarks(db: ClosebookDb, rows: readonly PageRow[], zones: Zones): Promise<void> {
   const marks = rows.map((r) => r.record as MarkRecord)
   // The day of each mark's record, from the staged history (records come before marks in the file).
   const times = await stagedTimes(db, marks)
   const byRow = new Map<string, { connectionId: string; day: number; marks: MarkRecord[]; lines: number[] }>()
   for (const [i, mark] of marks.entries()) {
     const at = times[i]
-    const actual = contradiction(at, checks.zones.get(mark.connectionId), mark.period)
+    const actual = contradiction(at, zones.get(mark.connectionId), mark.period)
     if (actual !== null)
       throw new BackupError('mark_contradicts_record', { key: mark.key, period: mark.period, actual })
     const day = at === undefined ? ORPHAN_MARK_DAY : markDayOf(at)
@@ -781,13 +777,13 @@ async function stageMarks(db: ClosebookDb, rows: readonly PageRow[], checks: Sta
 }
 
 /** Refuses an audit entry whose period its record (staged before the audit log) contradicts. */
-async function checkAuditRecords(db: ClosebookDb, entries: readonly AuditEntry[], checks: StagingChecks) {
+async function checkAuditRecords(db: ClosebookDb, entries: readonly AuditEntry[], zones: Zones) {
   const about = entries.filter(
     (e): e is AuditEntry & { key: RecordKey; period: string } => e.key !== null && e.period !== null,
   )
   const times = await stagedTimes(db, about)
   for (const [i, e] of about.entries()) {
-    const actual = contradiction(times[i], checks.zones.get(e.connectionId), e.period)
+    const actual = contradiction(times[i], zones.get(e.connectionId), e.period)
     if (actual !== null)
       throw new BackupError('audit_contradicts_record', {
         seq: e.seq ?? 0,
@@ -817,15 +813,15 @@ function auditRowsBySeq(entries: readonly AuditEntry[]): AuditRow[] {
 }
 
 /** Writes one page of checked rows (all of one table) into the staging tables. */
-async function stagePage(db: ClosebookDb, rows: readonly PageRow[], checks: StagingChecks): Promise<void> {
+async function stagePage(db: ClosebookDb, rows: readonly PageRow[], zones: Zones): Promise<void> {
   const table = rows[0]?.table
   if (!table) return
   await db.transaction('rw', db.stagedTables(), async () => {
     if (table === 'history') await stageHistory(db, rows)
-    else if (table === 'marks') await stageMarks(db, rows, checks)
+    else if (table === 'marks') await stageMarks(db, rows, zones)
     else if (table === 'audit') {
       const entries = rows.map((r) => r.record as AuditEntry)
-      await checkAuditRecords(db, entries, checks)
+      await checkAuditRecords(db, entries, zones)
       await db.staged('audit').bulkPut(auditRowsBySeq(entries))
     } else await db.staged(table).bulkPut(rows.map((r) => r.record))
   })
@@ -964,7 +960,7 @@ export async function restoreBackupFile(
     const items = await itemsOf(file, { signal, onBytes })
     const connections: CachedConnection[] = []
     const historyConnections = new Set<string>()
-    const checks: StagingChecks = { zones: new Map() }
+    const zones = new Map<string, string>()
     let exportedAt = ''
     let page: PageRow[] = []
     let pages = 0
@@ -975,7 +971,7 @@ export async function restoreBackupFile(
       page = []
       if (rows.length === 0 || !pageTable) return
       options.faults?.beforeStagePage?.(pageTable, pages++, rows.length)
-      await stagePage(db, rows, checks)
+      await stagePage(db, rows, zones)
     }
     for await (const item of items) {
       if (item.kind === 'header') {
@@ -988,7 +984,7 @@ export async function restoreBackupFile(
       if (row.table === 'connections') {
         const c = row.record as CachedConnection
         connections.push(c)
-        checks.zones.set(c.id, c.timeZone)
+        zones.set(c.id, c.timeZone)
       }
       if (row.table === 'history') historyConnections.add(row.record.connectionId)
       // A page never splits one audit action: its entries go in one row.

@@ -42,14 +42,14 @@ interface LongTask {
 }
 
 /**
- * E2E_SYNC_IDB_OPS=1: counts the page's IndexedDB requests by kind and store (and values put, and
- * transactions by mode) during the sync, to see what the app asks of the browser's IndexedDB besides the
+ * E2E_SYNC_IDB_OPS=1: counts the page's IndexedDB requests by kind and store (index included), and
+ * transactions by mode, during the sync, to see what the app asks of the browser's IndexedDB besides the
  * records themselves. Runs in the page (an init script).
  */
 function countIdbRequests(): void {
   const ops = new Map<string, number>()
   ;(globalThis as unknown as { __idbOps: Map<string, number> }).__idbOps = ops
-  const bump = (k: string, n = 1) => ops.set(k, (ops.get(k) ?? 0) + n)
+  const bump = (k: string) => ops.set(k, (ops.get(k) ?? 0) + 1)
   const wrap = (proto: object, owner: 'store' | 'index', names: string[]) => {
     for (const name of names) {
       const target = proto as Record<string, (...a: unknown[]) => unknown>

@@ -455,13 +455,18 @@ export class Scheduler {
    * ceiling min(max, base · 2^(n−1)) plus up to the other half, so the wait is never ~0 and grows.
    */
   rateLimitDelay(n: number): number {
-    const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** Math.max(0, n - 1))
+    const ceiling = this.backoffCeiling(n)
     return Math.floor(ceiling / 2 + this.random() * (ceiling / 2))
+  }
+
+  /** The n-th wait's ceiling: min(max, base · 2^(n−1)). */
+  private backoffCeiling(n: number): number {
+    return Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** Math.max(0, n - 1))
   }
 
   /** Full jitter: uniform in [0, min(max, base · 2^(n−1))]. */
   backoffDelay(failures: number): number {
-    const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** Math.max(0, failures - 1))
+    const ceiling = this.backoffCeiling(failures)
     return Math.floor(this.random() * ceiling)
   }
 }

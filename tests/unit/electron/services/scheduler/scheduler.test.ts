@@ -39,6 +39,17 @@ function pageRequests(
   return all
 }
 
+/** One interactive request for the first charges page, answering 'page-1'. */
+function oneChargesPage(server: SimServer, scheduler: Scheduler): Promise<string> {
+  return scheduler.schedule({
+    namespace: 'c1',
+    route: 'GET /charges',
+    exact: 'GET /charges?limit=10',
+    priority: 'interactive',
+    attempt: server.attempt('GET /charges', 'GET /charges?limit=10', 'page-1'),
+  })
+}
+
 describe('Scheduler against a rate-limited server (fake clock)', () => {
   it('sends nothing over the seed limits: zero 429s, and the Route ceiling is used fully', async () => {
     const clock = new FakeClock()
@@ -116,13 +127,7 @@ describe('Scheduler against a rate-limited server (fake clock)', () => {
     const server = new SimServer(clock, { retryAfterSeconds: 2 })
     server.script.push(429)
     const scheduler = new Scheduler({ clock })
-    const done = scheduler.schedule({
-      namespace: 'c1',
-      route: 'GET /charges',
-      exact: 'GET /charges?limit=10',
-      priority: 'interactive',
-      attempt: server.attempt('GET /charges', 'GET /charges?limit=10', 'page-1'),
-    })
+    const done = oneChargesPage(server, scheduler)
     await clock.advance(1_999)
     expect(server.log.map((l) => l.status)).toEqual([429])
     expect(scheduler.state().waitingUntil).toBe(server.log[0]!.at + 2_000)
@@ -137,13 +142,7 @@ describe('Scheduler against a rate-limited server (fake clock)', () => {
     const server = new SimServer(clock, { no429RetryAfter: true })
     server.script.push(429, 429, 429, 429)
     const scheduler = new Scheduler({ clock, random: () => 0 })
-    const done = scheduler.schedule({
-      namespace: 'c1',
-      route: 'GET /charges',
-      exact: 'GET /charges?limit=10',
-      priority: 'interactive',
-      attempt: server.attempt('GET /charges', 'GET /charges?limit=10', 'page-1'),
-    })
+    const done = oneChargesPage(server, scheduler)
     await clock.advance(10)
     // Not re-sent at once: the first wait is half of 250 ms at least.
     expect(server.log.map((l) => l.status)).toEqual([429])

@@ -97,15 +97,14 @@ export class SimServer {
       this.log.push({ at, route, exact, status: scripted })
       const limits = info()
       if (scripted === 429) {
+        const sent = this.options.no429RetryAfter
+          ? limits
+          : { ...limits, retryAfterMs: (this.options.retryAfterSeconds ?? 1) * 1000 }
         return {
           ok: false,
           retry: 'rate_limited',
           error: new DesktopApiError('rate_limited', 'slow down'),
-          ...(this.options.no429RetryAfter
-            ? limits
-              ? { limits }
-              : {}
-            : { limits: { ...limits, retryAfterMs: (this.options.retryAfterSeconds ?? 1) * 1000 } }),
+          ...(sent ? { limits: sent } : {}),
         }
       }
       return {

@@ -23,12 +23,18 @@ afterEach(() => {
   closeLedgerCache(db)
 })
 
+/** The ledger store on the fixtures' month, its rows loaded. */
+async function ledgerOnOctober(): Promise<ReturnType<typeof useLedgerStore>> {
+  const ledger = useLedgerStore()
+  await ledger.init()
+  ledger.filters.period = '2026-10'
+  await ledger.refresh()
+  return ledger
+}
+
 describe('ledger store: bulk marking', () => {
   it('marks every matching record in one batch, audits each, updates the marks once, and undoes it all', async () => {
-    const ledger = useLedgerStore()
-    await ledger.init()
-    ledger.filters.period = '2026-10'
-    await ledger.refresh()
+    const ledger = await ledgerOnOctober()
     await ledger.applyMarks('mark', 'matching', 'month-end')
 
     expect(ledger.notice).toEqual({ kind: 'marked', action: 'mark', changed: N, refused: 0 })
@@ -55,10 +61,7 @@ describe('ledger store: bulk marking', () => {
   })
 
   it('Ctrl+Z pressed while a mark is being written undoes that mark, not the batch before it', async () => {
-    const ledger = useLedgerStore()
-    await ledger.init()
-    ledger.filters.period = '2026-10'
-    await ledger.refresh()
+    const ledger = await ledgerOnOctober()
     await ledger.applyMarks('note', 'matching', 'first')
     expect(ledger.notice).toEqual({ kind: 'marked', action: 'note', changed: N, refused: 0 })
     // The keys "m" then Ctrl+Z, the second before the first's transaction is done.
