@@ -40,6 +40,9 @@ export async function newestCreatedAt(
   return newest?.createdAt ?? null
 }
 
+/** Records per request when historyWithStatus reads a status's records. */
+const STATUS_READ_CHUNK = 500
+
 /**
  * History records whose status passes `wanted`, read through the status index one status at a time. The
  * distinct statuses are found by hopping from one to the next (one read each), so a status never seen
@@ -59,12 +62,15 @@ export async function historyWithStatus(
       .first()
     if (!next) break
     const { status } = next
-    if (wanted(status))
-      out.push(
-        ...(await index()
-          .between([connectionId, status, Dexie.minKey], [connectionId, status, Dexie.maxKey])
-          .toArray()),
-      )
+    if (wanted(status)) {
+      // Keys first, then the records a few hundred per request: a status can hold thousands of records
+      // (after a first sync, every awaiting charge), and one request's records are cloned in one task.
+      const keys = await index()
+        .between([connectionId, status, Dexie.minKey], [connectionId, status, Dexie.maxKey])
+        .primaryKeys()
+      for (let i = 0; i < keys.length; i += STATUS_READ_CHUNK)
+        for (const r of await db.history.bulkGet(keys.slice(i, i + STATUS_READ_CHUNK))) if (r) out.push(r)
+    }
     // The smallest string after `status`: the next status, whatever it is.
     from = `${status}\u0000`
   }

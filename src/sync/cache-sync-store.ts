@@ -331,7 +331,15 @@ export class CacheSyncStore implements SyncStorePort {
       (r): r is HistoryRecord => r !== undefined,
     )
     if (refunds.length === 0) return []
-    const chargeIds = [...new Set(refunds.map((r) => r.chargeId))]
+    // Refund ids per charge, found once: testing every charge against every refund held the UI thread
+    // for 200 ms after a first sync (thousands of each).
+    const refundIdsByCharge = new Map<string, string[]>()
+    for (const r of refunds) {
+      const ids = refundIdsByCharge.get(r.chargeId)
+      if (ids) ids.push(r.resourceId)
+      else refundIdsByCharge.set(r.chargeId, [r.resourceId])
+    }
+    const chargeIds = [...refundIdsByCharge.keys()]
     const charges = await inChunks(chargeIds, (ids) =>
       this.history.getMany(
         connectionId,
@@ -348,7 +356,7 @@ export class CacheSyncStore implements SyncStorePort {
           r !== null && typeof r === 'object' ? refundIdOf(r as Record<string, unknown>) : null,
         ),
       )
-      const missing = refunds.some((r) => r.chargeId === chargeId && !listed.has(r.resourceId))
+      const missing = (refundIdsByCharge.get(chargeId) ?? []).some((id) => !listed.has(id))
       if (missing) stale.push({ chargeId, storeId: charge.storeId })
     })
     return stale

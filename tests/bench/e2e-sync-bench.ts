@@ -20,7 +20,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -126,6 +126,9 @@ async function startProfile(page: Page): Promise<() => Promise<string>> {
   await cdp.send('Profiler.start')
   return async () => {
     const { profile } = await cdp.send('Profiler.stop')
+    // E2E_SYNC_PROFILE=<file>.cpuprofile keeps the whole profile too (DevTools opens it).
+    const out = process.env['E2E_SYNC_PROFILE'] ?? ''
+    if (out.endsWith('.cpuprofile')) writeFileSync(out, JSON.stringify(profile))
     const byId = new Map(profile.nodes.map((n) => [n.id, n]))
     const selfUs = new Map<string, number>()
     const deltas = profile.timeDeltas ?? []
@@ -242,6 +245,10 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
         () => (globalThis as unknown as { __longTasks: LongTask[] }).__longTasks,
       )
       const inSync = tasks.filter((t) => t.start >= t0 && t.start <= t1)
+      // When in the sync the UI thread was held, to find what held it: "start s after the click: ms".
+      log(
+        `long tasks ${inSync.map((t) => `${((t.start - t0) / 1000).toFixed(1)}s:${Math.round(t.duration)}`).join(' ')}`,
+      )
       const stored = await page.evaluate(
         () =>
           new Promise<{ history: number; charges: number }>((ok, fail) => {
