@@ -14,7 +14,7 @@ import { measured, type MetricMap } from './metrics'
 import type { IdbWriteArgs, IdbWriteResult } from './shared/idb-write-types'
 import { runInChromium } from './support/chromium-runner'
 
-const LAYOUTS = ['current', 'fewerIndexes', 'primaryOnly', 'rawAsText', 'noRaw'] as const
+const LAYOUTS = ['current', 'fewerIndexes', 'primaryOnly', 'rawAsText', 'noRaw', 'chargesGrouped'] as const
 
 export async function benchIdbWrite({ quick }: { quick: boolean }): Promise<MetricMap> {
   const data = new Dataset({
@@ -70,6 +70,11 @@ export async function benchIdbWrite({ quick }: { quick: boolean }): Promise<Metr
       'idb.write_us_per_index_entry',
       Math.round(perEntryUs * 10) / 10,
       `(today's layout − primary keys only) ÷ ${current.indexEntries} secondary index entries; ${on}`,
+    ),
+    'idb.write_charges_grouped_s': measured(
+      'idb.write_charges_grouped_s',
+      Math.round(get('chargesGrouped').ms / 100) / 10,
+      `today's history; the charge list 100 records to a row (${get('chargesGrouped').rows} rows in all); ${on}`,
     ),
   }
 }

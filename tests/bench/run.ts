@@ -75,7 +75,12 @@ const SUITES: Suite[] = [
     name: 'idb-write',
     module: './idb-write-bench',
     exportName: 'benchIdbWrite',
-    metrics: ['idb.write_current_s', 'idb.write_us_per_row', 'idb.write_us_per_index_entry'],
+    metrics: [
+      'idb.write_current_s',
+      'idb.write_us_per_row',
+      'idb.write_us_per_index_entry',
+      'idb.write_charges_grouped_s',
+    ],
   },
   {
     name: 'match-corpus',
