@@ -101,3 +101,23 @@ export function useDisplay() {
     actor: (name: string) => actorLabel(tr, name),
   }
 }
+
+/** A refused backup or restore as the Settings view shows it: a code and the details it was given. */
+export interface BackupRefusal {
+  code: string
+  params: Readonly<Record<string, string | number>>
+}
+
+/**
+ * The sentence for a backup refusal. A file section the details name (history, marks, audit…) is worded
+ * as Settings lists the tables, in the display language, never as the file's own name.
+ */
+export function backupRefusalText(tr: Translator, refused: BackupRefusal): string {
+  const params: Record<string, string | number> = { ...refused.params }
+  const table = params['table']
+  if (typeof table === 'string' && tr.te(`settings.tables.${table}`))
+    params['table'] = tr.t(`settings.tables.${table}`)
+  // A restore that stopped before its switch: the cache was never touched (restoreStaging).
+  if (refused.code === 'restore_failed') return tr.t('settings.restoreStaging.failed', params)
+  return tr.t(`settings.backupStream.errors.${refused.code}`, params)
+}

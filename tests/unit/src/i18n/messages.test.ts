@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { en } from '../../../../src/i18n/en'
 import { ja } from '../../../../src/i18n/ja'
-import { labelOf, zoneLabel, type Translator } from '../../../../src/i18n/labels'
+import { backupRefusalText, labelOf, zoneLabel, type Translator } from '../../../../src/i18n/labels'
 
 type Tree = { readonly [key: string]: string | Tree }
 
@@ -75,5 +75,20 @@ describe('labels', () => {
     expect(zoneLabel(translator(ja), 'Asia/Tokyo', 'ja')).toBe('日本標準時（Asia/Tokyo）')
     expect(zoneLabel(translator(en), 'UTC', 'en')).toBe('Coordinated Universal Time (UTC)')
     expect(zoneLabel(translator(en), 'Not/AZone', 'en')).toBe('Not/AZone')
+  })
+
+  it('words a backup refusal with the file section named as Settings lists it, in the display language', () => {
+    const refused = { code: 'duplicate_key', params: { table: 'marks', key: 'charge:c1', line: 12 } }
+    const inJapanese = backupRefusalText(translator(ja), refused)
+    expect(inJapanese).toContain('「消込とメモ」')
+    expect(inJapanese).not.toContain('marks')
+    expect(backupRefusalText(translator(en), refused)).toContain(en.settings.tables.marks)
+    // A section with no Settings name (none today) stays as the file spells it; the code keeps its message.
+    expect(
+      backupRefusalText(translator(ja), { ...refused, params: { ...refused.params, table: 'newer' } }),
+    ).toContain('「newer」')
+    expect(backupRefusalText(translator(ja), { code: 'restore_failed', params: { message: 'x' } })).toBe(
+      translator(ja).t('settings.restoreStaging.failed', { message: 'x' }),
+    )
   })
 })
