@@ -7,7 +7,7 @@ import Dexie from 'dexie'
 import type { ClosebookDb } from './database'
 import { searchDayOf } from './history-record'
 import type { HistoryRecord, SyncResource } from '../domain/records'
-import { connectionBounds } from './repository-helpers'
+import { connectionBounds, readInChunks } from './repository-helpers'
 
 /** The newest cached `created_on` of a resource (of one store, or any when null); null when none. */
 export async function newestCreatedAt(
@@ -40,9 +40,6 @@ export async function newestCreatedAt(
   return newest?.createdAt ?? null
 }
 
-/** Records per request when historyWithStatus reads a status's records. */
-const STATUS_READ_CHUNK = 500
-
 /**
  * History records whose status passes `wanted`, read through the status index one status at a time. The
  * distinct statuses are found by hopping from one to the next (one read each), so a status never seen
@@ -68,8 +65,7 @@ export async function historyWithStatus(
       const keys = await index()
         .between([connectionId, status, Dexie.minKey], [connectionId, status, Dexie.maxKey])
         .primaryKeys()
-      for (let i = 0; i < keys.length; i += STATUS_READ_CHUNK)
-        for (const r of await db.history.bulkGet(keys.slice(i, i + STATUS_READ_CHUNK))) if (r) out.push(r)
+      for (const r of await readInChunks(keys, (chunk) => db.history.bulkGet(chunk))) if (r) out.push(r)
     }
     // The smallest string after `status`: the next status, whatever it is.
     from = `${status}\u0000`

@@ -19,3 +19,19 @@ export function connectionBounds(connectionId: string): [[string, unknown], [str
     [connectionId, Dexie.maxKey],
   ]
 }
+
+/**
+ * Records read per request when a step reads many: one request's records are cloned on the UI thread in
+ * one task, so thousands in one request hold it for a long task.
+ */
+const READ_CHUNK = 500
+
+/** `read` over `items` a chunk at a time (READ_CHUNK), results in order. */
+export async function readInChunks<T, R>(
+  items: readonly T[],
+  read: (chunk: T[]) => Promise<R[]>,
+): Promise<R[]> {
+  const out: R[] = []
+  for (let i = 0; i < items.length; i += READ_CHUNK) out.push(...(await read(items.slice(i, i + READ_CHUNK))))
+  return out
+}

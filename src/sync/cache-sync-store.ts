@@ -14,7 +14,7 @@ import { HistoryRepository } from '../db/history-repository'
 import type { HistoryWriter, PageWrite } from '../db/history-writer'
 import { historyWithStatus, newestCreatedAt } from '../db/recency'
 import { quarantineIdOf, quarantineIdOfRecord, QuarantineRepository } from '../db/quarantine-repository'
-import { connectionBounds } from '../db/repository-helpers'
+import { connectionBounds, readInChunks } from '../db/repository-helpers'
 import {
   recordKeyOf,
   type ChargeRecord,
@@ -28,16 +28,6 @@ import type { PageWriteResult, SyncStorePort } from './sync-engine'
 
 /** Records one group commit takes at most: bounds the UI thread's work in one task (cloning records). */
 const MAX_RECORDS_PER_COMMIT = 800
-
-/** Records read per request when a step reads many: each request's records are cloned in one task. */
-const READ_CHUNK = 500
-
-/** `read` over `items` a chunk at a time, results in order. */
-async function inChunks<T, R>(items: readonly T[], read: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
-  const out: R[] = []
-  for (let i = 0; i < items.length; i += READ_CHUNK) out.push(...(await read(items.slice(i, i + READ_CHUNK))))
-  return out
-}
 
 /** A page waiting for its transaction, with its quarantine work. */
 interface PendingPage {
@@ -327,7 +317,7 @@ export class CacheSyncStore implements SyncStorePort {
       .where('[connectionId+type+createdAt]')
       .between([connectionId, 'refund', from], [connectionId, 'refund', to], true, false)
       .primaryKeys()
-    const refunds = (await inChunks(refundKeys, (keys) => db.history.bulkGet(keys))).filter(
+    const refunds = (await readInChunks(refundKeys, (keys) => db.history.bulkGet(keys))).filter(
       (r): r is HistoryRecord => r !== undefined,
     )
     if (refunds.length === 0) return []
@@ -340,7 +330,7 @@ export class CacheSyncStore implements SyncStorePort {
       else refundIdsByCharge.set(r.chargeId, [r.resourceId])
     }
     const chargeIds = [...refundIdsByCharge.keys()]
-    const charges = await inChunks(chargeIds, (ids) =>
+    const charges = await readInChunks(chargeIds, (ids) =>
       this.history.getMany(
         connectionId,
         ids.map((id) => recordKeyOf('charge', id)),
