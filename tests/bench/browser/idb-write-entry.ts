@@ -81,28 +81,30 @@ async function run(args: IdbWriteArgs): Promise<IdbWriteResult> {
   const chargeRecords = (JSON.parse(await feed('charges')) as ChargeItem[]).map((i) =>
     chargeRecordOf(CONNECTION, i, now),
   )
+  // Each stored charge row with the position of its first record: a transaction writes the rows that
+  // start among its records, so a grouped layout gets the same share of each transaction.
   const per = layout.chargesPerRow
-  const charges: object[] = []
+  let charges: { at: number; row: object }[]
   if (per) {
     chargeRecords.sort((a, b) => a.createdAt - b.createdAt)
-    for (let i = 0; i < chargeRecords.length; i += per) {
-      const records = chargeRecords.slice(i, i + per)
-      // Rows stand in the write order for the records they hold: same share of each transaction.
-      for (let k = 0; k < records.length; k++)
-        charges.push(
-          k === 0
-            ? { connectionId: CONNECTION, createdAt: records[0]?.createdAt ?? 0, part: i, records }
-            : { skip: true },
-        )
+    charges = []
+    for (let at = 0; at < chargeRecords.length; at += per) {
+      const records = chargeRecords.slice(at, at + per)
+      charges.push({
+        at,
+        row: { connectionId: CONNECTION, createdAt: records[0]?.createdAt ?? 0, part: at, records },
+      })
     }
-  } else charges.push(...chargeRecords.map(shape))
+  } else charges = chargeRecords.map((r, at) => ({ at, row: shape(r) }))
   const db = await openStores({ history: layout.history, charges: layout.charges })
   const started = performance.now()
-  for (let i = 0; i < Math.max(history.length, charges.length); i += 400) {
+  let next = 0 // the first charge row not written yet (rows are in `at` order)
+  for (let i = 0; i < Math.max(history.length, chargeRecords.length); i += 400) {
     const tx = db.transaction(['history', 'charges'], 'readwrite')
     const [h, c] = [tx.objectStore('history'), tx.objectStore('charges')]
     for (const row of history.slice(i, i + 400)) h.put(row)
-    for (const row of charges.slice(i, i + 400)) if (!('skip' in row)) c.put(row)
+    for (; next < charges.length && (charges[next]?.at ?? Infinity) < i + 400; next++)
+      c.put(charges[next]?.row)
     await new Promise<void>((res, rej) => {
       tx.oncomplete = () => res()
       tx.onerror = () => rej(tx.error ?? new Error('write failed'))
@@ -114,7 +116,7 @@ async function run(args: IdbWriteArgs): Promise<IdbWriteResult> {
   return {
     layout: args.layout,
     ms: Math.round(ms),
-    rows: history.length + charges.filter((r) => !('skip' in r)).length,
+    rows: history.length + charges.length,
     indexEntries: history.length * indexes(layout.history) + charges.length * indexes(layout.charges),
   }
 }
