@@ -227,8 +227,36 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
       const t0 = await page.evaluate(() => performance.now())
       const started = Date.now()
       await syncButton.click()
-      await page.getByTestId('sync-state').filter({ hasText: 'Up to date.' }).waitFor({ timeout: 1_800_000 })
+      await page
+        .getByTestId('sync-state')
+        .filter({ hasText: 'Up to date.' })
+        .waitFor({ timeout: Number(process.env['E2E_SYNC_TIMEOUT_MS'] ?? 1_800_000) })
+        .catch(async (error: unknown) => {
+          // Say what the sync showed instead of only that it did not finish.
+          const shown = await page
+            .getByTestId('sync-state')
+            .innerText()
+            .catch(() => '(no sync state)')
+          await page
+            .screenshot({ path: join(tmpdir(), 'closebook-e2e-sync-timeout.png') })
+            .catch(() => undefined)
+          throw new Error(
+            `the sync did not finish; it shows "${shown}" (screenshot: ${join(tmpdir(), 'closebook-e2e-sync-timeout.png')})`,
+            { cause: error },
+          )
+        })
       const elapsedMs = Date.now() - started
+      // Requests per route in 2-second bins: a route under its 40 shows where the sync left budget unused.
+      const bins = new Map<string, number[]>()
+      for (const r of served) {
+        const b = bins.get(r.route) ?? []
+        const i = Math.floor((r.at - started) / 2000)
+        b[i] = (b[i] ?? 0) + 1
+        bins.set(r.route, b)
+        if (r.status === 429) log(`HTTP 429 on ${r.route} at ${((r.at - started) / 1000).toFixed(1)} s`)
+      }
+      for (const [route, b] of bins)
+        log(`requests per 2 s, ${route}: ${Array.from(b, (n: number | undefined) => n ?? 0).join(' ')}`)
       if (profiler) log(`UI thread CPU profile, self time:\n${await profiler()}`)
       if (process.env['E2E_SYNC_IDB_OPS'])
         log(
