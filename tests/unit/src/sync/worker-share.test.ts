@@ -89,8 +89,9 @@ function memoryStore(onHistoryComplete: () => void) {
       return Promise.resolve()
     },
     putPage: (page, cp) => {
-      for (const item of page.items)
-        stored[page.resource].add('resource_id' in item ? item.resource_id : item.id)
+      const ids =
+        page.resource === 'charges' ? page.items.map((c) => c.id) : page.items.map((h) => h.resource_id)
+      for (const id of ids) stored[page.resource].add(id)
       update([cp])
       if (stored.transaction_history.size === ITEMS) onHistoryComplete()
       return Promise.resolve({ added: page.items.length, changedKeys: [] })
