@@ -71,6 +71,8 @@ function listApi(firstChargeDelayMs: number) {
 function memoryStore(onHistoryComplete: () => void) {
   let plan: SyncCheckpoint[] = []
   const stored: Record<SyncResource, Set<string>> = { transaction_history: new Set(), charges: new Set() }
+  /** Items written, counting an item written twice twice (the sets above would hide it). */
+  const written: Record<SyncResource, number> = { transaction_history: 0, charges: 0 }
   const update = (cps: SyncCheckpoint[]) => {
     for (const cp of cps) {
       const i = plan.findIndex((p) => p.partitionId === cp.partitionId)
@@ -92,6 +94,7 @@ function memoryStore(onHistoryComplete: () => void) {
       const ids =
         page.resource === 'charges' ? page.items.map((c) => c.id) : page.items.map((h) => h.resource_id)
       for (const id of ids) stored[page.resource].add(id)
+      written[page.resource] += ids.length
       update([cp])
       if (stored.transaction_history.size === ITEMS) onHistoryComplete()
       return Promise.resolve({ added: page.items.length, changedKeys: [] })
@@ -102,7 +105,7 @@ function memoryStore(onHistoryComplete: () => void) {
       return Promise.resolve()
     },
   }
-  return { store, stored }
+  return { store, stored, written }
 }
 
 describe('workers shared between resources', () => {
@@ -120,6 +123,7 @@ describe('workers shared between resources', () => {
     // Nothing lost or fetched twice by handing partitions back and forth.
     expect(mem.stored.transaction_history.size).toBe(ITEMS)
     expect(mem.stored.charges.size).toBe(ITEMS)
+    expect(mem.written).toEqual({ transaction_history: ITEMS, charges: ITEMS })
     // 8 workers over 2 resources: while history pages, charges page about as often (4 partitions each),
     // not with the one worker history left them (a quarter of history's requests or fewer).
     const { transaction_history: historyCalls, charges: chargeCalls } = fake.callsDuringHistory
