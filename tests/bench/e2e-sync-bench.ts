@@ -237,13 +237,11 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
             .getByTestId('sync-state')
             .innerText()
             .catch(() => '(no sync state)')
-          await page
-            .screenshot({ path: join(tmpdir(), 'closebook-e2e-sync-timeout.png') })
-            .catch(() => undefined)
-          throw new Error(
-            `the sync did not finish; it shows "${shown}" (screenshot: ${join(tmpdir(), 'closebook-e2e-sync-timeout.png')})`,
-            { cause: error },
-          )
+          const screenshot = join(tmpdir(), 'closebook-e2e-sync-timeout.png')
+          await page.screenshot({ path: screenshot }).catch(() => undefined)
+          throw new Error(`the sync did not finish; it shows "${shown}" (screenshot: ${screenshot})`, {
+            cause: error,
+          })
         })
       const elapsedMs = Date.now() - started
       // Requests per route in 2-second bins: a route under its 40 shows where the sync left budget unused.
