@@ -87,3 +87,28 @@ export function periodLabelOf(filters: LedgerFilters): string {
     return `${filters.rangeFrom ?? 'start'}_${filters.rangeTo ?? 'now'}`
   return 'all'
 }
+
+/** What the ledger's rows depend on, as the view watches it: connection, order, sort column, filters. */
+export type LedgerQueryState = readonly [
+  connectionId: string | null,
+  order: string,
+  sortColumn: string,
+  filters: Readonly<LedgerFilters>,
+]
+
+/**
+ * Whether a change of the query state is only the ledger's init choosing its connection (none → one,
+ * nothing else changed). Init refreshes right after that choice, so the view's refresh on a change would
+ * repeat it, and clear a selection made in between.
+ */
+export function isInitialConnectionChoice(next: LedgerQueryState, previous: LedgerQueryState): boolean {
+  const [connectionId, order, sortColumn, filters] = next
+  const [wasConnection, wasOrder, wasSortColumn, wasFilters] = previous
+  return (
+    wasConnection === null &&
+    connectionId !== null &&
+    order === wasOrder &&
+    sortColumn === wasSortColumn &&
+    (Object.keys(filters) as (keyof LedgerFilters)[]).every((k) => filters[k] === wasFilters[k])
+  )
+}

@@ -3,6 +3,7 @@ import {
   FOREVER,
   emptyFilters,
   historyFilterOf,
+  isInitialConnectionChoice,
   periodLabelOf,
   rangeOf,
   type LedgerFilters,
@@ -98,5 +99,21 @@ describe('ledger filters: the period in a file name', () => {
     expect(periodLabelOf(with_({ periodKind: 'range', rangeTo: '2026-09-15' }))).toBe('start_2026-09-15')
     expect(periodLabelOf(with_({ periodKind: 'range', rangeFrom: '2026-09-01' }))).toBe('2026-09-01_now')
     expect(periodLabelOf(with_({ periodKind: 'day', period: '2026-09' }))).toBe('all')
+  })
+})
+
+describe("ledger view: a refresh for init's own choice of connection is not repeated", () => {
+  const at = (connectionId: string | null, over: Partial<LedgerFilters> = {}, order = 'desc') =>
+    [connectionId, order, 'date', with_(over)] as const
+
+  it('skips only none → a connection with everything else as it was', () => {
+    expect(isInitialConnectionChoice(at('c1'), at(null))).toBe(true)
+    // A filter, the order or a switch between connections changed too: the view refreshes.
+    expect(isInitialConnectionChoice(at('c1', { period: '2026-09' }), at(null))).toBe(false)
+    expect(isInitialConnectionChoice(at('c1', {}, 'asc'), at(null))).toBe(false)
+    expect(isInitialConnectionChoice(at('c2'), at('c1'))).toBe(false)
+    expect(isInitialConnectionChoice(at('c1', { period: '2026-09' }), at('c1'))).toBe(false)
+    // No connection left (the last one removed): nothing to skip.
+    expect(isInitialConnectionChoice(at(null), at('c1'))).toBe(false)
   })
 })
