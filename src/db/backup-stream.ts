@@ -44,6 +44,7 @@ import { chargeRecordOf } from './charge-record'
 import { STAGED_TABLE_NAMES, type ClosebookDb } from './database'
 import { HistoryWriter } from './history-writer'
 import { historyRecordOf, searchDayBounds, searchDayOf } from './history-record'
+import { storedHistoryRowOf } from './history-row'
 import { markDayOf, ORPHAN_MARK_DAY } from './marks-repository'
 import type {
   AuditEntry,
@@ -920,7 +921,8 @@ async function switchIn(
       for await (const page of pagesByKey(from, pageRows, (row) => primaryKeyOf(from, row))) {
         // Cancel aborts the transaction: IndexedDB rolls every copied row back.
         signal?.throwIfAborted()
-        await to.bulkPut(page)
+        // History is stored as the writer stores it: lean rows (history-row.ts).
+        await to.bulkPut(name === 'history' ? (page as HistoryRecord[]).map(storedHistoryRowOf) : page)
         onRows((done += page.length), total)
       }
       faults?.afterSwitchTable?.(name)

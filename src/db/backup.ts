@@ -114,6 +114,8 @@ export const storeSchema = z.object({
   storeId: z.string().min(1),
   storeName: z.string(),
   merchantName: z.string(),
+  // Absent in backups made before the history writer kept the store list.
+  seenAt: z.number().optional(),
 })
 
 // Search fields are derived from `raw` (searchTokensOf) and no longer stored: a backup's `searchText`

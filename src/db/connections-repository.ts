@@ -1,8 +1,7 @@
 /** What the cache knows of each connection (no secrets: those stay in main) and its stores. */
-import Dexie from 'dexie'
 import type { ClosebookDb } from './database'
 import { HistoryWriter } from './history-writer'
-import type { CachedConnection, HistoryRecord, StoreRecord, SyncResource } from '../domain/records'
+import type { CachedConnection, StoreRecord, SyncResource } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 
 export class ConnectionsRepository {
@@ -41,40 +40,6 @@ export class ConnectionsRepository {
       await this.storesOf(connectionId).delete()
       await db.stores.bulkPut(stores)
     })
-  }
-
-  /**
-   * Fills the connection's store list from its cached records: one index seek per store (the newest
-   * record of each, for the names the API gave last), however many records there are. The list APIs are
-   * the only place the app learns store names, so this runs after each sync.
-   */
-  async rememberStoresFromHistory(connectionId: string): Promise<StoreRecord[]> {
-    const { db } = this
-    const found: StoreRecord[] = []
-    const index = () => db.history.where('[connectionId+storeId+createdAt]')
-    let after: string | null = null
-    // Bounded: a merchant has a handful of stores; a runaway loop would stall the renderer.
-    for (let i = 0; i < 10_000; i++) {
-      const lower: unknown[] =
-        after === null ? [connectionId, Dexie.minKey, Dexie.minKey] : [connectionId, after, Dexie.maxKey]
-      const first: HistoryRecord | undefined = await index()
-        .between(lower, [connectionId, Dexie.maxKey, Dexie.maxKey], after === null)
-        .first()
-      if (!first || first.connectionId !== connectionId) break
-      const newest: HistoryRecord | undefined = await index()
-        .between([connectionId, first.storeId, Dexie.minKey], [connectionId, first.storeId, Dexie.maxKey])
-        .last()
-      const record: HistoryRecord = newest ?? first
-      found.push({
-        connectionId,
-        storeId: record.storeId,
-        storeName: record.raw.store_name ?? '',
-        merchantName: record.raw.merchant_name ?? '',
-      })
-      after = record.storeId
-    }
-    await this.replaceStores(connectionId, found)
-    return found
   }
 
   /**

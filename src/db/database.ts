@@ -6,6 +6,7 @@
 import Dexie, { type Table } from 'dexie'
 import { MIGRATIONS, type MigrationProgress, type ReportMigrationProgress } from './migrations'
 import type { QuarantineRecord } from './quarantine-repository'
+import { historyRecordOfRow, type StoredHistoryRow } from './history-row'
 import type {
   CachedConnection,
   ChargeRecord,
@@ -84,7 +85,8 @@ export class ClosebookDb extends Dexie {
   // `declare`: Dexie creates the tables in version().stores(); a class field would overwrite them.
   declare connections: Table<CachedConnection, string>
   declare stores: Table<StoreRecord, [string, string]>
-  declare history: Table<HistoryRecord, [string, RecordKey]>
+  /** Written as StoredHistoryRow (history-row.ts), read as whole records through the reading hook. */
+  declare history: Table<HistoryRecord, [string, RecordKey], StoredHistoryRow>
   declare charges: Table<ChargeRecord, [string, string]>
   declare markDays: Table<MarkDayRecord, [string, number]>
   declare dayDigests: Table<DayDigestRecord, [string, number]>
@@ -121,6 +123,8 @@ export class ClosebookDb extends Dexie {
           return upgrade(tx, report)
         })
     }
+    // Rows leave out what `raw` gives back (history-row.ts); every read returns the whole record.
+    this.history.hook('reading', (row: StoredHistoryRow | undefined) => row && historyRecordOfRow(row))
   }
 
   /** The schema version on disk, before this connection opens (and migrates) it; null: none yet. */

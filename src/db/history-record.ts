@@ -163,21 +163,36 @@ export function matchesSearch(
   })
 }
 
+/** The record's fields read straight from its API item (history-row.ts reads them back from `raw`). */
+export type ItemField = 'type' | 'chargeId' | 'storeId' | 'currency' | 'status' | 'mode'
+
+export function itemFieldsOf(raw: HistoryItem): Pick<HistoryRecord, ItemField> {
+  return {
+    type: raw.type,
+    chargeId: raw.type === 'charge' ? raw.resource_id : (raw.charge_id ?? raw.resource_id),
+    storeId: raw.store_id,
+    currency: raw.currency.toUpperCase(),
+    status: raw.status,
+    mode: raw.mode,
+  }
+}
+
 export function historyRecordOf(connectionId: string, raw: HistoryItem, syncedAt: number): HistoryRecord {
   const createdAt = Date.parse(raw.created_on)
   const user = userDataFacts(raw.user_data)
+  const item = itemFieldsOf(raw)
   return {
     connectionId,
     key: recordKeyOf(raw.type, raw.resource_id),
     resourceId: raw.resource_id,
-    type: raw.type,
-    chargeId: raw.type === 'charge' ? raw.resource_id : (raw.charge_id ?? raw.resource_id),
-    storeId: raw.store_id,
+    type: item.type,
+    chargeId: item.chargeId,
+    storeId: item.storeId,
     createdAt,
     amount: raw.amount,
-    currency: raw.currency.toUpperCase(),
-    status: raw.status,
-    mode: raw.mode,
+    currency: item.currency,
+    status: item.status,
+    mode: item.mode,
     brand: user.brand,
     cardholderName: user.name,
     cardholderEmail: user.email,

@@ -1,9 +1,10 @@
 /**
- * Transaction-history records: sync writes pages, the ledger reads filtered, ordered pages. Queries
- * walk one compound index bounded by connection (and one equality filter) and the time range, so
- * they never scan the whole table; a search reads the day token index (`dayTokens`, day-tokens.ts) a few
- * days at a time instead, and then only the page's records (searchHits).
- * Time ranges are half-open: `from` inclusive, `to` exclusive.
+ * Transaction-history records: sync writes pages, the ledger reads filtered, ordered pages. A date range
+ * alone walks the date index bounded by connection and time, so it never scans the whole table. A filter
+ * on a field (store, type, status, currency, mode, brand) walks the day digests (`dayDigests`,
+ * day-digests.ts) a few days at a time, and a search the day token rows (`dayTokens`, day-tokens.ts); both
+ * then read only the page's records, by key. (The stored rows leave those fields to `raw`, so their old
+ * indexes no longer answer: history-row.ts.) Time ranges are half-open: `from` inclusive, `to` exclusive.
  */
 import type { Collection } from 'dexie'
 import type { HistoryType, Mode } from '../../electron/shared/payment-api'
@@ -11,9 +12,18 @@ import type { ClosebookDb } from './database'
 import { byTimeThenKey, matchesSearch, searchDayOf, searchTermsOf } from './history-record'
 import { markTargetOf } from './day-digests'
 import { dayPartsRange, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
+import type { StoredHistoryRow } from './history-row'
 import { HistoryWriter, type FingerprintOf, type PutPageResult } from './history-writer'
 import { MarksRepository } from './marks-repository'
-import type { HistoryRecord, MarkTarget, RecordDigest, RecordKey, SyncCheckpoint } from '../domain/records'
+import {
+  recordKeyOf,
+  type HistoryRecord,
+  type MarkTarget,
+  type RecordDigest,
+  type RecordKey,
+  type SyncCheckpoint,
+} from '../domain/records'
+import { readInChunks } from './repository-helpers'
 import type { DayTokensRecord } from './storage-rows'
 
 export type { FingerprintOf, PutPageResult } from './history-writer'
@@ -46,15 +56,17 @@ export interface HistoryQuery extends HistoryFilter {
 
 type EqualityField = 'storeId' | 'status' | 'currency' | 'type' | 'mode'
 
-/** When several equality filters are set, the index on the likeliest-narrowest field is walked. */
-const INDEX_PRIORITY: readonly EqualityField[] = ['storeId', 'status', 'currency', 'type', 'mode']
+const EQUALITY_FIELDS: readonly EqualityField[] = ['storeId', 'status', 'currency', 'type', 'mode']
 
 /** Day digest rows read per request when walking a filter's digests (a month's worth). */
 const DIGEST_BATCH_DAYS = 31
-/** Up to this many days, a count with an equality filter reads digests rather than its index. */
-const DIGEST_COUNT_MAX_DAYS = 92
+/**
+ * Day digest rows the first request of a page's walk reads; later requests read as many as the matches
+ * per day so far say the page still needs (a common value fills a page in a day, a rare one reads on).
+ */
+const DIGEST_FIRST_DAYS = 2
 
-type HistoryCollection = Collection<HistoryRecord, [string, RecordKey]>
+type HistoryCollection = Collection<HistoryRecord, [string, RecordKey], StoredHistoryRow>
 type HistoryKey = [string, RecordKey]
 
 /** Sizes of the search's reads and writes; tests make them small to drive every path on a small set. */
@@ -90,15 +102,12 @@ interface TokenDay {
   parts: DayTokensRecord[]
 }
 
-/** The equality fields other than `indexed`, and the brand, as tests on a record or its digest. */
-function fieldTests(
-  filter: HistoryFilter,
-  indexed: EqualityField | undefined,
-): ((r: Pick<HistoryRecord, EqualityField | 'brand'>) => boolean)[] {
+/** The equality fields and the brand, as tests on a record or its digest. */
+function fieldTests(filter: HistoryFilter): ((r: Pick<HistoryRecord, EqualityField | 'brand'>) => boolean)[] {
   const tests: ((r: Pick<HistoryRecord, EqualityField | 'brand'>) => boolean)[] = []
-  for (const field of INDEX_PRIORITY) {
+  for (const field of EQUALITY_FIELDS) {
     const wanted = filter[field]
-    if (field !== indexed && wanted !== undefined) tests.push((r) => r[field] === wanted)
+    if (wanted !== undefined) tests.push((r) => r[field] === wanted)
   }
   const { brand } = filter
   if (brand !== undefined) tests.push((r) => r.brand === brand)
@@ -148,7 +157,8 @@ export class HistoryRepository {
       }
       const terms = searchTermsOf(query.search ?? '')
       if (terms.length > 0) return this.searchPage(query, terms)
-      let coll = await this.collection(query)
+      if (fieldTests(query).length > 0) return this.digestPage(query)
+      let coll = await this.dateCollection(query)
       if (query.order === 'desc') coll = coll.reverse()
       return coll.offset(query.offset).limit(query.limit).toArray()
     })
@@ -205,7 +215,7 @@ export class HistoryRepository {
   private async eachDigest(filter: HistoryFilter, visit: (d: RecordDigest) => void): Promise<void> {
     const { connectionId, from, to } = filter
     if (!(to > from)) return
-    const tests = fieldTests(filter, undefined)
+    const tests = fieldTests(filter)
     const keyTest = await this.reconciledTest(filter)
     const last = searchDayOf(to - 1)
     for (let day = searchDayOf(from); day <= last;) {
@@ -233,21 +243,28 @@ export class HistoryRepository {
       if (filter.reconciled === 'changed') return (await this.changedRows(filter)).length
       const terms = searchTermsOf(filter.search ?? '')
       if (terms.length > 0) return (await this.searchHits(filter, terms, 'asc', Infinity)).length
-      if (await this.countsByDigest(filter)) {
-        let n = 0
-        await this.eachDigest(filter, () => void n++)
-        return n
-      }
-      return (await this.collection(filter)).count()
+      // A row per day, not an index entry per record checked against its record (~0.1 ms each at 500k).
+      let n = 0
+      await this.eachDigest(filter, () => void n++)
+      return n
     })
   }
 
-  /** A charge and its refunds, oldest first. */
+  /**
+   * A charge and its refunds, oldest first: the charge by its key, its refunds through the charge id
+   * index (which rows written since issue 23 fill for refunds only: history-row.ts).
+   */
   async byChargeId(connectionId: string, chargeId: string): Promise<HistoryRecord[]> {
-    return this.db.history
-      .where('[connectionId+chargeId]')
-      .equals([connectionId, chargeId])
-      .sortBy('createdAt')
+    const { db } = this
+    return db.transaction('r', db.history, async () => {
+      const [charge, linked] = await Promise.all([
+        db.history.get([connectionId, recordKeyOf('charge', chargeId)]),
+        db.history.where('[connectionId+chargeId]').equals([connectionId, chargeId]).toArray(),
+      ])
+      const byKey = new Map(linked.map((r) => [r.key, r]))
+      if (charge) byKey.set(charge.key, charge)
+      return [...byKey.values()].sort(byTimeThenKey)
+    })
   }
 
   /** Every record of a connection in [from, to), oldest first. */
@@ -262,42 +279,22 @@ export class HistoryRepository {
       .between([connectionId, from], [connectionId, to], true, false)
   }
 
-  /** The filter's range on the index rangeIndex() picks (its first equality field, else the date). */
-  private indexRange(filter: HistoryFilter): HistoryCollection {
-    const { connectionId, from, to } = filter
-    const indexed = this.rangeIndex(filter)
-    return indexed
-      ? this.db.history
-          .where(`[connectionId+${indexed}+createdAt]`)
-          .between([connectionId, filter[indexed], from], [connectionId, filter[indexed], to], true, false)
-      : this.dateRange(connectionId, from, to)
-  }
-
-  private async collection(filter: HistoryFilter): Promise<HistoryCollection> {
-    const indexed = this.rangeIndex(filter)
-    let coll = this.indexRange(filter)
-    const tests = this.recordTests(filter, indexed, searchTermsOf(filter.search ?? ''))
+  /**
+   * A filter without field, search or changed filter: its range on the date index, and the reconciled
+   * state tested on each key. (A Dexie filter sees the stored row, which may lack the item's fields.)
+   */
+  private async dateCollection(filter: HistoryFilter): Promise<HistoryCollection> {
+    const coll = this.dateRange(filter.connectionId, filter.from, filter.to)
     const keyTest = await this.reconciledTest(filter)
-    if (keyTest) tests.push((r) => keyTest(r.key))
-    if (tests.length > 0) coll = coll.filter((r) => tests.every((t) => t(r)))
-    return coll
-  }
-
-  /** The index a filter's range walk uses: the first equality field set, else the date index. */
-  private rangeIndex(filter: HistoryFilter): EqualityField | undefined {
-    return INDEX_PRIORITY.find((f) => filter[f] !== undefined)
+    return keyTest ? coll.filter((r) => keyTest(r.key)) : coll
   }
 
   /**
-   * Tests a record must pass beyond what an index already answered: equality fields other than
-   * `indexed`, the brand and the given search terms. The reconciled filter is a key test (reconciledTest).
+   * Tests a whole record must pass: equality fields, the brand and the given search terms. The
+   * reconciled filter is a key test (reconciledTest).
    */
-  private recordTests(
-    filter: HistoryFilter,
-    indexed: EqualityField | undefined,
-    terms: readonly string[],
-  ): ((r: HistoryRecord) => boolean)[] {
-    const tests: ((r: HistoryRecord) => boolean)[] = fieldTests(filter, indexed)
+  private recordTests(filter: HistoryFilter, terms: readonly string[]): ((r: HistoryRecord) => boolean)[] {
+    const tests: ((r: HistoryRecord) => boolean)[] = fieldTests(filter)
     if (terms.length > 0) {
       const search = terms.join(' ')
       tests.push((r) => matchesSearch(r, search))
@@ -312,9 +309,73 @@ export class HistoryRepository {
     return (key) => reconciled.has(key) === want
   }
 
+  /** Records by key, in the keys' order, a few hundred per request (each request is cloned in one task). */
   private async fetch(connectionId: string, keys: readonly RecordKey[]): Promise<HistoryRecord[]> {
-    const rows = await this.db.history.bulkGet(keys.map((k) => [connectionId, k] as HistoryKey))
+    const rows = await readInChunks(
+      keys.map((k): HistoryKey => [connectionId, k]),
+      (chunk) => this.db.history.bulkGet(chunk),
+    )
     return rows.filter((r): r is HistoryRecord => r !== undefined)
+  }
+
+  /**
+   * The digests a field filter matches, in `order`, read a few days at a time until at least `need` are
+   * in hand or the range ends. A day's row is whole, and its matches are sorted, so the first `need` hits
+   * are exactly the first `need` matches (as searchHits does with token rows).
+   */
+  private async digestHits(
+    filter: HistoryFilter,
+    order: 'asc' | 'desc',
+    need: number,
+  ): Promise<RecordDigest[]> {
+    const { connectionId, from, to } = filter
+    if (!(to > from)) return []
+    const tests = fieldTests(filter)
+    const keyTest = await this.reconciledTest(filter)
+    const desc = order === 'desc'
+    const hits: RecordDigest[] = []
+    let lo = searchDayOf(from)
+    let hi = searchDayOf(to - 1)
+    let batch = need === Infinity ? DIGEST_BATCH_DAYS : DIGEST_FIRST_DAYS
+    let daysRead = 0
+    while (lo <= hi && hits.length < need) {
+      let range = this.db.dayDigests
+        .where('[connectionId+day]')
+        .between([connectionId, lo], [connectionId, hi], true, true)
+      if (desc) range = range.reverse()
+      const rows = await range.limit(batch).toArray()
+      for (const row of rows) {
+        const dayHits = row.records.filter(
+          (d) =>
+            d.createdAt >= from &&
+            d.createdAt < to &&
+            tests.every((t) => t(d)) &&
+            (keyTest === null || keyTest(d.key)),
+        )
+        dayHits.sort(byTimeThenKey)
+        if (desc) dayHits.reverse()
+        for (const d of dayHits) hits.push(d)
+      }
+      const edge = rows[rows.length - 1]
+      if (rows.length < batch || !edge) break
+      if (desc) hi = edge.day - 1
+      else lo = edge.day + 1
+      daysRead += rows.length
+      const perDay = hits.length / daysRead
+      const wanted = perDay > 0 ? Math.ceil((need - hits.length) / perDay) + 1 : batch * 2
+      batch = Math.max(1, Math.min(wanted, DIGEST_BATCH_DAYS))
+    }
+    return hits
+  }
+
+  /** One page of a field filter: its digests in order, then only the page's records, by key. */
+  private async digestPage(query: HistoryQuery): Promise<HistoryRecord[]> {
+    const need = query.offset + query.limit
+    const hits = await this.digestHits(query, query.order, need)
+    return this.fetch(
+      query.connectionId,
+      hits.slice(query.offset, need).map((h) => h.key),
+    )
   }
 
   /**
@@ -428,21 +489,6 @@ export class HistoryRepository {
     )
   }
 
-  /**
-   * Whether a count reads the day digests rather than an index. An index count checks each entry against
-   * its record (~0.1 ms each at 500k), digests cost a row per day: they win on a date range alone, or on
-   * an equality filter over a few months; a selective field over years is counted through its index.
-   */
-  private async countsByDigest(filter: HistoryFilter): Promise<boolean> {
-    if (this.rangeIndex(filter) === undefined) return true
-    // The days from the range's first to its last record: "all periods" costs the days the cache holds.
-    const { connectionId, from, to } = filter
-    const range = () => this.dateRange(connectionId, from, to)
-    const [first, last] = await Promise.all([range().first(), range().last()])
-    if (!first || !last) return true
-    return searchDayOf(last.createdAt) - searchDayOf(first.createdAt) + 1 <= DIGEST_COUNT_MAX_DAYS
-  }
-
   /** Keys of the reconciled records of the filter's days (a few outside its range: a key test only). */
   private async reconciledKeys(filter: HistoryFilter): Promise<Set<RecordKey>> {
     const marks = await new MarksRepository(this.db).overlapping(filter.connectionId, filter.from, filter.to)
@@ -455,7 +501,7 @@ export class HistoryRepository {
     const marks = await new MarksRepository(this.db).listChangedSinceReconciled(connectionId)
     const keys = marks.map((m) => [connectionId, m.key] as [string, RecordKey])
     const rows = (await this.db.history.bulkGet(keys)).filter((r): r is HistoryRecord => r !== undefined)
-    const tests = this.recordTests(filter, undefined, searchTermsOf(filter.search ?? ''))
+    const tests = this.recordTests(filter, searchTermsOf(filter.search ?? ''))
     const matched = rows.filter(
       (r) => r.createdAt >= filter.from && r.createdAt < filter.to && tests.every((t) => t(r)),
     )

@@ -1,17 +1,19 @@
 /**
  * The one owner of the synced copy and the tables derived from it: every write of history records also
- * files them in the day indexes (`dayDigests`, day-digests.ts; `dayTokens`, day-tokens.ts) in the same
- * transaction, and nothing else writes those indexes (migrations keep their own frozen copies). Sync's
- * pages, a quarantine re-fetch, clearing a connection's synced data and restore all come through here, so
- * the indexes cannot drift from the records they describe.
+ * files them in the day indexes (`dayDigests`, day-digests.ts; `dayTokens`, day-tokens.ts) and the
+ * connection's store list (`stores`) in the same transaction, and nothing else writes those (migrations
+ * keep their own frozen copies). Sync's pages, a quarantine re-fetch, clearing a connection's synced data
+ * and restore all come through here, so the derived rows cannot drift from the records they describe.
+ * History is stored as lean rows (history-row.ts).
  */
 import type { Table } from 'dexie'
 import { fingerprintOf as reconcileFingerprintOf } from '../domain/fingerprint'
 import type { ClosebookDb } from './database'
 import { dayDigestRowsOf, putDigests } from './day-digests'
 import { dayTokenRowsOf, putTokens, TOKEN_PART_SIZE } from './day-tokens'
+import { storedHistoryRowOf } from './history-row'
 import { flagChangedMarks } from './marks-repository'
-import type { ChargeRecord, HistoryRecord, RecordKey, SyncCheckpoint } from '../domain/records'
+import type { ChargeRecord, HistoryRecord, RecordKey, StoreRecord, SyncCheckpoint } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 
 /** The fingerprint rule lives with the reconciliation logic; the cache only compares. */
@@ -30,7 +32,7 @@ export interface PutPageResult {
  */
 const PUT_CHUNK = 200
 
-async function putInChunks<T>(table: Table<T>, rows: readonly T[]): Promise<void> {
+async function putInChunks<T, K, R>(table: Table<T, K, R>, rows: readonly R[]): Promise<void> {
   for (let i = 0; i < rows.length; i += PUT_CHUNK) await table.bulkPut(rows.slice(i, i + PUT_CHUNK))
 }
 
@@ -51,7 +53,7 @@ export class HistoryWriter {
   /** The tables a write of history records touches: a caller's own transaction must include them. */
   historyTables(): Table[] {
     const { db } = this
-    return [db.history, db.dayDigests, db.dayTokens]
+    return [db.history, db.dayDigests, db.dayTokens, db.stores]
   }
 
   /**
@@ -61,7 +63,7 @@ export class HistoryWriter {
    */
   async putHistory(records: readonly HistoryRecord[]): Promise<void> {
     const { db } = this
-    await putInChunks(db.history, records)
+    await putInChunks(db.history, records.map(storedHistoryRowOf))
     const byConnection = new Map<string, HistoryRecord[]>()
     for (const r of records) {
       const mine = byConnection.get(r.connectionId)
@@ -71,7 +73,37 @@ export class HistoryWriter {
     for (const [connectionId, mine] of byConnection) {
       await putDigests(db.dayDigests, connectionId, mine)
       await putTokens(db.dayTokens, connectionId, mine, this.partSize)
+      await this.rememberStores(connectionId, mine)
     }
+  }
+
+  /**
+   * Names each store of `records` (one connection's) as its newest record does: the list APIs are the
+   * only place the app learns store names. A few rows per write, where finding the stores afterwards
+   * would read every record or an index entry per record.
+   */
+  private async rememberStores(connectionId: string, records: readonly HistoryRecord[]): Promise<void> {
+    const newest = new Map<string, HistoryRecord>()
+    for (const r of records) {
+      const seen = newest.get(r.storeId)
+      if (!seen || r.createdAt >= seen.createdAt) newest.set(r.storeId, r)
+    }
+    const candidates = [...newest.values()]
+    const known = await this.db.stores.bulkGet(
+      candidates.map((r): [string, string] => [connectionId, r.storeId]),
+    )
+    const changed: StoreRecord[] = []
+    candidates.forEach((r, i) => {
+      const row = known[i]
+      // A row from before `seenAt` was kept (or a restore) is renamed by the next record it sees.
+      if (row?.seenAt !== undefined && row.seenAt > r.createdAt) return
+      const storeName = r.raw.store_name ?? ''
+      const merchantName = r.raw.merchant_name ?? ''
+      if (row?.seenAt === r.createdAt && row.storeName === storeName && row.merchantName === merchantName)
+        return
+      changed.push({ connectionId, storeId: r.storeId, storeName, merchantName, seenAt: r.createdAt })
+    })
+    if (changed.length > 0) await this.db.stores.bulkPut(changed)
   }
 
   /**
@@ -80,7 +112,7 @@ export class HistoryWriter {
    */
   async addFresh(records: readonly HistoryRecord[]): Promise<void> {
     const { db } = this
-    await db.history.bulkAdd(records)
+    await db.history.bulkAdd(records.map(storedHistoryRowOf))
     await db.dayDigests.bulkAdd(dayDigestRowsOf(records))
     await db.dayTokens.bulkAdd(dayTokenRowsOf(records))
   }
@@ -165,8 +197,9 @@ export class HistoryWriter {
   }
 
   /**
-   * Drops a connection's synced copy: history with its day index rows, charges and sync checkpoints.
-   * Joins the caller's transaction, which must include historyTables(), charges and checkpoints.
+   * Drops a connection's synced copy: history with its day index rows, charges and sync checkpoints. The
+   * store list stays (names, for when the records come back). Joins the caller's transaction, which must
+   * include historyTables(), charges and checkpoints.
    */
   async clearConnection(connectionId: string): Promise<void> {
     const { db } = this

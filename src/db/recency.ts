@@ -1,7 +1,8 @@
 /**
  * What sync asks the cache about recency and changeable records (src/sync/recheck.ts): the newest
  * `created_on` per partition of the data, where incremental windows start (never the local clock), and the
- * records in given statuses, through the existing status index (no schema change).
+ * records in given statuses, through the status index (which rows written since issue 23 fill only for
+ * statuses that can still change: history-row.ts).
  */
 import Dexie from 'dexie'
 import type { ClosebookDb } from './database'
@@ -9,7 +10,15 @@ import { searchDayOf } from './history-record'
 import type { HistoryRecord, SyncResource } from '../domain/records'
 import { connectionBounds, readInChunks } from './repository-helpers'
 
-/** The newest cached `created_on` of a resource (of one store, or any when null); null when none. */
+/** Day digest rows read per request when looking for a store's newest record, newest day first. */
+const NEWEST_BATCH_DAYS = 8
+
+/**
+ * The newest cached `created_on` of a resource (of one store, or any when null); null when none.
+ * History: the date index for any store; for one store, the day digests newest day first (stores
+ * interleave, so this stops within a day or two; a store with no recent record reads further back, once
+ * per sync). The charge list: its date index, newest first.
+ */
 export async function newestCreatedAt(
   db: ClosebookDb,
   connectionId: string,
@@ -17,17 +26,14 @@ export async function newestCreatedAt(
   storeId: string | null,
 ): Promise<number | null> {
   if (resource === 'transaction_history') {
-    const newest =
-      storeId === null
-        ? await db.history
-            .where('[connectionId+createdAt]')
-            .between(...connectionBounds(connectionId))
-            .last()
-        : await db.history
-            .where('[connectionId+storeId+createdAt]')
-            .between([connectionId, storeId, Dexie.minKey], [connectionId, storeId, Dexie.maxKey])
-            .last()
-    return newest?.createdAt ?? null
+    if (storeId === null) {
+      const newest = await db.history
+        .where('[connectionId+createdAt]')
+        .between(...connectionBounds(connectionId))
+        .last()
+      return newest?.createdAt ?? null
+    }
+    return newestInDigests(db, connectionId, storeId)
   }
   // The charge list has no store index: newest first until one of the store's (stores interleave, so this
   // stops early; a store with no recent charge reads further back, once per sync).
@@ -40,10 +46,38 @@ export async function newestCreatedAt(
   return newest?.createdAt ?? null
 }
 
+/** The newest createdAt among one store's records, from the day digests, newest day first. */
+async function newestInDigests(
+  db: ClosebookDb,
+  connectionId: string,
+  storeId: string,
+): Promise<number | null> {
+  let hi: number = Number.MAX_SAFE_INTEGER
+  for (;;) {
+    const rows = await db.dayDigests
+      .where('[connectionId+day]')
+      .between([connectionId, Dexie.minKey], [connectionId, hi], true, true)
+      .reverse()
+      .limit(NEWEST_BATCH_DAYS)
+      .toArray()
+    for (const row of rows) {
+      let newest: number | null = null
+      for (const d of row.records)
+        if (d.storeId === storeId && (newest === null || d.createdAt > newest)) newest = d.createdAt
+      if (newest !== null) return newest
+    }
+    const oldest = rows[rows.length - 1]
+    if (rows.length < NEWEST_BATCH_DAYS || !oldest) return null
+    hi = oldest.day - 1
+  }
+}
+
 /**
  * History records whose status passes `wanted`, read through the status index one status at a time. The
  * distinct statuses are found by hopping from one to the next (one read each), so a status never seen
- * before is still offered to `wanted`, and the history is never scanned.
+ * before is still offered to `wanted`, and the history is never scanned. The index holds only statuses
+ * that can still change for rows written since issue 23 (history-row.ts), so a final status is never
+ * offered: the re-check asks for the others only.
  */
 export async function historyWithStatus(
   db: ClosebookDb,

@@ -8,7 +8,13 @@ export const CURRENT_VERSION = 9
 export const CURRENT_SCHEMA = {
   connections: 'id',
   stores: '[connectionId+storeId]',
-  /** Records are found by time within a filter; search reads `dayTokens`, not an index of history. */
+  /**
+   * Records are found by key, by time (a date range), or a charge's refunds by its id. The store, type,
+   * status, currency and mode indexes are kept declared only: rows written since issue 23 leave those
+   * fields to `raw` and get no entry, but for refunds (type, charge id) and statuses that can still change
+   * (history-row.ts); dropping them would cost an upgrade pass over every record. Field filters read
+   * `dayDigests`, search reads `dayTokens`.
+   */
   history:
     '[connectionId+key], [connectionId+createdAt], [connectionId+type+createdAt], ' +
     '[connectionId+status+createdAt], [connectionId+storeId+createdAt], ' +

@@ -193,6 +193,8 @@ export interface StoreRecord {
   storeId: string
   storeName: string
   merchantName: string
+  /** createdAt of the record the names came from (the newest seen); absent in rows kept before it was. */
+  seenAt?: number
 }
 
 export type ImportSource = 'orders' | 'bank'

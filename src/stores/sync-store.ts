@@ -86,8 +86,6 @@ export const useSyncStore = defineStore('sync', () => {
       })
       paint.cancel()
       progress.value = result
-      // Settings' "Stores" and the sync details name stores from this list.
-      await cache.connections.rememberStoresFromHistory(connection.id)
       return result
     } catch (e) {
       lastError.value = toAppError(e)

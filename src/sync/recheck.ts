@@ -17,10 +17,8 @@ import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
 import type { RecordKey, SyncCheckpoint } from '../domain/records'
 import { pageQuery, PAGE_LIMIT, toWholeSecond } from './plan'
 
-/** Statuses after which a record does not change any more (real-service.md); any other string may. */
-export const FINAL_STATUSES: ReadonlySet<string> = new Set(['successful', 'failed', 'error', 'canceled'])
-
-export const isChangeableStatus = (status: string): boolean => !FINAL_STATUSES.has(status)
+// The rule lives in the domain: the cache files changeable records apart (history-row.ts).
+export { FINAL_STATUSES, isChangeableStatus } from '../domain/statuses'
 
 /**
  * Lookups (records no longer in their status) done per sync at most: a sync after months offline, when
