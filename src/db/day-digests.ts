@@ -76,3 +76,29 @@ export async function putDigests(
   })
   await table.bulkPut(rows)
 }
+
+/**
+ * A connection's day digest rows of days [lo, hi], oldest or newest day first, a request at a time:
+ * `limit()` says how many rows the next request reads (a walk may learn it from what it found so far).
+ * Ends after the last day or a short request. In a transaction that includes `table`, or none.
+ */
+export async function* dayDigestBatches(
+  table: Table<DayDigestRecord, DayKey>,
+  connectionId: string,
+  days: { lo: number; hi: number; desc: boolean },
+  limit: () => number,
+): AsyncGenerator<DayDigestRecord[]> {
+  let { lo, hi } = days
+  while (lo <= hi) {
+    const wanted = limit()
+    let range = table.where('[connectionId+day]').between([connectionId, lo], [connectionId, hi], true, true)
+    if (days.desc) range = range.reverse()
+    const rows = await range.limit(wanted).toArray()
+    const edge = rows[rows.length - 1]
+    if (!edge) return
+    yield rows
+    if (rows.length < wanted) return
+    if (days.desc) hi = edge.day - 1
+    else lo = edge.day + 1
+  }
+}

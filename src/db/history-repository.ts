@@ -10,7 +10,7 @@ import type { Collection } from 'dexie'
 import type { HistoryType, Mode } from '../../electron/shared/payment-api'
 import type { ClosebookDb } from './database'
 import { byTimeThenKey, matchesSearch, searchDayOf, searchTermsOf } from './history-record'
-import { markTargetOf } from './day-digests'
+import { dayDigestBatches, markTargetOf } from './day-digests'
 import { dayPartsRange, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
 import type { StoredHistoryRow } from './history-row'
 import { HistoryWriter, type FingerprintOf, type PutPageResult } from './history-writer'
@@ -100,6 +100,16 @@ interface SearchHit {
 interface TokenDay {
   day: number
   parts: DayTokensRecord[]
+}
+
+/**
+ * How many rows a walk that needs `need` hits reads next: as many as the hits per row so far say the rest
+ * needs (one more: the last day may be cut), or twice as many while nothing matched; 1 to `max`.
+ */
+function nextBatch(hits: number, need: number, rowsRead: number, batch: number, max: number): number {
+  const perRow = hits / rowsRead
+  const wanted = perRow > 0 ? Math.ceil((need - hits) / perRow) + 1 : batch * 2
+  return Math.max(1, Math.min(wanted, max))
 }
 
 /** The equality fields and the brand, as tests on a record or its digest. */
@@ -215,25 +225,27 @@ export class HistoryRepository {
   private async eachDigest(filter: HistoryFilter, visit: (d: RecordDigest) => void): Promise<void> {
     const { connectionId, from, to } = filter
     if (!(to > from)) return
+    const matches = await this.digestTest(filter)
+    const days = { lo: searchDayOf(from), hi: searchDayOf(to - 1), desc: false }
+    for await (const rows of dayDigestBatches(
+      this.db.dayDigests,
+      connectionId,
+      days,
+      () => DIGEST_BATCH_DAYS,
+    ))
+      for (const row of rows) for (const d of row.records) if (matches(d)) visit(d)
+  }
+
+  /** What a digest must pass to match the filter: its range, equality fields, brand and reconciled state. */
+  private async digestTest(filter: HistoryFilter): Promise<(d: RecordDigest) => boolean> {
+    const { from, to } = filter
     const tests = fieldTests(filter)
     const keyTest = await this.reconciledTest(filter)
-    const last = searchDayOf(to - 1)
-    for (let day = searchDayOf(from); day <= last;) {
-      const rows = await this.db.dayDigests
-        .where('[connectionId+day]')
-        .between([connectionId, day], [connectionId, last], true, true)
-        .limit(DIGEST_BATCH_DAYS)
-        .toArray()
-      for (const row of rows)
-        for (const d of row.records) {
-          if (d.createdAt < from || d.createdAt >= to || !tests.every((t) => t(d))) continue
-          if (keyTest && !keyTest(d.key)) continue
-          visit(d)
-        }
-      const next = rows[rows.length - 1]
-      if (rows.length < DIGEST_BATCH_DAYS || !next) break
-      day = next.day + 1
-    }
+    return (d) =>
+      d.createdAt >= from &&
+      d.createdAt < to &&
+      tests.every((t) => t(d)) &&
+      (keyTest === null || keyTest(d.key))
   }
 
   /** How many records the same filter matches (for the ledger's pager and totals). */
@@ -329,52 +341,40 @@ export class HistoryRepository {
     need: number,
   ): Promise<RecordDigest[]> {
     const { connectionId, from, to } = filter
-    if (!(to > from)) return []
-    const tests = fieldTests(filter)
-    const keyTest = await this.reconciledTest(filter)
+    if (!(to > from) || need <= 0) return []
+    const matches = await this.digestTest(filter)
     const desc = order === 'desc'
     const hits: RecordDigest[] = []
-    let lo = searchDayOf(from)
-    let hi = searchDayOf(to - 1)
     let batch = need === Infinity ? DIGEST_BATCH_DAYS : DIGEST_FIRST_DAYS
     let daysRead = 0
-    while (lo <= hi && hits.length < need) {
-      let range = this.db.dayDigests
-        .where('[connectionId+day]')
-        .between([connectionId, lo], [connectionId, hi], true, true)
-      if (desc) range = range.reverse()
-      const rows = await range.limit(batch).toArray()
+    const days = { lo: searchDayOf(from), hi: searchDayOf(to - 1), desc }
+    for await (const rows of dayDigestBatches(this.db.dayDigests, connectionId, days, () => batch)) {
       for (const row of rows) {
-        const dayHits = row.records.filter(
-          (d) =>
-            d.createdAt >= from &&
-            d.createdAt < to &&
-            tests.every((t) => t(d)) &&
-            (keyTest === null || keyTest(d.key)),
-        )
+        const dayHits = row.records.filter(matches)
         dayHits.sort(byTimeThenKey)
         if (desc) dayHits.reverse()
         for (const d of dayHits) hits.push(d)
       }
-      const edge = rows[rows.length - 1]
-      if (rows.length < batch || !edge) break
-      if (desc) hi = edge.day - 1
-      else lo = edge.day + 1
+      if (hits.length >= need) break
       daysRead += rows.length
-      const perDay = hits.length / daysRead
-      const wanted = perDay > 0 ? Math.ceil((need - hits.length) / perDay) + 1 : batch * 2
-      batch = Math.max(1, Math.min(wanted, DIGEST_BATCH_DAYS))
+      batch = nextBatch(hits.length, need, daysRead, batch, DIGEST_BATCH_DAYS)
     }
     return hits
   }
 
   /** One page of a field filter: its digests in order, then only the page's records, by key. */
   private async digestPage(query: HistoryQuery): Promise<HistoryRecord[]> {
-    const need = query.offset + query.limit
-    const hits = await this.digestHits(query, query.order, need)
+    return this.fetchPage(query, await this.digestHits(query, query.order, query.offset + query.limit))
+  }
+
+  /** The page's records, by key, from the hits of its walk in order (at least offset + limit when there are). */
+  private async fetchPage(
+    query: HistoryQuery,
+    hits: readonly { key: RecordKey }[],
+  ): Promise<HistoryRecord[]> {
     return this.fetch(
       query.connectionId,
-      hits.slice(query.offset, need).map((h) => h.key),
+      hits.slice(query.offset, query.offset + query.limit).map((h) => h.key),
     )
   }
 
@@ -439,9 +439,7 @@ export class HistoryRepository {
       // Next, as many rows as the hits per row so far say the rest needs (one more: the last day may
       // be cut), or twice as many when none matched yet.
       for (const d of days) rowsRead += d.parts.length
-      const perRow = hits.length / rowsRead
-      const wanted = perRow > 0 ? Math.ceil((need - hits.length) / perRow) + 1 : batch * 2
-      batch = Math.max(1, Math.min(wanted, limits.maxRows))
+      batch = nextBatch(hits.length, need, rowsRead, batch, limits.maxRows)
     }
     return hits
   }
@@ -481,12 +479,7 @@ export class HistoryRepository {
 
   /** One page of a search: its hits in order, then only the page's records, by key. */
   private async searchPage(query: HistoryQuery, terms: readonly string[]): Promise<HistoryRecord[]> {
-    const need = query.offset + query.limit
-    const hits = await this.searchHits(query, terms, query.order, need)
-    return this.fetch(
-      query.connectionId,
-      hits.slice(query.offset, need).map((h) => h.key),
-    )
+    return this.fetchPage(query, await this.searchHits(query, terms, query.order, query.offset + query.limit))
   }
 
   /** Keys of the reconciled records of the filter's days (a few outside its range: a key test only). */

@@ -6,6 +6,7 @@
  */
 import Dexie from 'dexie'
 import type { ClosebookDb } from './database'
+import { dayDigestBatches } from './day-digests'
 import { searchDayOf } from './history-record'
 import type { HistoryRecord, SyncResource } from '../domain/records'
 import { connectionBounds, readInChunks } from './repository-helpers'
@@ -52,24 +53,15 @@ async function newestInDigests(
   connectionId: string,
   storeId: string,
 ): Promise<number | null> {
-  let hi: number = Number.MAX_SAFE_INTEGER
-  for (;;) {
-    const rows = await db.dayDigests
-      .where('[connectionId+day]')
-      .between([connectionId, Dexie.minKey], [connectionId, hi], true, true)
-      .reverse()
-      .limit(NEWEST_BATCH_DAYS)
-      .toArray()
+  const days = { lo: 0, hi: Number.MAX_SAFE_INTEGER, desc: true }
+  for await (const rows of dayDigestBatches(db.dayDigests, connectionId, days, () => NEWEST_BATCH_DAYS))
     for (const row of rows) {
       let newest: number | null = null
       for (const d of row.records)
         if (d.storeId === storeId && (newest === null || d.createdAt > newest)) newest = d.createdAt
       if (newest !== null) return newest
     }
-    const oldest = rows[rows.length - 1]
-    if (rows.length < NEWEST_BATCH_DAYS || !oldest) return null
-    hi = oldest.day - 1
-  }
+  return null
 }
 
 /**

@@ -52,6 +52,26 @@ describe('newestCreatedAt', () => {
     expect(await newestCreatedAt(db, CONN, 'charges', STORE_2)).toBe(byStore(STORE_2))
     expect(await newestCreatedAt(db, 'other', 'charges', null)).toBeNull()
   })
+
+  it('finds a store’s newest record however many days back it is (newest day first, in batches)', async () => {
+    const DAY = 24 * HOUR
+    // STORE_1 every day for 20 days; STORE_2 on days 0 and 3 only, so its newest is 16 days before the last.
+    const items = [
+      ...Array.from({ length: 20 }, (_, d) =>
+        historyItem(100 + d, { store_id: STORE_1, created_on: new Date(T0 + d * DAY).toISOString() }),
+      ),
+      historyItem(200, { store_id: STORE_2, created_on: new Date(T0 + HOUR).toISOString() }),
+      historyItem(201, { store_id: STORE_2, created_on: new Date(T0 + 3 * DAY + 2 * HOUR).toISOString() }),
+    ]
+    await new HistoryRepository(db, fingerprintOf).putPage(
+      CONN,
+      items.map((i) => historyRecordOf(CONN, i, 0)),
+      checkpoint(),
+    )
+    expect(await newestCreatedAt(db, CONN, 'transaction_history', STORE_1)).toBe(T0 + 19 * DAY)
+    expect(await newestCreatedAt(db, CONN, 'transaction_history', STORE_2)).toBe(T0 + 3 * DAY + 2 * HOUR)
+    expect(await newestCreatedAt(db, CONN, 'transaction_history', 'no-such-store')).toBeNull()
+  })
 })
 
 describe('historyWithStatus', () => {
