@@ -30,6 +30,7 @@ import {
   auditSchema,
   BACKUP_FORMAT,
   checkpointSchema,
+  countBackupRows,
   connectionSchema,
   importedRowSchema,
   importSchema,
@@ -59,7 +60,15 @@ import type {
   StoreRecord,
   SyncCheckpoint,
 } from '../domain/records'
-import type { AuditRow, DayDigestRecord, DayTokensRecord, MarkDayRecord, SettingRecord } from './storage-rows'
+import type {
+  AuditRow,
+  ChargeDayRecord,
+  ChargePartRecord,
+  DayDigestRecord,
+  DayTokensRecord,
+  MarkDayRecord,
+  SettingRecord,
+} from './storage-rows'
 
 export const STREAM_BACKUP_VERSION = 2
 
@@ -97,6 +106,8 @@ const ROW_WEIGHT: Readonly<Record<string, (row: never) => number>> = {
   dayDigests: (r: DayDigestRecord) => r.records.length,
   dayTokens: (r: DayTokensRecord) => r.keys.length,
   markDays: (r: MarkDayRecord) => r.marks.length,
+  chargeDays: (r: ChargeDayRecord) => r.ids.length,
+  chargeParts: (r: ChargePartRecord) => r.charges.length,
   audit: (r: AuditRow) => r.changes.length,
 }
 
@@ -188,12 +199,22 @@ const apiPayload = (r: HistoryRecord | ChargeRecord): unknown[] => [
   { connectionId: r.connectionId, syncedAt: r.syncedAt, raw: r.raw },
 ]
 
-const PAGED_TABLES: Record<BackupTableName, PagedTable> = {
+const isPagedTable = (s: PagedTable | readonly PagedTable[]): s is PagedTable => !Array.isArray(s)
+
+const PAGED_TABLES: Record<BackupTableName, PagedTable | readonly PagedTable[]> = {
   connections: { store: 'connections', keyOf: (r: CachedConnection) => r.id },
   stores: { store: 'stores', keyOf: (r: StoreRecord) => [r.connectionId, r.storeId] },
   locks: { store: 'locks', keyOf: (r: PeriodLock) => [r.connectionId, r.period] },
   history: { store: 'history', keyOf: (r: HistoryRecord) => [r.connectionId, r.key], rowsOf: apiPayload },
-  charges: { store: 'charges', keyOf: (r: ChargeRecord) => [r.connectionId, r.id], rowsOf: apiPayload },
+  // Charges cached before schema v10, then the day parts (charge-days.ts).
+  charges: [
+    { store: 'charges', keyOf: (r: ChargeRecord) => [r.connectionId, r.id], rowsOf: apiPayload },
+    {
+      store: 'chargeParts',
+      keyOf: (r: ChargePartRecord) => [r.connectionId, r.day, r.part],
+      rowsOf: (r: ChargePartRecord) => r.charges.flatMap(apiPayload),
+    },
+  ],
   marks: {
     store: 'markDays',
     keyOf: (r: MarkDayRecord) => [r.connectionId, r.day],
@@ -236,21 +257,24 @@ export async function* streamBackup(
   let chunk = `${JSON.stringify({ format: BACKUP_FORMAT, version: STREAM_BACKUP_VERSION, exportedAt: (options.now ?? new Date()).toISOString() })}\n`
   let total = 0
   for (const name of STREAM_TABLE_ORDER) {
-    const spec = PAGED_TABLES[name]
-    const table = db.table<unknown, IndexableType>(spec.store)
-    const rows = await countRows(db, name)
+    const sources = PAGED_TABLES[name]
+    const rows = await countBackupRows(db, name)
     chunk += `${JSON.stringify({ table: name, rows })}\n`
     let written = 0
-    for await (const page of pagesByKey(table, pageRows, spec.keyOf)) {
-      options.signal?.throwIfAborted()
-      for (const stored of page) {
-        for (const row of spec.rowsOf ? spec.rowsOf(stored as never) : [stored]) {
-          chunk += `${JSON.stringify(row)}\n`
-          written++
-        }
-        if (chunk.length >= chunkChars) {
-          yield chunk
-          chunk = ''
+    const specs: readonly PagedTable[] = isPagedTable(sources) ? [sources] : sources
+    for (const spec of specs) {
+      const table = db.table<unknown, IndexableType>(spec.store)
+      for await (const page of pagesByKey(table, pageRows, spec.keyOf)) {
+        options.signal?.throwIfAborted()
+        for (const stored of page) {
+          for (const row of spec.rowsOf ? spec.rowsOf(stored as never) : [stored]) {
+            chunk += `${JSON.stringify(row)}\n`
+            written++
+          }
+          if (chunk.length >= chunkChars) {
+            yield chunk
+            chunk = ''
+          }
         }
       }
     }
@@ -259,20 +283,6 @@ export async function* streamBackup(
   }
   if ((await changeStamp(db)) !== stamp) throw new BackupError('changed_during_backup', { table: '' })
   yield `${chunk}${JSON.stringify({ end: true, rows: total })}\n`
-}
-
-async function countRows(db: ClosebookDb, name: BackupTableName): Promise<number> {
-  if (name === 'marks') {
-    let n = 0
-    await db.markDays.each((r) => void (n += r.marks.length))
-    return n
-  }
-  if (name === 'audit') {
-    let n = 0
-    await db.audit.each((r) => void (n += r.changes.length))
-    return n
-  }
-  return db.table(name).count()
 }
 
 // --- reading --------------------------------------------------------------------------------------
@@ -703,6 +713,7 @@ export async function checkBackupFile(
 // --- writing back ---------------------------------------------------------------------------------
 
 type HistoryTable = Table<HistoryRecord, [string, RecordKey]>
+type ChargeTable = Table<ChargeRecord, [string, string]>
 
 /** Each connection's time zone, by id: pass two checks periods in it (connections come first in a file). */
 type Zones = ReadonlyMap<string, string>
@@ -829,37 +840,54 @@ async function stagePage(db: ClosebookDb, rows: readonly PageRow[], zones: Zones
 }
 
 /**
- * Files the staged history's day rows (digests, search tokens) a day at a time, reading the records
- * through their time index: memory holds one day's records, whatever the file's order. Writing them a
- * page at a time instead, as the file comes (key order: every page touches every day), rewrote every
+ * Files the staged history's day rows (digests, search tokens) and the staged charges' day rows a day
+ * at a time, reading the records through their time index: memory holds one day's records, whatever the
+ * file's order. Writing them a page at a time instead, as the file comes (key order: every page touches every day), rewrote every
  * day row once per page — the whole index in memory, and quadratic time.
  */
 async function stageDayRows(
   db: ClosebookDb,
-  connectionIds: Iterable<string>,
+  connectionIds: { history: Iterable<string>; charges: Iterable<string> },
   signal: AbortSignal | undefined,
   onRecords: (done: number) => void,
 ): Promise<void> {
   let done = 0
-  // The history writer owns the day-index rows, staged ones included.
+  // The history writer owns the day rows, staged ones included.
   const writer = new HistoryWriter(db)
-  const history = db.staged('history') as HistoryTable
-  const byTime = (connectionId: string, from: number, to: number) =>
-    history.where('[connectionId+createdAt]').between([connectionId, from], [connectionId, to], true, false)
-  for (const connectionId of connectionIds) {
-    for (let from = -Infinity; ;) {
-      signal?.throwIfAborted()
-      const next = await byTime(connectionId, from, Infinity).first()
-      if (!next) break
-      const to = searchDayBounds(searchDayOf(next.createdAt))[1]
-      const records = await byTime(connectionId, from, to).toArray()
-      const target = { dayDigests: db.staged('dayDigests'), dayTokens: db.staged('dayTokens') }
-      await db.transaction('rw', [target.dayDigests, target.dayTokens], () =>
-        writer.fileFreshDays(records, target),
+  const historyTarget = { dayDigests: db.staged('dayDigests'), dayTokens: db.staged('dayTokens') }
+  for (const connectionId of connectionIds.history)
+    for await (const records of stagedDays(db.staged('history') as HistoryTable, connectionId, signal)) {
+      await db.transaction('rw', [historyTarget.dayDigests, historyTarget.dayTokens], () =>
+        writer.fileFreshDays(records, historyTarget),
       )
       onRecords((done += records.length))
-      from = to
     }
+  // The staged charges are filed in their day parts, which is how the cache holds them (charge-days.ts).
+  const chargesTarget = { chargeDays: db.staged('chargeDays'), chargeParts: db.staged('chargeParts') }
+  for (const connectionId of connectionIds.charges)
+    for await (const records of stagedDays(db.staged('charges') as ChargeTable, connectionId, signal)) {
+      await db.transaction('rw', [chargesTarget.chargeDays, chargesTarget.chargeParts], () =>
+        writer.fileFreshCharges(records, chargesTarget),
+      )
+      onRecords((done += records.length))
+    }
+}
+
+/** A staged table's records of one connection a UTC day at a time, oldest first, through its time index. */
+async function* stagedDays<R extends { createdAt: number }, K>(
+  table: Table<R, K>,
+  connectionId: string,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<R[]> {
+  const byTime = (from: number, to: number) =>
+    table.where('[connectionId+createdAt]').between([connectionId, from], [connectionId, to], true, false)
+  for (let from = -Infinity; ;) {
+    signal?.throwIfAborted()
+    const next = await byTime(from, Infinity).first()
+    if (!next) return
+    const to = searchDayBounds(searchDayOf(next.createdAt))[1]
+    yield await byTime(from, to).toArray()
+    from = to
   }
 }
 
@@ -911,11 +939,13 @@ async function switchIn(
     const staged = (await db.staged('settings').get(STAGING_OWNER_KEY)) as SettingRecord | undefined
     if (staged?.value !== owner)
       throw new BackupError('restore_failed', { reason: 'another restore started' })
-    const total = (await Promise.all(db.stagedTables().map((t) => t.count()))).reduce((a, b) => a + b, 0)
+    // The staged charges are the file's rows; the cache holds them as the staged day parts.
+    const copied = STAGED_TABLE_NAMES.filter((name) => name !== 'charges')
+    const total = (await Promise.all(copied.map((n) => db.staged(n).count()))).reduce((a, b) => a + b, 0)
     let done = 0
     onRows(done, total)
     await Promise.all(db.allTables().map((t) => t.clear()))
-    for (const name of STAGED_TABLE_NAMES) {
+    for (const name of copied) {
       const from = db.staged(name)
       const to = db.table(name)
       for await (const page of pagesByKey(from, pageRows, (row) => primaryKeyOf(from, row))) {
@@ -961,7 +991,8 @@ export async function restoreBackupFile(
   try {
     const items = await itemsOf(file, { signal, onBytes })
     const connections: CachedConnection[] = []
-    const historyConnections = new Set<string>()
+    // The connections whose records get day rows (stageDayRows).
+    const connectionIds = { history: new Set<string>(), charges: new Set<string>() }
     const zones = new Map<string, string>()
     let exportedAt = ''
     let page: PageRow[] = []
@@ -988,7 +1019,8 @@ export async function restoreBackupFile(
         connections.push(c)
         zones.set(c.id, c.timeZone)
       }
-      if (row.table === 'history') historyConnections.add(row.record.connectionId)
+      if (row.table === 'history' || row.table === 'charges')
+        connectionIds[row.table].add(row.record.connectionId)
       // A page never splits one audit action: its entries go in one row.
       const seq = row.table === 'audit' ? ((row.record as AuditEntry).seq ?? 0) : null
       if (row.table !== pageTable || (page.length >= pageRows && (seq === null || seq !== lastSeq)))
@@ -998,8 +1030,8 @@ export async function restoreBackupFile(
       page.push({ ...row, line: item.line })
     }
     await flush()
-    const records = await db.staged('history').count()
-    await stageDayRows(db, historyConnections, signal, (done) =>
+    const records = (await db.staged('history').count()) + (await db.staged('charges').count())
+    await stageDayRows(db, connectionIds, signal, (done) =>
       options.onProgress?.({ done, total: records, phase: 'index' }),
     )
     signal?.throwIfAborted()

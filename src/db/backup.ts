@@ -306,7 +306,11 @@ export async function exportBackup(db: ClosebookDb, now: Date = new Date()): Pro
       db.connections.toArray(),
       db.stores.toArray(),
       db.history.toArray().then((rows) => rows.map(withoutDeadFields)),
-      db.charges.toArray(),
+      // Charges cached before schema v10, then the day parts (charge-days.ts).
+      Promise.all([db.charges.toArray(), db.chargeParts.toArray()]).then(([older, parts]) => [
+        ...older,
+        ...parts.flatMap((p) => p.charges),
+      ]),
       db.markDays.toArray().then((rows) => rows.flatMap((r) => r.marks)),
       db.audit.toArray().then((rows) => rows.flatMap(auditEntriesOf)),
       db.checkpoints.toArray(),
@@ -378,17 +382,22 @@ function splitActions(audit: readonly AuditEntry[]): string[] {
 export async function countTables(db: ClosebookDb): Promise<TableCounts> {
   return db.transaction('r', db.allTables(), async () => {
     const counts = {} as TableCounts
-    for (const t of BACKUP_TABLE_NAMES) {
-      if (t === 'marks') {
-        counts.marks = 0
-        await db.markDays.each((r) => void (counts.marks += r.marks.length))
-      } else if (t === 'audit') {
-        counts.audit = 0
-        await db.audit.each((r) => void (counts.audit += r.changes.length))
-      } else counts[t] = await db.table(t).count()
-    }
+    for (const t of BACKUP_TABLE_NAMES) counts[t] = await countBackupRows(db, t)
     return counts
   })
+}
+
+/** How many rows a backup holds of `name`: grouped tables count what their rows group. */
+export async function countBackupRows(db: ClosebookDb, name: BackupTableName): Promise<number> {
+  let n = 0
+  if (name === 'marks') await db.markDays.each((r) => void (n += r.marks.length))
+  else if (name === 'audit') await db.audit.each((r) => void (n += r.changes.length))
+  else if (name === 'charges') {
+    // Charges cached before schema v10, and those of the day parts, which their day rows list once each.
+    n = await db.charges.count()
+    await db.chargeDays.each((r) => void (n += r.ids.length))
+  } else n = await db.table(name).count()
+  return n
 }
 
 /** What a restore would do, for the confirmation dialog: every current row is replaced. */
@@ -413,8 +422,9 @@ export async function restoreBackup(
     const t = backup.tables
     await db.connections.bulkAdd(t.connections)
     await db.stores.bulkAdd(t.stores)
-    await new HistoryWriter(db).addFresh(t.history)
-    await db.charges.bulkAdd(t.charges)
+    const writer = new HistoryWriter(db)
+    await writer.addFresh(t.history)
+    await writer.addFreshCharges(t.charges)
     // Marks go to their record's day row; the backup's history is what the cache will hold.
     const days = new Map(t.history.map((h) => [`${h.connectionId}\u0001${h.key}`, markDayOf(h.createdAt)]))
     await putMarkDays(

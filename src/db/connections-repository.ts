@@ -72,7 +72,7 @@ export class ConnectionsRepository {
   async clearSyncedData(id: string): Promise<void> {
     const { db } = this
     const writer = new HistoryWriter(db)
-    const tables = [db.connections, ...writer.historyTables(), db.charges, db.checkpoints]
+    const tables = [db.connections, ...writer.historyTables(), ...writer.chargeTables(), db.checkpoints]
     await db.transaction('rw', tables, async () => {
       await writer.clearConnection(id)
       const conn = await db.connections.get(id)

@@ -18,7 +18,15 @@ import type {
   StoreRecord,
   SyncCheckpoint,
 } from '../domain/records'
-import type { AuditRow, DayDigestRecord, DayTokensRecord, MarkDayRecord, SettingRecord } from './storage-rows'
+import type {
+  AuditRow,
+  ChargeDayRecord,
+  ChargePartRecord,
+  DayDigestRecord,
+  DayTokensRecord,
+  MarkDayRecord,
+  SettingRecord,
+} from './storage-rows'
 import { TABLE_NAMES, type TableName } from './schema'
 
 export { CURRENT_SCHEMA, CURRENT_VERSION, TABLE_NAMES, type TableName } from './schema'
@@ -43,6 +51,7 @@ export const SCHEMA_V6 = storesOf(6)
 export const SCHEMA_V7 = storesOf(7)
 export const SCHEMA_V8 = storesOf(8)
 export const SCHEMA_V9 = storesOf(9)
+export const SCHEMA_V10 = storesOf(10)
 
 /** The tables a restore replaces, each staged first under `staged_<name>` (schema v9). */
 export const STAGED_TABLE_NAMES = [
@@ -50,6 +59,8 @@ export const STAGED_TABLE_NAMES = [
   'stores',
   'history',
   'charges',
+  'chargeDays',
+  'chargeParts',
   'markDays',
   'dayDigests',
   'dayTokens',
@@ -87,7 +98,10 @@ export class ClosebookDb extends Dexie {
   declare stores: Table<StoreRecord, [string, string]>
   /** Written as StoredHistoryRow (history-row.ts), read as whole records through the reading hook. */
   declare history: Table<HistoryRecord, [string, RecordKey], StoredHistoryRow>
+  /** Charges cached before schema v10; since then the charge list is in chargeParts (charge-days.ts). */
   declare charges: Table<ChargeRecord, [string, string]>
+  declare chargeDays: Table<ChargeDayRecord, [string, number]>
+  declare chargeParts: Table<ChargePartRecord, [string, number, number]>
   declare markDays: Table<MarkDayRecord, [string, number]>
   declare dayDigests: Table<DayDigestRecord, [string, number]>
   declare dayTokens: Table<DayTokensRecord, [string, number, number]>

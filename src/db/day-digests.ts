@@ -82,12 +82,12 @@ export async function putDigests(
  * `limit()` says how many rows the next request reads (a walk may learn it from what it found so far).
  * Ends after the last day or a short request. In a transaction that includes `table`, or none.
  */
-export async function* dayDigestBatches(
-  table: Table<DayDigestRecord, DayKey>,
+export async function* dayRowBatches<R extends { day: number } = DayDigestRecord>(
+  table: Table<R, DayKey>,
   connectionId: string,
   days: { lo: number; hi: number; desc: boolean },
   limit: () => number,
-): AsyncGenerator<DayDigestRecord[]> {
+): AsyncGenerator<R[]> {
   let { lo, hi } = days
   while (lo <= hi) {
     const wanted = limit()

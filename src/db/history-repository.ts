@@ -10,7 +10,7 @@ import type { Collection } from 'dexie'
 import type { HistoryType, Mode } from '../../electron/shared/payment-api'
 import type { ClosebookDb } from './database'
 import { byTimeThenKey, matchesSearch, searchDayOf, searchTermsOf } from './history-record'
-import { dayDigestBatches, markTargetOf } from './day-digests'
+import { dayRowBatches, markTargetOf } from './day-digests'
 import { dayPartsRange, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
 import type { StoredHistoryRow } from './history-row'
 import { HistoryWriter, type FingerprintOf, type PutPageResult } from './history-writer'
@@ -227,12 +227,7 @@ export class HistoryRepository {
     if (!(to > from)) return
     const matches = await this.digestTest(filter)
     const days = { lo: searchDayOf(from), hi: searchDayOf(to - 1), desc: false }
-    for await (const rows of dayDigestBatches(
-      this.db.dayDigests,
-      connectionId,
-      days,
-      () => DIGEST_BATCH_DAYS,
-    ))
+    for await (const rows of dayRowBatches(this.db.dayDigests, connectionId, days, () => DIGEST_BATCH_DAYS))
       for (const row of rows) for (const d of row.records) if (matches(d)) visit(d)
   }
 
@@ -348,7 +343,7 @@ export class HistoryRepository {
     let batch = need === Infinity ? DIGEST_BATCH_DAYS : DIGEST_FIRST_DAYS
     let daysRead = 0
     const days = { lo: searchDayOf(from), hi: searchDayOf(to - 1), desc }
-    for await (const rows of dayDigestBatches(this.db.dayDigests, connectionId, days, () => batch)) {
+    for await (const rows of dayRowBatches(this.db.dayDigests, connectionId, days, () => batch)) {
       for (const row of rows) {
         const dayHits = row.records.filter(matches)
         dayHits.sort(byTimeThenKey)

@@ -4,11 +4,13 @@
  * connection's store list (`stores`) in the same transaction, and nothing else writes those (migrations
  * keep their own frozen copies). Sync's pages, a quarantine re-fetch, clearing a connection's synced data
  * and restore all come through here, so the derived rows cannot drift from the records they describe.
- * History is stored as lean rows (history-row.ts).
+ * The same holds for the charge list, stored in day parts with a row per day (charge-days.ts). History is
+ * stored as lean rows (history-row.ts).
  */
 import type { Table } from 'dexie'
 import { fingerprintOf as reconcileFingerprintOf } from '../domain/fingerprint'
 import type { ClosebookDb } from './database'
+import { CHARGE_PART_SIZE, chargeDayRowsOf, putChargeDays, type ChargeDayTables } from './charge-days'
 import { dayDigestRowsOf, putDigests } from './day-digests'
 import { dayTokenRowsOf, putTokens, TOKEN_PART_SIZE } from './day-tokens'
 import { storedHistoryRowOf } from './history-row'
@@ -36,6 +38,17 @@ async function putInChunks<T, K, R>(table: Table<T, K, R>, rows: readonly R[]): 
   for (let i = 0; i < rows.length; i += PUT_CHUNK) await table.bulkPut(rows.slice(i, i + PUT_CHUNK))
 }
 
+/** `records` grouped by connection, each group in the order given. */
+function byConnection<R extends { connectionId: string }>(records: readonly R[]): Map<string, R[]> {
+  const groups = new Map<string, R[]>()
+  for (const r of records) {
+    const mine = groups.get(r.connectionId)
+    if (mine) mine.push(r)
+    else groups.set(r.connectionId, [r])
+  }
+  return groups
+}
+
 /** One page of a sync: its history or charge-list records and its checkpoint (putPages). */
 export type PageWrite = { connectionId: string; checkpoint: SyncCheckpoint } & (
   | { resource: 'transaction_history'; records: readonly HistoryRecord[] }
@@ -48,12 +61,56 @@ export class HistoryWriter {
     private readonly fingerprintOf: FingerprintOf = reconcileFingerprintOf,
     /** Records per token row (TOKEN_PART_SIZE); tests make it small. */
     private readonly partSize: number = TOKEN_PART_SIZE,
+    /** Charges per part (CHARGE_PART_SIZE); tests make it small. */
+    private readonly chargePartSize: number = CHARGE_PART_SIZE,
   ) {}
 
   /** The tables a write of history records touches: a caller's own transaction must include them. */
   historyTables(): Table[] {
     const { db } = this
     return [db.history, db.dayDigests, db.dayTokens, db.stores]
+  }
+
+  /** The tables a write of charge-list records touches: a caller's own transaction must include them. */
+  chargeTables(): Table[] {
+    const { db } = this
+    return [db.charges, db.chargeDays, db.chargeParts]
+  }
+
+  /**
+   * Stores (replaces by id) charge-list records in their days' parts (charge-days.ts). A charge still in
+   * the `charges` table from before schema v10 leaves it, so it is held once. Joins the caller's
+   * transaction, which must include chargeTables().
+   */
+  async putCharges(records: readonly ChargeRecord[]): Promise<void> {
+    const { db } = this
+    for (const [connectionId, mine] of byConnection(records)) {
+      const older = await db.charges
+        .where('[connectionId+id]')
+        .between(...connectionBounds(connectionId))
+        .limit(1)
+        .primaryKeys()
+      if (older.length > 0)
+        await db.charges.bulkDelete(mine.map((c): [string, string] => [connectionId, c.id]))
+      await putChargeDays(db, connectionId, mine, this.chargePartSize)
+    }
+  }
+
+  /** Adds charges to an empty cache (a whole-cache restore), their day rows and parts built from scratch. */
+  async addFreshCharges(records: readonly ChargeRecord[]): Promise<void> {
+    await this.fileFreshCharges(records, this.db)
+  }
+
+  /**
+   * Files whole days of charges in day tables built from scratch: a restore's staging copies or an empty
+   * cache. In a transaction over both tables.
+   */
+  async fileFreshCharges(records: readonly ChargeRecord[], target: ChargeDayTables): Promise<void> {
+    for (const [connectionId, mine] of byConnection(records)) {
+      const rows = chargeDayRowsOf(connectionId, mine, this.chargePartSize)
+      await target.chargeDays.bulkAdd(rows.chargeDays)
+      await target.chargeParts.bulkAdd(rows.chargeParts)
+    }
   }
 
   /**
@@ -64,13 +121,7 @@ export class HistoryWriter {
   async putHistory(records: readonly HistoryRecord[]): Promise<void> {
     const { db } = this
     await putInChunks(db.history, records.map(storedHistoryRowOf))
-    const byConnection = new Map<string, HistoryRecord[]>()
-    for (const r of records) {
-      const mine = byConnection.get(r.connectionId)
-      if (mine) mine.push(r)
-      else byConnection.set(r.connectionId, [r])
-    }
-    for (const [connectionId, mine] of byConnection) {
+    for (const [connectionId, mine] of byConnection(records)) {
       await putDigests(db.dayDigests, connectionId, mine)
       await putTokens(db.dayTokens, connectionId, mine, this.partSize)
       await this.rememberStores(connectionId, mine)
@@ -150,7 +201,7 @@ export class HistoryWriter {
   /** The tables putPages writes: a caller's own transaction must include them. */
   pageTables(): Table[] {
     const { db } = this
-    return [...this.historyTables(), db.charges, db.checkpoints, db.markDays]
+    return [...this.historyTables(), ...this.chargeTables(), db.checkpoints, db.markDays]
   }
 
   /**
@@ -170,7 +221,7 @@ export class HistoryWriter {
       else charges.push(...page.records)
     }
     if (history.length > 0) await this.putHistory(history)
-    if (charges.length > 0) await putInChunks(db.charges, charges)
+    if (charges.length > 0) await this.putCharges(charges)
     await db.checkpoints.bulkPut(pages.map((p) => p.checkpoint))
     const flagged: RecordKey[] = []
     for (const connectionId of new Set(history.map((r) => r.connectionId))) {
@@ -189,17 +240,17 @@ export class HistoryWriter {
     assertSameConnection(connectionId, records, 'charge page')
     assertSameConnection(connectionId, [checkpoint], 'checkpoint')
     const { db } = this
-    await db.transaction('rw', db.charges, db.checkpoints, async () => {
-      await db.charges.bulkPut(records)
+    await db.transaction('rw', [...this.chargeTables(), db.checkpoints], async () => {
+      await this.putCharges(records)
       await db.checkpoints.put(checkpoint)
     })
     return records.length
   }
 
   /**
-   * Drops a connection's synced copy: history with its day index rows, charges and sync checkpoints. The
+   * Drops a connection's synced copy: history and charges with their day rows, and sync checkpoints. The
    * store list stays (names, for when the records come back). Joins the caller's transaction, which must
-   * include historyTables(), charges and checkpoints.
+   * include historyTables(), chargeTables() and checkpoints.
    */
   async clearConnection(connectionId: string): Promise<void> {
     const { db } = this
@@ -207,7 +258,9 @@ export class HistoryWriter {
     await db.history.where('[connectionId+createdAt]').between(lo, hi).delete()
     await db.dayDigests.where('[connectionId+day]').between(lo, hi).delete()
     await db.dayTokens.where('[connectionId+day+part]').between(lo, hi).delete()
-    await db.charges.where('[connectionId+createdAt]').between(lo, hi).delete()
+    await db.charges.where('[connectionId+id]').between(lo, hi).delete()
+    await db.chargeDays.where('[connectionId+day]').between(lo, hi).delete()
+    await db.chargeParts.where('[connectionId+day+part]').between(lo, hi).delete()
     await db.checkpoints.where('[connectionId+partitionId]').between(lo, hi).delete()
   }
 }

@@ -6,7 +6,7 @@
  */
 import Dexie from 'dexie'
 import type { ClosebookDb } from './database'
-import { dayDigestBatches } from './day-digests'
+import { dayRowBatches } from './day-digests'
 import { searchDayOf } from './history-record'
 import type { HistoryRecord, SyncResource } from '../domain/records'
 import { connectionBounds, readInChunks } from './repository-helpers'
@@ -18,7 +18,7 @@ const NEWEST_BATCH_DAYS = 8
  * The newest cached `created_on` of a resource (of one store, or any when null); null when none.
  * History: the date index for any store; for one store, the day digests newest day first (stores
  * interleave, so this stops within a day or two; a store with no recent record reads further back, once
- * per sync). The charge list: its date index, newest first.
+ * per sync). The charge list: its day rows, newest first (newestCharge).
  */
 export async function newestCreatedAt(
   db: ClosebookDb,
@@ -36,15 +36,31 @@ export async function newestCreatedAt(
     }
     return newestInDigests(db, connectionId, storeId)
   }
-  // The charge list has no store index: newest first until one of the store's (stores interleave, so this
-  // stops early; a store with no recent charge reads further back, once per sync).
-  const newest = await db.charges
+  return newestCharge(db, connectionId, storeId)
+}
+
+/**
+ * The newest charge's createdAt (of one store, or any when null): from the charges' day rows newest day
+ * first, and from charges cached before schema v10 through their time index, newest first until one of
+ * the store's.
+ */
+async function newestCharge(db: ClosebookDb, connectionId: string, storeId: string | null) {
+  let newest: number | null = null
+  const days = { lo: 0, hi: Number.MAX_SAFE_INTEGER, desc: true }
+  walk: for await (const rows of dayRowBatches(db.chargeDays, connectionId, days, () => NEWEST_BATCH_DAYS))
+    for (const row of rows) {
+      row.times.forEach((at, i) => {
+        if ((storeId === null || row.storeIds[i] === storeId) && (newest === null || at > newest)) newest = at
+      })
+      if (newest !== null) break walk
+    }
+  const older = await db.charges
     .where('[connectionId+createdAt]')
     .between(...connectionBounds(connectionId))
     .reverse()
     .filter((c) => storeId === null || c.storeId === storeId)
     .first()
-  return newest?.createdAt ?? null
+  return older && (newest === null || older.createdAt > newest) ? older.createdAt : newest
 }
 
 /** The newest createdAt among one store's records, from the day digests, newest day first. */
@@ -54,7 +70,7 @@ async function newestInDigests(
   storeId: string,
 ): Promise<number | null> {
   const days = { lo: 0, hi: Number.MAX_SAFE_INTEGER, desc: true }
-  for await (const rows of dayDigestBatches(db.dayDigests, connectionId, days, () => NEWEST_BATCH_DAYS))
+  for await (const rows of dayRowBatches(db.dayDigests, connectionId, days, () => NEWEST_BATCH_DAYS))
     for (const row of rows) {
       let newest: number | null = null
       for (const d of row.records)

@@ -3,7 +3,7 @@
  * version steps that lead here are in migrations/ (one frozen file per version); a test checks that the
  * last step's stores are exactly these. A schema change adds a step there and updates this file.
  */
-export const CURRENT_VERSION = 9
+export const CURRENT_VERSION = 10
 
 export const CURRENT_SCHEMA = {
   connections: 'id',
@@ -19,7 +19,15 @@ export const CURRENT_SCHEMA = {
     '[connectionId+key], [connectionId+createdAt], [connectionId+type+createdAt], ' +
     '[connectionId+status+createdAt], [connectionId+storeId+createdAt], ' +
     '[connectionId+currency+createdAt], [connectionId+mode+createdAt], [connectionId+chargeId]',
+  /**
+   * Charge-list records written before schema v10, by id and time: they stay here (no upgrade pass) until
+   * sync writes them again. Since v10 the charge list is `chargeParts`, found through `chargeDays`.
+   */
   charges: '[connectionId+id], [connectionId+createdAt]',
+  /** Per connection × UTC day, each charge's id, time, store and part (charge-days.ts). */
+  chargeDays: '[connectionId+day]',
+  /** Per connection × UTC day, the charges themselves, up to CHARGE_PART_SIZE to a part. */
+  chargeParts: '[connectionId+day+part]',
   /** The accountant's marks, one row per connection × record's UTC day (day -1: record not cached). */
   markDays: '[connectionId+day], [connectionId+changed]',
   /** Per connection × UTC day, what whole-filter work needs of each record (day-digests.ts). */
@@ -35,11 +43,13 @@ export const CURRENT_SCHEMA = {
   importedRows: '[connectionId+importId+line], [connectionId+importId], [connectionId+day]',
   /** Items sync set aside (invalid accounting core, or dated outside the window asked for). */
   quarantine: '[connectionId+id]',
-  /** A restore's staging copies (v9): filled by a restore, then copied into the tables above at once. */
+  /** A restore's staging copies (v9; the charge days and parts v10): filled by a restore, then copied into the tables above at once. */
   staged_connections: 'id',
   staged_stores: '[connectionId+storeId]',
   staged_history: '[connectionId+key], [connectionId+createdAt]',
-  staged_charges: '[connectionId+id]',
+  staged_charges: '[connectionId+id], [connectionId+createdAt]',
+  staged_chargeDays: '[connectionId+day]',
+  staged_chargeParts: '[connectionId+day+part]',
   staged_markDays: '[connectionId+day]',
   staged_dayDigests: '[connectionId+day]',
   staged_dayTokens: '[connectionId+day+part]',
@@ -59,6 +69,8 @@ export const TABLE_NAMES = [
   'stores',
   'history',
   'charges',
+  'chargeDays',
+  'chargeParts',
   'markDays',
   'dayDigests',
   'dayTokens',

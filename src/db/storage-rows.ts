@@ -3,13 +3,41 @@
  * audit log's grouped rows, settings. Repositories read and write these; the rest of the app sees the
  * domain types of src/domain/records.ts.
  */
-import type { AuditAction, IndexedFlag, MarkRecord, RecordDigest, RecordKey } from '../domain/records'
+import type {
+  AuditAction,
+  ChargeRecord,
+  IndexedFlag,
+  MarkRecord,
+  RecordDigest,
+  RecordKey,
+} from '../domain/records'
 
 /** Storage row (schema v6): the digests of a connection's records of one UTC day, oldest first. */
 export interface DayDigestRecord {
   connectionId: string
   day: number
   records: RecordDigest[]
+}
+
+/**
+ * Storage row (schema v10, `chargeDays`): where the charge-list records of one connection × UTC day are:
+ * `ids[i]`, created at `times[i]` in store `storeIds[i]`, is held by part `parts[i]` (charge-days.ts).
+ */
+export interface ChargeDayRecord {
+  connectionId: string
+  day: number
+  ids: string[]
+  times: number[]
+  storeIds: string[]
+  parts: number[]
+}
+
+/** Storage row (schema v10, `chargeParts`): up to CHARGE_PART_SIZE charges of one connection × UTC day. */
+export interface ChargePartRecord {
+  connectionId: string
+  day: number
+  part: number
+  charges: ChargeRecord[]
 }
 
 /**

@@ -160,10 +160,12 @@ async function matchLinksOf(
   const linkedHistory = (await cache.history.getMany(connectionId, missing)).filter(
     (r): r is HistoryRecord => r !== undefined,
   )
-  const chargeIds = [...new Set(linkedHistory.filter((r) => r.type === 'charge').map((r) => r.chargeId))]
-  const linkedCharges = (await cache.charges.getMany(connectionId, chargeIds)).filter(
-    (c): c is ChargeRecord => c !== undefined,
+  const chargeRows = new Map(
+    linkedHistory.filter((r) => r.type === 'charge').map((r) => [r.chargeId, r.createdAt]),
   )
+  const linkedCharges = (
+    await cache.charges.getMany(connectionId, [...chargeRows.keys()], [...chargeRows.values()])
+  ).filter((c): c is ChargeRecord => c !== undefined)
   const model = await readPayoutModel(connectionId)
   return {
     importedRows,

@@ -17,7 +17,8 @@ export interface RecordDetails {
 export async function readRecordDetails(r: HistoryRecord): Promise<RecordDetails> {
   const cache = appCache()
   const related = await cache.history.byChargeId(r.connectionId, r.chargeId)
-  const charge = (await cache.charges.get(r.connectionId, r.chargeId)) ?? null
+  const chargeRow = related.find((x) => x.type === 'charge')
+  const charge = (await cache.charges.get(r.connectionId, r.chargeId, chargeRow?.createdAt)) ?? null
   const trail = (await cache.audit.listByKey(r.connectionId, r.key)).reverse()
   const mark = await cache.marks.get(r.connectionId, r)
   return {

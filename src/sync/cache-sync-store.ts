@@ -174,21 +174,18 @@ export class CacheSyncStore implements SyncStorePort {
 
   async savePlan(connectionId: string, plan: SyncCheckpoint[]): Promise<void> {
     const { db } = this
-    const empty = await db.transaction('rw', db.checkpoints, db.history, db.charges, async () => {
+    const tables = [db.checkpoints, db.history, db.charges, db.chargeDays]
+    const empty = await db.transaction('rw', tables, async () => {
       await this.checkpoints.reset(connectionId)
       await db.checkpoints.bulkPut(plan)
-      const range = connectionBounds(connectionId)
       const [history, charges] = await Promise.all([
         db.history
           .where('[connectionId+createdAt]')
-          .between(...range)
+          .between(...connectionBounds(connectionId))
           .first(),
-        db.charges
-          .where('[connectionId+createdAt]')
-          .between(...range)
-          .first(),
+        this.charges.any(connectionId),
       ])
-      return history === undefined && charges === undefined
+      return history === undefined && !charges
     })
     if (empty) this.emptyAtPlan.add(connectionId)
     else this.emptyAtPlan.delete(connectionId)
@@ -251,6 +248,7 @@ export class CacheSyncStore implements SyncStorePort {
       : await this.charges.getMany(
           connectionId,
           records.map((r) => r.id),
+          records.map((r) => r.createdAt),
         )
     await write(
       await this.quarantineWork({ resource: page.resource, connectionId, records, checkpoint }, quarantined),

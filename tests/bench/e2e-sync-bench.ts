@@ -281,11 +281,13 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
             const open = indexedDB.open('closebook')
             open.onerror = () => fail(open.error ?? new Error('IndexedDB open failed'))
             open.onsuccess = () => {
-              const tx = open.result.transaction(['history', 'charges'])
+              // The charge list is stored in day parts (schema v10): count the charges the parts hold.
+              const tx = open.result.transaction(['history', 'chargeParts'])
               const h = tx.objectStore('history').count()
-              const c = tx.objectStore('charges').count()
+              const parts = tx.objectStore('chargeParts').getAll()
               tx.oncomplete = () => {
-                ok({ history: h.result, charges: c.result })
+                const rows = parts.result as { charges: unknown[] }[]
+                ok({ history: h.result, charges: rows.reduce((n, r) => n + r.charges.length, 0) })
                 open.result.close()
               }
             }
@@ -293,7 +295,7 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
       )
       if (stored.history !== expected.history.length || stored.charges !== expected.charges.length)
         throw new Error(
-          `the cache holds ${stored.history} history and ${stored.charges} charge rows; the sandbox has ${expected.history.length} and ${expected.charges.length}`,
+          `the cache holds ${stored.history} history records and ${stored.charges} charges; the sandbox has ${expected.history.length} and ${expected.charges.length}`,
         )
       const pagesByRoute = new Map<string, number>()
       for (const r of served)

@@ -51,6 +51,8 @@ export const REQUIRED_METRICS: Record<string, { unit: string; target: string }> 
   'migration.v5_v6_s': { unit: 's', target: 'informational' },
   'migration.v6_v7_s': { unit: 's', target: 'informational' },
   'migration.v7_v8_s': { unit: 's', target: 'informational' },
+  'migration.v8_v9_s': { unit: 's', target: 'informational' },
+  'migration.v9_v10_s': { unit: 's', target: 'informational' },
   // A first sync through the UI of the built web host, Chromium IndexedDB, seed limits (e2e-sync-bench.ts).
   'sync.e2e_ceiling_ratio': { unit: 'ratio', target: '>= 0.9' },
   'sync.e2e_records_per_s': { unit: 'records/s', target: 'informational' },

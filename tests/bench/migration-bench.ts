@@ -52,13 +52,15 @@ export async function benchMigration({ quick }: { quick: boolean }): Promise<Met
     6: 'marks by day, audit by action, day digests: one pass over history',
     7: 'day tokens from the stored tokens, the token index dropped: one pass over history',
     8: 'a new empty table',
+    9: 'the restore staging tables, new and empty',
+    10: 'the charge day tables, new and empty; a time index on the empty staged charges',
   }
   for (const step of result.steps) {
     const name = `migration.v${step.version - 1}_v${step.version}_s`
     metrics[name] = measured(
       name,
       Math.round(step.ms / 100) / 10,
-      `open() of the v${step.version - 1} cache at v${step.version} (${what[step.version] ?? ''}): pass over history from ${sec(step.firstReportMs)} s (schema changes before it, e.g. dropping an index) to ${sec(step.passEndMs)} s, then the derived rows' writes and the commit; ${step.reports} progress reports; ${on}; after v8: ${result.dayDigests} day digest rows, ${result.dayTokens} day token parts, ${result.markDays} mark day rows`,
+      `open() of the v${step.version - 1} cache at v${step.version} (${what[step.version] ?? ''}): pass over history from ${sec(step.firstReportMs)} s (schema changes before it, e.g. dropping an index) to ${sec(step.passEndMs)} s, then the derived rows' writes and the commit; ${step.reports} progress reports; ${on}; after v10: ${result.dayDigests} day digest rows, ${result.dayTokens} day token parts, ${result.markDays} mark day rows`,
     )
   }
   return metrics

@@ -93,7 +93,13 @@ const SUITES: Suite[] = [
     name: 'migration',
     module: './migration-bench',
     exportName: 'benchMigration',
-    metrics: ['migration.v5_v6_s', 'migration.v6_v7_s', 'migration.v7_v8_s'],
+    metrics: [
+      'migration.v5_v6_s',
+      'migration.v6_v7_s',
+      'migration.v7_v8_s',
+      'migration.v8_v9_s',
+      'migration.v9_v10_s',
+    ],
   },
 ]
 

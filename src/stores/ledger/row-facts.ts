@@ -25,10 +25,11 @@ export function useRowFacts(): RowFacts {
 
   async function loadFacts(connection: string, page: readonly HistoryRecord[]): Promise<void> {
     const cache = appCache()
-    const chargeIds = [...new Set(page.filter((r) => r.type === 'charge').map((r) => r.chargeId))]
+    // Each charge row's own time tells the cache which day holds its charge-list record.
+    const chargeRows = new Map(page.filter((r) => r.type === 'charge').map((r) => [r.chargeId, r.createdAt]))
     const [pageMarks, charges] = await Promise.all([
       cache.marks.getMany(connection, page),
-      cache.charges.getMany(connection, chargeIds),
+      cache.charges.getMany(connection, [...chargeRows.keys()], [...chargeRows.values()]),
     ])
     const nextMarks = new Map(marks.value)
     page.forEach((r, i) => {

@@ -113,7 +113,8 @@ async function run(args: CacheBenchArgs, at: (stage: string) => void): Promise<C
    * with their marks — the rows are shown then — and count the matches after, in the background.
    * Timed until the rows and their marks are in hand; the count's own time is reported beside it.
    * Not included: loadFacts's lookup of the page's charges (fee and net columns), since this cache holds
-   * history only; with charges cached it adds one key lookup per charge row shown.
+   * history only; with charges cached it reads the shown charge rows' day rows and parts (charge-days.ts):
+   * a few rows, as the rows shown span a few days.
    */
   async function ledgerRefresh(
     filter: HistoryFilter,

@@ -2,8 +2,8 @@
  * Runs in Chromium (real IndexedDB): leaves a cache as version 5 of the app did (history with its
  * day-scoped search tokens in a multi-entry index, marks one row per record, audit one row per change),
  * then opens it one version step at a time and times each open: v5→v6 (marks by day, audit by action,
- * day digests), v6→v7 (day tokens, the token index dropped), v7→v8 (a new empty table), each as the app
- * would run it (ClosebookDb with its steps up to that version).
+ * day digests), v6→v7 (day tokens, the token index dropped), v7→v8, v8→v9 and v9→v10 (new empty
+ * tables), each as the app would run it (ClosebookDb with its steps up to that version).
  */
 import type { HistoryItem } from '../../../electron/shared/payment-api'
 import { ClosebookDb, type MigrationProgress } from '../../../src/db/database'
@@ -71,7 +71,7 @@ async function run(args: MigrationBenchArgs, at: (stage: string) => void): Promi
   const fillMs = performance.now() - t
 
   const steps: MigrationStepTiming[] = []
-  for (const version of [6, 7, 8]) {
+  for (const version of [6, 7, 8, 9, 10]) {
     at(`opening the v${version - 1} cache at v${version}`)
     let reports = 0
     let firstReport = NaN
@@ -94,7 +94,7 @@ async function run(args: MigrationBenchArgs, at: (stage: string) => void): Promi
       passEndMs: Number.isNaN(lastReport) ? null : Math.round(lastReport - t),
       reports,
     })
-    if (version < 8) db.close()
+    if (version < 10) db.close()
     else {
       const current = db
       const result: MigrationBenchResult = {

@@ -11,14 +11,18 @@ import {
   SCHEMA_V6,
   TABLE_NAMES,
   SCHEMA_V8,
+  SCHEMA_V9,
   STAGED_TABLE_NAMES,
   stagedTableName,
   storedCacheVersion,
 } from '../../../../src/db/database'
+import { chargeRecordOf } from '../../../../src/db/charge-record'
+import { ChargesRepository } from '../../../../src/db/charges-repository'
 import { dayDigestRowsOf } from '../../../../src/db/day-digests'
 import { dayTokenRowsOf, TOKEN_PART_SIZE } from '../../../../src/db/day-tokens'
 import { historyRecordOf, searchDayOf, searchTokensOf, tokenPrefix } from '../../../../src/db/history-record'
 import { HistoryRepository } from '../../../../src/db/history-repository'
+import { HistoryWriter } from '../../../../src/db/history-writer'
 import { MarksRepository, ORPHAN_MARK_DAY } from '../../../../src/db/marks-repository'
 import type { AuditEntry, HistoryRecord, MarkRecord } from '../../../../src/domain/records'
 import type { AuditRow, MarkDayRecord } from '../../../../src/db/storage-rows'
@@ -27,6 +31,8 @@ import {
   HOUR,
   T0,
   auditEntry,
+  chargeItem,
+  checkpoint,
   createV6Cache,
   freshDeps,
   historyItem,
@@ -75,11 +81,36 @@ describe('ClosebookDb', () => {
     v8.version(8).stores(SCHEMA_V8)
     await v8.table('settings').put({ key: 'k', value: 1 })
     v8.close()
-    const db = new ClosebookDb('closebook', deps)
+    const db = new ClosebookDb('closebook', deps, { upToVersion: 9 })
     await db.open()
     expect(db.verno).toBe(9)
     expect(await db.settings.get('k')).toEqual({ key: 'k', value: 1 })
-    for (const t of db.stagedTables()) expect(await t.count()).toBe(0)
+    for (const name of STAGED_TABLE_NAMES.filter((n) => n !== 'chargeDays' && n !== 'chargeParts'))
+      expect(await db.staged(name).count()).toBe(0)
+    db.close()
+  })
+
+  it('v10 (charge days) converts nothing: charges written before are found by time, and move when rewritten', async () => {
+    const deps = freshDeps()
+    const v9 = new Dexie('closebook', deps)
+    v9.version(9).stores(SCHEMA_V9)
+    const before = [1, 2, 3].map((n) => chargeRecordOf(CONN, chargeItem(n), T0))
+    await v9.table('charges').bulkPut(before)
+    v9.close()
+    const db = new ClosebookDb('closebook', deps)
+    await db.open()
+    expect(db.verno).toBe(10)
+    expect(await db.chargeDays.count()).toBe(0)
+    const repo = new ChargesRepository(db)
+    expect(await repo.inRange(CONN, -Infinity, Infinity)).toEqual(before)
+    // Sync rewrites one of them: it leaves the time index for the day rows, and is found once.
+    const changed = chargeRecordOf(CONN, chargeItem(2, { fee_amount: 7 }), T0 + 1)
+    await new HistoryWriter(db).putChargesPage(CONN, [changed], checkpoint({ resource: 'charges' }))
+    expect(
+      await db.charges.where('[connectionId+createdAt]').between([CONN, -Infinity], [CONN, Infinity]).count(),
+    ).toBe(2)
+    expect(await repo.inRange(CONN, -Infinity, Infinity)).toEqual([before[0], changed, before[2]])
+    expect(await repo.inRange(CONN, changed.createdAt, changed.createdAt + 1)).toEqual([changed])
     db.close()
   })
 

@@ -2,6 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { chargeRecordOf } from '../../../../src/db/charge-record'
+import { ChargesRepository } from '../../../../src/db/charges-repository'
+import { chargeDayRowsOf } from '../../../../src/db/charge-days'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { dayDigestRowsOf } from '../../../../src/db/day-digests'
 import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
@@ -71,12 +73,18 @@ describe('HistoryWriter: the one owner of history and its day indexes', () => {
     await writer.putHistoryPage(CONN, mine, checkpoint())
     await writer.putHistoryPage('other', theirs, checkpoint({ connectionId: 'other' }))
     await writer.putChargesPage(CONN, [chargeRecordOf(CONN, chargeItem(1), T0)], checkpoint())
-    await db.transaction('rw', [...writer.historyTables(), db.charges, db.checkpoints], () =>
-      writer.clearConnection(CONN),
-    )
+    const other = chargeRecordOf('other', chargeItem(2), T0)
+    await writer.putChargesPage('other', [other], checkpoint({ connectionId: 'other' }))
+    const tables = [...writer.historyTables(), ...writer.chargeTables(), db.checkpoints]
+    await db.transaction('rw', tables, () => writer.clearConnection(CONN))
     expect(await db.history.count()).toBe(10)
     await expectIndexesOf(theirs)
-    expect(await db.charges.count()).toBe(0)
+    const charges = new ChargesRepository(db)
+    expect(await charges.inRange(CONN, -Infinity, Infinity)).toEqual([])
+    expect(await charges.inRange('other', -Infinity, Infinity)).toEqual([other])
+    const { chargeDays, chargeParts } = chargeDayRowsOf('other', [other])
+    expect(await db.chargeDays.toArray()).toEqual(chargeDays)
+    expect(await db.chargeParts.toArray()).toEqual(chargeParts)
     expect((await db.checkpoints.toArray()).map((c) => c.connectionId)).toEqual(['other'])
   })
 
@@ -89,19 +97,25 @@ describe('HistoryWriter: the one owner of history and its day indexes', () => {
   })
 })
 
-describe('no other code writes the day indexes', () => {
+describe('no other code writes the day indexes or the charges', () => {
   const SRC = resolve(__dirname, '../../../../src')
   // The writer, the modules that shape the rows it writes, and the schema's (frozen) migrations.
-  const ALLOWED = new Set(['db/history-writer.ts', 'db/day-digests.ts', 'db/day-tokens.ts', 'db/database.ts'])
+  const ALLOWED = new Set([
+    'db/history-writer.ts',
+    'db/day-digests.ts',
+    'db/day-tokens.ts',
+    'db/charge-days.ts',
+    'db/database.ts',
+  ])
   const WRITES =
-    /\b(dayDigests|dayTokens)\b[^;\n]*\.(put|bulkPut|add|bulkAdd|delete|bulkDelete|clear|update|modify)\(|\b(putDigests|putTokens)\(/
+    /\b(dayDigests|dayTokens|charges|chargeDays)\b[^;\n]*\.(put|bulkPut|add|bulkAdd|delete|bulkDelete|clear|update|modify)\(|\b(putDigests|putTokens|putChargeDays)\(/
   const files = (dir: string): string[] =>
     readdirSync(dir).flatMap((name) => {
       const path = join(dir, name)
       return statSync(path).isDirectory() ? files(path) : /\.(ts|vue)$/.test(name) ? [path] : []
     })
 
-  it('finds every write of dayDigests or dayTokens inside the history writer', () => {
+  it('finds every write of dayDigests, dayTokens, charges or chargeDays inside the history writer', () => {
     const offenders = files(SRC)
       .map((path) => relative(SRC, path).split('\\').join('/'))
       .filter((rel) => !ALLOWED.has(rel) && !rel.startsWith('db/migrations/'))

@@ -53,7 +53,7 @@ describe('ChargesRepository', () => {
       cursor: 'x',
     })
 
-    expect(await repo.count(CONN)).toBe(2)
+    expect(await repo.inRange(CONN, -Infinity, Infinity)).toHaveLength(2)
     expect((await repo.get(CONN, chargeItem(1).id))?.feeAmount).toBe(40)
     expect(
       (await repo.inRange(CONN, T0 + 2 * HOUR, T0 + 3 * HOUR)).map((c) => c.merchantTransactionId),

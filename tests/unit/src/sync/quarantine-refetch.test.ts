@@ -135,7 +135,7 @@ describe('fetch again', () => {
     )
     const server = api({ resource: 'charges', items: [chargeItem(1)], hasMore: false })
     expect(await fetchQuarantinedAgain(server, store, row)).toEqual({ outcome: 'released' })
-    expect(await db.charges.count()).toBe(1)
+    expect(await store.charges.inRange(row.connectionId, -Infinity, Infinity)).toHaveLength(1)
     db.close()
   })
 })
