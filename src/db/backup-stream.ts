@@ -840,10 +840,11 @@ async function stagePage(db: ClosebookDb, rows: readonly PageRow[], zones: Zones
 }
 
 /**
- * Files the staged history's day rows (digests, search tokens) and the staged charges' day rows a day
- * at a time, reading the records through their time index: memory holds one day's records, whatever the
- * file's order. Writing them a page at a time instead, as the file comes (key order: every page touches every day), rewrote every
- * day row once per page — the whole index in memory, and quadratic time.
+ * Files the staged history's day rows (digests, search tokens) and the staged charges' day rows and
+ * parts a day at a time, reading the records through their time index: memory holds one day's records,
+ * whatever the file's order. Writing them a page at a time instead, as the file comes (key order: every
+ * page touches every day), rewrote every day row once per page: the whole index in memory, and
+ * quadratic time.
  */
 async function stageDayRows(
   db: ClosebookDb,
@@ -852,25 +853,29 @@ async function stageDayRows(
   onRecords: (done: number) => void,
 ): Promise<void> {
   let done = 0
+  const fileDays = async <R extends { createdAt: number }, K>(
+    source: Table<R, K>,
+    ids: Iterable<string>,
+    targets: Table[],
+    file: (records: R[]) => Promise<void>,
+  ): Promise<void> => {
+    for (const connectionId of ids)
+      for await (const records of stagedDays(source, connectionId, signal)) {
+        await db.transaction('rw', targets, () => file(records))
+        onRecords((done += records.length))
+      }
+  }
   // The history writer owns the day rows, staged ones included.
   const writer = new HistoryWriter(db)
-  const historyTarget = { dayDigests: db.staged('dayDigests'), dayTokens: db.staged('dayTokens') }
-  for (const connectionId of connectionIds.history)
-    for await (const records of stagedDays(db.staged('history') as HistoryTable, connectionId, signal)) {
-      await db.transaction('rw', [historyTarget.dayDigests, historyTarget.dayTokens], () =>
-        writer.fileFreshDays(records, historyTarget),
-      )
-      onRecords((done += records.length))
-    }
+  const history = { dayDigests: db.staged('dayDigests'), dayTokens: db.staged('dayTokens') }
+  await fileDays(db.staged('history') as HistoryTable, connectionIds.history, Object.values(history), (r) =>
+    writer.fileFreshDays(r, history),
+  )
   // The staged charges are filed in their day parts, which is how the cache holds them (charge-days.ts).
-  const chargesTarget = { chargeDays: db.staged('chargeDays'), chargeParts: db.staged('chargeParts') }
-  for (const connectionId of connectionIds.charges)
-    for await (const records of stagedDays(db.staged('charges') as ChargeTable, connectionId, signal)) {
-      await db.transaction('rw', [chargesTarget.chargeDays, chargesTarget.chargeParts], () =>
-        writer.fileFreshCharges(records, chargesTarget),
-      )
-      onRecords((done += records.length))
-    }
+  const charges = { chargeDays: db.staged('chargeDays'), chargeParts: db.staged('chargeParts') }
+  await fileDays(db.staged('charges') as ChargeTable, connectionIds.charges, Object.values(charges), (r) =>
+    writer.fileFreshCharges(r, charges),
+  )
 }
 
 /** A staged table's records of one connection a UTC day at a time, oldest first, through its time index. */

@@ -79,7 +79,7 @@ export async function benchSync({ quick }: { quick: boolean }): Promise<MetricMa
     metrics['sync.incremental_requests'] = measured(
       'sync.incremental_requests',
       perPartition,
-      `max over ${result.partitions.length} partitions; ${result.records} records fetched, ${(await h.log.served()).length} requests at the sandbox (${result.refreshRequests} refresh); ${cached} history records cached (fake-indexeddb, filled directly) and ${large} charges in the sandbox`,
+      `max over ${result.partitions.length} partitions; ${result.records} records fetched, ${(await h.log.served()).length} requests at the sandbox (${result.refreshRequests} refresh); ${cached} history records cached (fake-indexeddb, filled through the history writer) and ${large} charges in the sandbox`,
     )
   })
   return metrics

@@ -19,6 +19,7 @@ import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-a
 import { chargeRecordOf } from '../../../src/db/charge-record'
 import { ClosebookDb, type IndexedDbDeps } from '../../../src/db/database'
 import { historyRecordOf } from '../../../src/db/history-record'
+import { HistoryWriter } from '../../../src/db/history-writer'
 import { CacheSyncStore } from '../../../src/sync/cache-sync-store'
 import type { SyncApiPort } from '../../../src/sync/sync-engine'
 import { newConnectionRow } from '../../support/cache'
@@ -131,23 +132,28 @@ export async function startSyncHarness(sandboxOptions: SandboxOptions): Promise<
   }
 }
 
-/** Fills the cache straight from the sandbox's data, as a finished first sync would have left it;
- * returns how many history records there are. */
+/**
+ * Fills the cache straight from the sandbox's data, as a finished first sync would have left it: through
+ * the history writer, so the day rows incremental windows start from (recency.ts) are there too. Returns
+ * how many history records there are.
+ */
 export async function prefillFromSandbox(h: SyncHarness, syncedAt: number): Promise<number> {
   const truth = await h.sandbox.snapshot()
+  const writer = new HistoryWriter(h.db)
+  const tables = [...writer.historyTables(), ...writer.chargeTables()]
   const chunk = 5000
-  for (let i = 0; i < truth.history.length; i += chunk)
-    await h.db.history.bulkPut(
-      truth.history
-        .slice(i, i + chunk)
-        .map((item) => historyRecordOf(h.connectionId, item as unknown as HistoryItem, syncedAt)),
-    )
-  for (let i = 0; i < truth.charges.length; i += chunk)
-    await h.db.charges.bulkPut(
-      truth.charges
-        .slice(i, i + chunk)
-        .map((item) => chargeRecordOf(h.connectionId, item as unknown as ChargeItem, syncedAt)),
-    )
+  for (let i = 0; i < truth.history.length; i += chunk) {
+    const records = truth.history
+      .slice(i, i + chunk)
+      .map((item) => historyRecordOf(h.connectionId, item as unknown as HistoryItem, syncedAt))
+    await h.db.transaction('rw', tables, () => writer.putHistory(records))
+  }
+  for (let i = 0; i < truth.charges.length; i += chunk) {
+    const records = truth.charges
+      .slice(i, i + chunk)
+      .map((item) => chargeRecordOf(h.connectionId, item as unknown as ChargeItem, syncedAt))
+    await h.db.transaction('rw', tables, () => writer.putCharges(records))
+  }
   return truth.history.length
 }
 
