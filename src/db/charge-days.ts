@@ -11,6 +11,7 @@
 import type { Table } from 'dexie'
 import type { ChargeRecord } from '../domain/records'
 import { searchDayOf } from './history-record'
+import { connectionBounds } from './repository-helpers'
 import type { ChargeDayRecord, ChargePartRecord } from './storage-rows'
 
 /** Charges per part: a sync page rewrites one part of ~100 charges, and a month is a few hundred parts. */
@@ -33,6 +34,19 @@ export function chargeDaysOf(from: number, to: number): { lo: number; hi: number
     lo: from === -Infinity ? 0 : chargeDayOf(from),
     hi: to === Infinity ? Number.MAX_SAFE_INTEGER : chargeDayOf(to - 1),
   }
+}
+
+/** Whether a connection still has charges in `charges`, the table from before schema v10 (one key read). */
+export async function hasOlderCharges(
+  charges: Table<ChargeRecord, [string, string]>,
+  connectionId: string,
+): Promise<boolean> {
+  const first = await charges
+    .where('[connectionId+id]')
+    .between(...connectionBounds(connectionId))
+    .limit(1)
+    .primaryKeys()
+  return first.length > 0
 }
 
 /** `records` by day, then id (a later copy of an id wins). */

@@ -3,10 +3,10 @@
  * stored in day parts (charge-days.ts) and, for charges cached before schema v10, in `charges`.
  */
 import type { ClosebookDb } from './database'
-import { chargeDayOf, chargeDaysOf } from './charge-days'
+import { chargeDayOf, chargeDaysOf, hasOlderCharges } from './charge-days'
 import { dayRowBatches } from './day-digests'
 import { HistoryWriter } from './history-writer'
-import { recordKeyOf, type ChargeRecord, type SyncCheckpoint } from '../domain/records'
+import { recordKeyOf, type ChargeRecord, type HistoryRecord, type SyncCheckpoint } from '../domain/records'
 import type { ChargePartRecord } from './storage-rows'
 import { connectionBounds, readInChunks } from './repository-helpers'
 
@@ -26,6 +26,16 @@ export class ChargesRepository {
     checkpoint: SyncCheckpoint,
   ): Promise<number> {
     return new HistoryWriter(this.db).putChargesPage(connectionId, records, checkpoint)
+  }
+
+  /**
+   * The charge-list records of the charge rows among `rows` (history records), each read on its row's day;
+   * charges not cached are left out.
+   */
+  async ofChargeRows(connectionId: string, rows: readonly HistoryRecord[]): Promise<ChargeRecord[]> {
+    const times = new Map(rows.filter((r) => r.type === 'charge').map((r) => [r.chargeId, r.createdAt]))
+    const found = await this.getMany(connectionId, [...times.keys()], [...times.values()])
+    return found.filter((c): c is ChargeRecord => c !== undefined)
   }
 
   /** One charge by id; `near`: about when it was created, if the caller knows (getMany). */
@@ -152,19 +162,14 @@ export class ChargesRepository {
   /** Whether the connection has any charge cached. */
   async any(connectionId: string): Promise<boolean> {
     const { db } = this
-    const bounds = connectionBounds(connectionId)
     const [older, day] = await Promise.all([
-      db.charges
-        .where('[connectionId+id]')
-        .between(...bounds)
-        .limit(1)
-        .primaryKeys(),
+      hasOlderCharges(db.charges, connectionId),
       db.chargeDays
         .where('[connectionId+day]')
-        .between(...bounds)
+        .between(...connectionBounds(connectionId))
         .limit(1)
         .primaryKeys(),
     ])
-    return older.length > 0 || day.length > 0
+    return older || day.length > 0
   }
 }

@@ -10,7 +10,13 @@
 import type { Table } from 'dexie'
 import { fingerprintOf as reconcileFingerprintOf } from '../domain/fingerprint'
 import type { ClosebookDb } from './database'
-import { CHARGE_PART_SIZE, chargeDayRowsOf, putChargeDays, type ChargeDayTables } from './charge-days'
+import {
+  CHARGE_PART_SIZE,
+  chargeDayRowsOf,
+  hasOlderCharges,
+  putChargeDays,
+  type ChargeDayTables,
+} from './charge-days'
 import { dayDigestRowsOf, putDigests } from './day-digests'
 import { dayTokenRowsOf, putTokens, TOKEN_PART_SIZE } from './day-tokens'
 import { storedHistoryRowOf } from './history-row'
@@ -85,12 +91,7 @@ export class HistoryWriter {
   async putCharges(records: readonly ChargeRecord[]): Promise<void> {
     const { db } = this
     for (const [connectionId, mine] of byConnection(records)) {
-      const older = await db.charges
-        .where('[connectionId+id]')
-        .between(...connectionBounds(connectionId))
-        .limit(1)
-        .primaryKeys()
-      if (older.length > 0)
+      if (await hasOlderCharges(db.charges, connectionId))
         await db.charges.bulkDelete(mine.map((c): [string, string] => [connectionId, c.id]))
       await putChargeDays(db, connectionId, mine, this.chargePartSize)
     }

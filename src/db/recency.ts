@@ -4,14 +4,14 @@
  * records in given statuses, through the status index (which rows written since issue 23 fill only for
  * statuses that can still change: history-row.ts).
  */
-import Dexie from 'dexie'
+import Dexie, { type Table } from 'dexie'
 import type { ClosebookDb } from './database'
 import { dayRowBatches } from './day-digests'
 import { searchDayOf } from './history-record'
 import type { HistoryRecord, SyncResource } from '../domain/records'
 import { connectionBounds, readInChunks } from './repository-helpers'
 
-/** Day digest rows read per request when looking for a store's newest record, newest day first. */
+/** Day rows read per request when looking for a store's newest record, newest day first. */
 const NEWEST_BATCH_DAYS = 8
 
 /**
@@ -40,20 +40,15 @@ export async function newestCreatedAt(
 }
 
 /**
- * The newest charge's createdAt (of one store, or any when null): from the charges' day rows newest day
- * first, and from charges cached before schema v10 through their time index, newest first until one of
- * the store's.
+ * The newest charge's createdAt (of one store, or any when null): from the charges' day rows, and from
+ * charges cached before schema v10 through their time index, newest first until one of the store's.
  */
 async function newestCharge(db: ClosebookDb, connectionId: string, storeId: string | null) {
-  let newest: number | null = null
-  const days = { lo: 0, hi: Number.MAX_SAFE_INTEGER, desc: true }
-  walk: for await (const rows of dayRowBatches(db.chargeDays, connectionId, days, () => NEWEST_BATCH_DAYS))
-    for (const row of rows) {
-      row.times.forEach((at, i) => {
-        if ((storeId === null || row.storeIds[i] === storeId) && (newest === null || at > newest)) newest = at
-      })
-      if (newest !== null) break walk
-    }
+  const newest = await newestInDayRows(db.chargeDays, connectionId, (row) =>
+    newestOf(row.times.length, (i) =>
+      storeId === null || row.storeIds[i] === storeId ? (row.times[i] ?? null) : null,
+    ),
+  )
   const older = await db.charges
     .where('[connectionId+createdAt]')
     .between(...connectionBounds(connectionId))
@@ -63,21 +58,42 @@ async function newestCharge(db: ClosebookDb, connectionId: string, storeId: stri
   return older && (newest === null || older.createdAt > newest) ? older.createdAt : newest
 }
 
-/** The newest createdAt among one store's records, from the day digests, newest day first. */
-async function newestInDigests(
-  db: ClosebookDb,
+/** The newest createdAt among one store's records, from the day digests. */
+function newestInDigests(db: ClosebookDb, connectionId: string, storeId: string): Promise<number | null> {
+  return newestInDayRows(db.dayDigests, connectionId, (row) =>
+    newestOf(row.records.length, (i) => {
+      const d = row.records[i]
+      return d?.storeId === storeId ? d.createdAt : null
+    }),
+  )
+}
+
+/**
+ * A connection's day rows newest day first, a few at a time, until `newestInRow` finds a time in one:
+ * stores interleave, so this stops within a day or two; a store with no recent record reads further back.
+ */
+async function newestInDayRows<R extends { day: number }>(
+  table: Table<R, [string, number]>,
   connectionId: string,
-  storeId: string,
+  newestInRow: (row: R) => number | null,
 ): Promise<number | null> {
   const days = { lo: 0, hi: Number.MAX_SAFE_INTEGER, desc: true }
-  for await (const rows of dayRowBatches(db.dayDigests, connectionId, days, () => NEWEST_BATCH_DAYS))
+  for await (const rows of dayRowBatches(table, connectionId, days, () => NEWEST_BATCH_DAYS))
     for (const row of rows) {
-      let newest: number | null = null
-      for (const d of row.records)
-        if (d.storeId === storeId && (newest === null || d.createdAt > newest)) newest = d.createdAt
+      const newest = newestInRow(row)
       if (newest !== null) return newest
     }
   return null
+}
+
+/** The largest of `timeAt(0 .. count - 1)`, skipping nulls (entries not wanted); null when none. */
+function newestOf(count: number, timeAt: (i: number) => number | null): number | null {
+  let newest: number | null = null
+  for (let i = 0; i < count; i++) {
+    const at = timeAt(i)
+    if (at !== null && (newest === null || at > newest)) newest = at
+  }
+  return newest
 }
 
 /**

@@ -160,12 +160,7 @@ async function matchLinksOf(
   const linkedHistory = (await cache.history.getMany(connectionId, missing)).filter(
     (r): r is HistoryRecord => r !== undefined,
   )
-  const chargeRows = new Map(
-    linkedHistory.filter((r) => r.type === 'charge').map((r) => [r.chargeId, r.createdAt]),
-  )
-  const linkedCharges = (
-    await cache.charges.getMany(connectionId, [...chargeRows.keys()], [...chargeRows.values()])
-  ).filter((c): c is ChargeRecord => c !== undefined)
+  const linkedCharges = await cache.charges.ofChargeRows(connectionId, linkedHistory)
   const model = await readPayoutModel(connectionId)
   return {
     importedRows,

@@ -25,11 +25,9 @@ export function useRowFacts(): RowFacts {
 
   async function loadFacts(connection: string, page: readonly HistoryRecord[]): Promise<void> {
     const cache = appCache()
-    // Each charge row's own time tells the cache which day holds its charge-list record.
-    const chargeRows = new Map(page.filter((r) => r.type === 'charge').map((r) => [r.chargeId, r.createdAt]))
     const [pageMarks, charges] = await Promise.all([
       cache.marks.getMany(connection, page),
-      cache.charges.getMany(connection, [...chargeRows.keys()], [...chargeRows.values()]),
+      cache.charges.ofChargeRows(connection, page),
     ])
     const nextMarks = new Map(marks.value)
     page.forEach((r, i) => {
@@ -39,7 +37,7 @@ export function useRowFacts(): RowFacts {
     })
     marks.value = nextMarks
     const nextFees = new Map(fees.value)
-    charges.forEach((c) => c && nextFees.set(c.id, { feeAmount: c.feeAmount, feeCurrency: c.feeCurrency }))
+    charges.forEach((c) => nextFees.set(c.id, { feeAmount: c.feeAmount, feeCurrency: c.feeCurrency }))
     fees.value = nextFees
     const names = new Map(storeNames.value)
     let added = false

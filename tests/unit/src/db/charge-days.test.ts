@@ -144,6 +144,17 @@ describe('ChargesRepository over the day parts', () => {
     expect(await repo().get(CONN, charge(3).id, T0 + 3 * DAY)).toBeUndefined()
   })
 
+  it('reads the charges of history charge rows on their days, leaving out refunds and uncached charges', async () => {
+    await put([charge(3), charge(30)])
+    const rows = [
+      historyRecordOf(CONN, historyItem(30), T0),
+      historyRecordOf(CONN, historyItem(7, { type: 'refund', charge_id: charge(3).id }), T0),
+      historyRecordOf(CONN, historyItem(3), T0),
+      historyRecordOf(CONN, historyItem(8), T0),
+    ]
+    expect(await repo().ofChargeRows(CONN, rows)).toEqual([charge(30), charge(3)])
+  })
+
   it('says whether a connection has any charge, old or new', async () => {
     expect(await repo().any(CONN)).toBe(false)
     await put([charge(1)])
