@@ -13,15 +13,23 @@
  * - `pieces` (quarantined payloads and errors, after `echoes` for pages): a string holding the secret, the
  *   app token or any PIECE characters in a row of either is replaced whole, as text cut short elsewhere (a
  *   field list, a message) may hold only part of a credential.
+ *
+ * Both also match a credential written in another case or with anything between its characters
+ * (`s k _ C A N A R Y`, `SK-CANARY…`, full-width letters, percent-escapes): texts and credentials are
+ * compared by their skeletons (skeleton.ts), the letters and digits in lower case.
  */
 import { Buffer } from 'node:buffer'
 import { DesktopApiError, type ApiErrorShape } from '../../shared/errors'
 import { authorizationHeader, type Credentials } from '../vault/credentials'
+import { redactSkeletonMatches, skeletonOf } from './skeleton'
 
 export const REDACTED = '[redacted]'
 const MIN_FORM = 6
 /** Any 8 characters in a row taken from a credential count as a piece of it. */
 const PIECE = 8
+/** A credential's skeleton shorter than this is not searched for in other case or spacing: too likely to
+ * stand in ordinary text. */
+const MIN_SKELETON = 10
 
 export function credentialForms(credentials: Credentials): string[] {
   const raw = [
@@ -46,36 +54,69 @@ export function credentialForms(credentials: Credentials): string[] {
   return [...forms].sort((a, b) => b.length - a.length)
 }
 
-function replaceForms(text: string, forms: readonly string[]): string {
-  let out = text
-  for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED)
-  return out
+/** The skeletons of the secret, the app token and each part of the token, long ones only, longest first. */
+export function credentialSkeletons(credentials: Credentials): string[] {
+  const raw = [credentials.secret, credentials.appToken, ...credentials.appToken.split('.')]
+  const skeletons = new Set(raw.map(skeletonOf).filter((s) => s.length >= MIN_SKELETON))
+  return [...skeletons].sort((a, b) => b.length - a.length)
 }
 
-function scrubEchoes(value: unknown, forms: readonly string[]): unknown {
-  if (typeof value === 'string') return replaceForms(value, forms)
-  if (Array.isArray(value)) return value.map((v) => scrubEchoes(v, forms))
+interface EchoPatterns {
+  forms: readonly string[]
+  skeletons: readonly string[]
+}
+
+function replaceForms(text: string, patterns: EchoPatterns): string {
+  let out = text
+  for (const form of patterns.forms) if (out.includes(form)) out = out.split(form).join(REDACTED)
+  return redactSkeletonMatches(out, patterns.skeletons, REDACTED)
+}
+
+function scrubEchoes(value: unknown, patterns: EchoPatterns): unknown {
+  if (typeof value === 'string') return replaceForms(value, patterns)
+  if (Array.isArray(value)) return value.map((v) => scrubEchoes(v, patterns))
   if (typeof value === 'object' && value !== null)
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [replaceForms(k, forms), scrubEchoes(v, forms)]),
+      Object.entries(value).map(([k, v]) => [replaceForms(k, patterns), scrubEchoes(v, patterns)]),
     )
   return value
 }
 
-function piecesOf(secrets: readonly string[]): Set<string> {
-  const set = new Set<string>()
-  for (const s of secrets) for (let i = 0; i + PIECE <= s.length; i++) set.add(s.slice(i, i + PIECE))
-  return set
+interface PiecePatterns {
+  /** Every PIECE characters in a row of a credential, as written and as skeleton. */
+  pieces: Set<string>
+  whole: readonly string[]
+  /** Skeletons too short to hold a piece: searched for whole. */
+  shortSkeletons: readonly string[]
 }
 
-function scrubPieces(value: unknown, pieces: Set<string>, whole: readonly string[]): unknown {
-  if (typeof value === 'string') {
-    for (let i = 0; i + PIECE <= value.length; i++) if (pieces.has(value.slice(i, i + PIECE))) return REDACTED
-    return whole.some((w) => w.length > 0 && value.includes(w)) ? REDACTED : value
+function piecesOf(secrets: readonly string[]): PiecePatterns {
+  const pieces = new Set<string>()
+  const shortSkeletons: string[] = []
+  for (const s of secrets) {
+    for (let i = 0; i + PIECE <= s.length; i++) pieces.add(s.slice(i, i + PIECE))
+    const skeleton = skeletonOf(s)
+    if (skeleton.length < PIECE) {
+      if (skeleton.length > 0) shortSkeletons.push(skeleton)
+    } else for (let i = 0; i + PIECE <= skeleton.length; i++) pieces.add(skeleton.slice(i, i + PIECE))
   }
-  if (Array.isArray(value)) return value.map((v) => scrubPieces(v, pieces, whole))
+  return { pieces, whole: secrets.filter((w) => w.length > 0), shortSkeletons }
+}
+
+function holdsPiece(value: string, patterns: PiecePatterns): boolean {
+  const { pieces, whole, shortSkeletons } = patterns
+  for (let i = 0; i + PIECE <= value.length; i++) if (pieces.has(value.slice(i, i + PIECE))) return true
+  if (whole.some((w) => value.includes(w))) return true
+  const skeleton = skeletonOf(value)
+  for (let i = 0; i + PIECE <= skeleton.length; i++) if (pieces.has(skeleton.slice(i, i + PIECE))) return true
+  return shortSkeletons.some((s) => skeleton.includes(s))
+}
+
+function scrubPieces(value: unknown, patterns: PiecePatterns): unknown {
+  if (typeof value === 'string') return holdsPiece(value, patterns) ? REDACTED : value
+  if (Array.isArray(value)) return value.map((v) => scrubPieces(v, patterns))
   if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubPieces(v, pieces, whole)]))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubPieces(v, patterns)]))
   return value
 }
 
@@ -91,12 +132,16 @@ export interface CredentialScrubber {
 
 /** The scrubber of one connection's credentials; forms and pieces are worked out on first use. */
 export function credentialScrubber(credentials: Credentials): CredentialScrubber {
-  let forms: string[] | undefined
-  let pieces: Set<string> | undefined
-  const whole = [credentials.secret, credentials.appToken]
-  const strict = <T>(value: T): T => scrubPieces(value, (pieces ??= piecesOf(whole)), whole) as T
+  let echoes: EchoPatterns | undefined
+  let pieces: PiecePatterns | undefined
+  const strict = <T>(value: T): T =>
+    scrubPieces(value, (pieces ??= piecesOf([credentials.secret, credentials.appToken]))) as T
   return {
-    echoes: (value) => scrubEchoes(value, (forms ??= credentialForms(credentials))),
+    echoes: (value) =>
+      scrubEchoes(
+        value,
+        (echoes ??= { forms: credentialForms(credentials), skeletons: credentialSkeletons(credentials) }),
+      ),
     pieces: strict,
     error: (error) => {
       const shape: ApiErrorShape = strict(error.toShape())

@@ -421,6 +421,64 @@ describe('no successful page carries a credential', () => {
     expect(metadata['key [redacted]']).toBe('a field name')
   })
 
+  it('scrubs echoes in another case, spaced out, full-width or escaped, keeping the text around them', async () => {
+    const { secret, appToken } = CANARY_CREDENTIALS
+    const spaced = (text: string, by: string) => [...text].join(by)
+    const fullWidth = (text: string) =>
+      text.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0))
+    const { api } = client(() =>
+      json({
+        items: [
+          historyItem({
+            merchant_name: `Shop ${secret.toLowerCase()}`,
+            store_name: spaced(secret, ' '),
+            metadata: {
+              order_no: 'A-1',
+              upper_token: appToken.toUpperCase(),
+              dashed: `before ${spaced(secret.toUpperCase(), '-')} after`,
+              wide: fullWidth(secret),
+              escaped: spaced(secret, '%20'),
+              jwt_part: spaced(appToken.split('.')[1]?.toLowerCase() ?? '', '.'),
+              [`key ${secret.toLowerCase()}`]: 'a field name',
+            },
+          }),
+        ],
+        has_more: false,
+      }),
+    )
+    const result = await call(api, { resource: 'transaction_history' })
+    if (!result.ok) throw new Error(result.error.message)
+    expect(canaryLeaks(JSON.stringify(result))).toEqual([])
+    const item = result.value.items[0]
+    expect(item?.merchant_name).toBe('Shop [redacted]')
+    expect(item?.store_name).toBe('[redacted]')
+    const metadata = item?.metadata ?? {}
+    expect(metadata['order_no']).toBe('A-1')
+    expect(metadata['dashed']).toBe('before [redacted] after')
+    expect(metadata['key [redacted]']).toBe('a field name')
+  })
+
+  it('withholds an error whose field list or text holds a credential in another case or spaced out', async () => {
+    const { secret, appToken } = CANARY_CREDENTIALS
+    const { api } = client(() =>
+      json(
+        {
+          code: 'INVALID_REQUEST',
+          errors: [
+            { field: [...secret.toLowerCase()].join(' '), reason: 'unknown' },
+            { field: 'token', reason: `bad ${appToken.slice(-20).toUpperCase()}` },
+          ],
+        },
+        400,
+      ),
+    )
+    const result = await call(api, { resource: 'charges' })
+    if (result.ok) throw new Error('expected a refusal')
+    const shape = JSON.stringify(result.error.toShape())
+    expect(canaryLeaks(shape), shape).toEqual([])
+    expect(shape).toContain('[redacted]')
+  })
+
   it('drops a quarantined text that holds only a piece of a credential, which no whole form matches', async () => {
     // 12 characters from inside the secret: not the secret, its header or an encoding of either.
     const piece = CANARY_CREDENTIALS.secret.slice(4, 16)

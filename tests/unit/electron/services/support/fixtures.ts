@@ -1,27 +1,16 @@
-import { Buffer } from 'node:buffer'
 import type { ChargeItem, HistoryItem } from '../../../../../electron/shared/payment-api'
 import {
   chargeItem as numberedChargeItem,
   historyItem as numberedHistoryItem,
 } from '../../../../support/api-items'
 
-const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
-
-/** A JWT-shaped app token (the signature is not checked by the client). */
-export function makeJwt(claims: Record<string, unknown> = {}, signature = 'c2lnbmF0dXJl'): string {
-  return `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub: 'app-token', ...claims })}.${signature}`
-}
-
-/** Credentials that must never appear in any error, log or result. */
-export const CANARY_SECRET = 'sk_CANARY_secret_7f3a9b1c'
-export const CANARY_TOKEN = makeJwt({ canary: 'CANARY_CLAIM' }, 'CANARY_SIGNATURE_d41d8cd9')
-export const CANARY_CREDENTIALS = { secret: CANARY_SECRET, appToken: CANARY_TOKEN }
-
-/** Every substring that would give the credentials away. */
-export function canaryLeaks(text: string): string[] {
-  const parts = [CANARY_SECRET, CANARY_TOKEN, ...CANARY_TOKEN.split('.'), 'CANARY']
-  return parts.filter((p) => text.includes(p))
-}
+export {
+  CANARY_CREDENTIALS,
+  CANARY_SECRET,
+  CANARY_TOKEN,
+  canaryLeaks,
+  makeJwt,
+} from '../../../../support/canary'
 
 export const STORE_A = '11111111-1111-4111-8111-111111111111'
 export const STORE_B = '22222222-2222-4222-8222-222222222222'
