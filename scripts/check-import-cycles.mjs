@@ -2,7 +2,7 @@
 // Import cycles among files and among folders of src/ and electron/. ESLint sees one file at a time, so
 // a cycle (a ↔ b, or db → reconcile → db) needs the whole graph: this builds it from the sources with
 // TypeScript's parser and exits 1 on any cycle. Among folders every import counts (types tie folders
-// together too); among files only run-time ones (a type-only cycle is erased and cannot misorder loading). `--graph` prints the folder graph (README "Layers"); `--root DIR` checks another tree.
+// together too); among files only run-time ones (a type-only cycle is erased and cannot misorder loading). `--graph` prints the folder graph (docs/architecture.md, "Layers"); `--root DIR` checks another tree.
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import ts from 'typescript'

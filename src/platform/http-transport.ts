@@ -2,7 +2,7 @@
  * DesktopApi over HTTP, for the web host. The launch token arrives once as `?token=` in the address (or
  * as a one-time `?launch=` code exchanged for it); it is moved to sessionStorage (per tab, gone when the
  * tab closes) and removed from the address bar so it is not copied with the URL. The browser's history
- * still records the address as first opened: see README, "Web host and safety".
+ * still records the address as first opened: see docs/architecture.md, "Web host and safety".
  */
 import type { Transport } from '../../electron/shared/channels'
 import type { CallOutcome } from '../../electron/shared/errors'

@@ -8,7 +8,7 @@ import { CURRENT_VERSION, type MigrationProgress } from '../db/database'
 
 /**
  * What the app knows about its host (version, host kind, keychain), loaded once at start, and whether
- * opening the cache is migrating an older schema: that can take minutes on a big cache (README), so the
+ * opening the cache is migrating an older schema: that can take minutes on a big cache (docs/data.md), so the
  * shell says so while it runs instead of looking stuck.
  */
 export const useAppStore = defineStore('app', () => {

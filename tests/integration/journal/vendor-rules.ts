@@ -1,6 +1,6 @@
 /**
  * Independent readers of the three vendors' import files, applying each one's published rules (see
- * README "Journal entries"): they parse the bytes as the importer would and return the vouchers found,
+ * docs/reconciliation.md, "Journal entries"): they parse the bytes as the importer would and return the vouchers found,
  * throwing on anything the importer would refuse.
  */
 import Papa from 'papaparse'
