@@ -866,6 +866,13 @@ export const en = {
     },
   },
   languages: { en: 'English', ja: '日本語' },
+  importFile: {
+    row_width:
+      'Line {line} has {found} cells where the header has {expected}, so its columns cannot be told apart (an unquoted comma, as in ¥1,234, splits a cell). The line was not imported: quote that cell or export the file again.',
+    unclosed_quote:
+      'Line {line} opens a quote that is never closed: the rest of the file may have been read as one cell. Check that line in the file.',
+    bad_quote: 'Line {line} has a quote in the middle of a cell: check that line in the file.',
+  },
   journal: {
     title: 'Journal entries for accounting software',
     settingsTitle: 'Journal entries (posting to accounting software)',
