@@ -9,6 +9,7 @@ import { chmod, mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/
 import { join } from 'node:path'
 import type { DeliveredFile, FileTextEncoding } from '../../shared/contract/files'
 import { DesktopApiError } from '../../shared/errors'
+import { fileNameProblem, fileNameProblemText, type FileExtensions } from '../../shared/file-name'
 import { encodeShiftJis, NotShiftJisError } from '../../shared/shift-jis'
 import { diskError } from './move-into-place'
 
@@ -28,6 +29,19 @@ async function removeLeftovers(dir: string, olderThan: number): Promise<void> {
 export async function privateDir(path: string): Promise<void> {
   await mkdir(path, { recursive: true, mode: 0o700 })
   await chmod(path, 0o700)
+}
+
+/**
+ * The contract's file-name rule, checked again where a name is about to be written, so that a caller
+ * inside main cannot skip it: refused names never reach a save dialog or the downloads folder.
+ */
+export function checkFileName(name: string, extensions?: FileExtensions): void {
+  const problem = fileNameProblem(name, extensions)
+  if (!problem) return
+  const message = fileNameProblemText(problem, extensions)
+  throw new DesktopApiError('invalid_argument', `Invalid file name: ${message}.`, {
+    fields: [{ path: 'suggestedName', message }],
+  })
 }
 
 export type DeliverFile = (tempPath: string, suggestedName: string) => Promise<DeliveredFile>
@@ -65,6 +79,7 @@ export class FileWriter {
   }
 
   async begin(suggestedName: string, encoding: FileTextEncoding = 'utf-8'): Promise<string> {
+    checkFileName(suggestedName)
     await this.sweep()
     await privateDir(this.tmpDir)
     this.leftovers ??= removeLeftovers(this.tmpDir, this.now() - LEFTOVER_AGE_MS)

@@ -22,7 +22,7 @@ import {
   type PackedRows,
 } from '../../shared/contract/export'
 import { DesktopApiError } from '../../shared/errors'
-import { privateDir, type DeliverFile } from '../files/file-writer'
+import { checkFileName, privateDir, type DeliverFile } from '../files/file-writer'
 import { diskError } from '../files/move-into-place'
 import { HEADER_STYLE, isWritableCell, isWritableDate, writeCell } from './cells'
 import {
@@ -87,6 +87,7 @@ export class WorkbookExports {
   }
 
   async begin(args: ExportBeginArgs): Promise<string> {
+    checkFileName(args.suggestedName, ['.xlsx'])
     await this.sweep()
     await privateDir(this.tmpDir)
     const exportId = randomBytes(18).toString('base64url')
