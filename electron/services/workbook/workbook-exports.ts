@@ -22,8 +22,9 @@ import {
   type PackedRows,
 } from '../../shared/contract/export'
 import { DesktopApiError } from '../../shared/errors'
-import { checkFileName, privateDir, type DeliverFile } from '../files/file-writer'
+import { checkFileName, type DeliverFile } from '../files/file-writer'
 import { diskError } from '../files/move-into-place'
+import { TempFolder } from '../files/temp-folder'
 import { HEADER_STYLE, isWritableCell, isWritableDate, writeCell } from './cells'
 import {
   abortZip,
@@ -70,28 +71,28 @@ export interface WorkbookExportsOptions {
   now?: () => number
   /** Exports with no call for this long are abandoned and removed. */
   idleMs?: number
+  /** Shared with the other writers of the data directory; default: its own `<dataDir>/tmp`. */
+  temp?: TempFolder
 }
 
 export class WorkbookExports {
   private readonly exports = new Map<string, OpenExport>()
   private readonly now: () => number
   private readonly idleMs: number
+  private readonly temp: TempFolder
 
   constructor(private readonly options: WorkbookExportsOptions) {
     this.now = options.now ?? Date.now
     this.idleMs = options.idleMs ?? 15 * 60_000
-  }
-
-  private get tmpDir(): string {
-    return join(this.options.dataDir, 'tmp')
+    this.temp = options.temp ?? new TempFolder(join(options.dataDir, 'tmp'))
   }
 
   async begin(args: ExportBeginArgs): Promise<string> {
     checkFileName(args.suggestedName, ['.xlsx'])
     await this.sweep()
-    await privateDir(this.tmpDir)
+    await this.temp.ready()
     const exportId = randomBytes(18).toString('base64url')
-    const path = join(this.tmpDir, `${exportId}.xlsx.partial`)
+    const path = join(this.temp.path, `${exportId}.xlsx.partial`)
     const out = createWriteStream(path, { flags: 'wx', mode: 0o600 })
     await new Promise<void>((resolve, reject) => {
       out.once('open', () => resolve())
