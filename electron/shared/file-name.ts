@@ -7,6 +7,9 @@
 
 export const MAX_FILE_NAME_LENGTH = 120
 
+/** The `reason` a refused name's error carries, so the renderer can say what is wrong in its language. */
+export const FILE_NAME_REASON = 'unsafe_file_name'
+
 export type FileNameProblem =
   'empty' | 'too_long' | 'path' | 'control' | 'invisible' | 'dot' | 'edge' | 'reserved' | 'extension'
 

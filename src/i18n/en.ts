@@ -863,6 +863,8 @@ export const en = {
         "This app token may not read this list. A store-scoped token can read only its own stores: enter the connection's store IDs, or use a merchant-wide token.",
       IMPROPER_AUTH:
         'The payment service could not use the credentials as sent. Enter the secret and the app token again; trying again as they are will not help.',
+      unsafe_file_name:
+        'The file name has characters or a form that is not safe on every computer (a hidden or direction-changing character, a reserved name such as CON, or another extension). Nothing was written; rename the store or export again.',
     },
   },
   languages: { en: 'English', ja: '日本語' },

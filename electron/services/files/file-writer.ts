@@ -9,7 +9,12 @@ import { open, rm, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DeliveredFile, FileTextEncoding } from '../../shared/contract/files'
 import { DesktopApiError } from '../../shared/errors'
-import { fileNameProblem, fileNameProblemText, type FileExtensions } from '../../shared/file-name'
+import {
+  FILE_NAME_REASON,
+  fileNameProblem,
+  fileNameProblemText,
+  type FileExtensions,
+} from '../../shared/file-name'
 import { encodeShiftJis, NotShiftJisError } from '../../shared/shift-jis'
 import { diskError } from './move-into-place'
 import { TempFolder } from './temp-folder'
@@ -24,6 +29,7 @@ export function checkFileName(name: string, extensions?: FileExtensions): void {
   const message = fileNameProblemText(problem, extensions)
   throw new DesktopApiError('invalid_argument', `Invalid file name: ${message}.`, {
     fields: [{ path: 'suggestedName', message }],
+    reason: FILE_NAME_REASON,
   })
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { fileNameProblem, fileNameProblemText, type FileExtensions } from '../file-name'
+import { FILE_NAME_REASON, fileNameProblem, fileNameProblemText, type FileExtensions } from '../file-name'
 
 /**
  * A file name the user will see, under the app's one rule (`file-name.ts`): no path, no control or
@@ -8,7 +8,12 @@ import { fileNameProblem, fileNameProblemText, type FileExtensions } from '../fi
 export function fileNameSchema(extensions?: FileExtensions): z.ZodType<string> {
   return z.string().superRefine((name, ctx) => {
     const problem = fileNameProblem(name, extensions)
-    if (problem) ctx.addIssue({ code: 'custom', message: fileNameProblemText(problem, extensions) })
+    if (problem)
+      ctx.addIssue({
+        code: 'custom',
+        message: fileNameProblemText(problem, extensions),
+        params: { reason: FILE_NAME_REASON },
+      })
   })
 }
 
@@ -68,6 +73,7 @@ export const filesContract = {
             code: 'custom',
             path: ['suggestedName'],
             message: fileNameProblemText('extension', extensions),
+            params: { reason: FILE_NAME_REASON },
           })
       }),
     result: z.object({ fileId: fileIdSchema }),
