@@ -98,7 +98,27 @@ export class WorkbookExports {
       out.once('open', () => resolve())
       out.once('error', reject)
     }).catch((e: unknown) => Promise.reject(diskError(e, args.suggestedName)))
+    let open: OpenExport
+    try {
+      open = this.startBook(path, out, args)
+    } catch (error) {
+      // The file exists but no export holds it: nothing else would ever remove it.
+      await new Promise<void>((resolve) => out.destroy().once('close', () => resolve()))
+      await rm(path, { force: true })
+      throw error instanceof DesktopApiError ? error : diskError(error, args.suggestedName)
+    }
+    this.exports.set(exportId, open)
+    try {
+      for (const spec of args.sheets) open.sheets.push(this.addSheet(open.book, spec))
+    } catch (error) {
+      await this.discard(exportId)
+      throw error
+    }
+    return exportId
+  }
 
+  /** The streaming workbook over the opened file, with its document properties. */
+  private startBook(path: string, out: WriteStream, args: ExportBeginArgs): OpenExport {
     // exceljs's cells inline, not shared: its table would hold every text of the workbook. Data rows share
     // only repeated texts, a bounded number of them (`SharedTexts`).
     const book = new ExcelJS.stream.xlsx.WorkbookWriter({
@@ -129,14 +149,7 @@ export class WorkbookExports {
     }
     out.on('error', remember)
     onZipError(book, remember)
-    this.exports.set(exportId, open)
-    try {
-      for (const spec of args.sheets) open.sheets.push(this.addSheet(book, spec))
-    } catch (error) {
-      await this.discard(exportId)
-      throw error
-    }
-    return exportId
+    return open
   }
 
   private addSheet(book: StreamingWorkbook, spec: ExportSheet): SheetState {
