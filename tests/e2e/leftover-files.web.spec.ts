@@ -32,3 +32,11 @@ test('partial exports and stale downloads of a killed run are gone once the host
   }
   expect(existsSync(join(dataDir, 'tmp', 'keep.txt'))).toBe(true)
 })
+
+test('a closed terminal (SIGHUP) stops the host cleanly: lock released, nothing partial left', async () => {
+  const host = await startBuiltWebHost({ dataDir })
+  expect(existsSync(join(dataDir, 'web-host.lock'))).toBe(true)
+  expect(await host.signal('SIGHUP')).toBe(0)
+  expect(existsSync(join(dataDir, 'web-host.lock'))).toBe(false)
+  expect(readdirSync(join(dataDir, 'tmp')).filter((n) => n.endsWith('.partial'))).toEqual([])
+})
