@@ -73,13 +73,14 @@ export function fileNameProblemText(problem: FileNameProblem, extensions?: FileE
  * of `-` and spaces collapse, dots and dashes at the ends go. Used for text the user chose (a store label).
  */
 export function toSafeFileNamePart(base: string, maxLength = 60): string {
-  return (
-    base
-      .normalize('NFKC')
-      // eslint-disable-next-line no-control-regex
-      .replace(/[/\\:*?"<>|\u0000-\u001F\u007F-\u009F\p{Cf}\p{Zl}\p{Zp}\p{Cs}\s]+/gu, '-')
-      .replace(/-{2,}/g, '-')
-      .slice(0, maxLength)
-      .replace(/^[.-]+|[.-]+$/g, '')
-  )
+  const cleaned = base
+    .normalize('NFKC')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[/\\:*?"<>|\u0000-\u001F\u007F-\u009F\p{Cf}\p{Zl}\p{Zp}\p{Cs}\s]+/gu, '-')
+    .replace(/-{2,}/g, '-')
+  // Cut by code point: cutting between the halves of an emoji would leave a lone surrogate.
+  return Array.from(cleaned)
+    .slice(0, maxLength)
+    .join('')
+    .replace(/^[.-]+|[.-]+$/g, '')
 }

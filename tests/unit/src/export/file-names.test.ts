@@ -11,6 +11,13 @@ describe('names the renderer builds from text the user chose', () => {
     },
   )
 
+  it('cuts a long label between characters, never inside an emoji', () => {
+    const label = `${'a'.repeat(59)}😀tail`
+    const name = workbookFileName(label, '2026-10')
+    expect(fileNameProblem(name, ['.xlsx']), name).toBeNull()
+    expect(name).toBe(`closebook-${'a'.repeat(59)}😀-2026-10.xlsx`)
+  })
+
   it('keeps readable labels readable', () => {
     expect(workbookFileName('Tokyo Store', '2026-10')).toBe('closebook-Tokyo-Store-2026-10.xlsx')
     expect(toSafeFileNamePart('東京店\u202E')).toBe('東京店')
