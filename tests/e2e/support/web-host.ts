@@ -29,9 +29,7 @@ export interface StartOptions {
   extraArgs?: string[]
 }
 
-export async function startBuiltWebHost(
-  extraArgsOrOptions: string[] | StartOptions = [],
-): Promise<
+export async function startBuiltWebHost(extraArgsOrOptions: string[] | StartOptions = []): Promise<
   RunningWebHost & {
     stop(): Promise<void>
     stderr(): string
