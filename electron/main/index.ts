@@ -83,6 +83,14 @@ if (isOnlyInstance)
         focusedWindow: () => BrowserWindow.getFocusedWindow(),
       }),
     })
+    // Partial files an earlier run left (it crashed mid-export) are removed before anything is written.
+    services
+      .leftovers()
+      .catch((error: unknown) =>
+        console.warn(
+          `[closebook] leftover files not removed: ${error instanceof Error ? error.message : 'unknown error'}`,
+        ),
+      )
     registerIpcHost({
       ipcMain,
       handlers: createHandlers(services),

@@ -2,6 +2,7 @@
  * Everything a host needs to answer DesktopApi calls, built from platform adapters the host injects.
  * Knows nothing of Electron or HTTP: the Electron host and the web host each build one of these.
  */
+import { join } from 'node:path'
 import type { HostKind } from '../shared/contract'
 import { ApiGateway } from './api-client/api-gateway'
 import { PaymentApiClient, type FetchLike } from './api-client/payment-api-client'
@@ -9,6 +10,7 @@ import { ConnectionRegistry } from './connections/connection-registry'
 import { ConnectionsService } from './connections/connections-service'
 import { DemoService, type StartDemoSandbox } from './demo/demo-service'
 import { FileWriter, type DeliverFile } from './files/file-writer'
+import { TempFolder } from './files/temp-folder'
 import { apiHandlers } from './handlers/api-handlers'
 import { appHandlers } from './handlers/app-handlers'
 import { connectionsHandlers } from './handlers/connections-handlers'
@@ -58,12 +60,29 @@ export interface AppServices extends HostAdapters {
   /** The payment API through the one rate-limit scheduler. */
   gateway: ApiGateway
   demo: DemoService
+  /**
+   * The partial files an earlier run left in `<dataDir>/tmp` (it crashed or was killed mid-export),
+   * removed at start-up, before this run writes anything there; resolves to their names.
+   */
+  leftovers(): Promise<string[]>
   dispose(): Promise<void>
 }
 
+/** How often exports and files a renderer abandoned (a tab closed mid-export) are looked for. */
+const SWEEP_EVERY_MS = 60_000
+
 export function createAppServices(adapters: HostAdapters): AppServices {
-  const files = new FileWriter({ dataDir: adapters.dataDir, deliverFile: adapters.deliverFile })
-  const workbooks = new WorkbookExports({ dataDir: adapters.dataDir, deliverFile: adapters.deliverFile })
+  // Created by a host once it holds its data directory alone: clearing leftovers starts now.
+  const temp = new TempFolder(join(adapters.dataDir, 'tmp'))
+  temp.ready().catch(() => undefined) // a failure is retried, and reported, by the first export
+  const writers = { dataDir: adapters.dataDir, deliverFile: adapters.deliverFile, temp }
+  const files = new FileWriter(writers)
+  const workbooks = new WorkbookExports(writers)
+  const sweeper = setInterval(() => {
+    void files.sweep().catch(() => undefined)
+    void workbooks.sweep().catch(() => undefined)
+  }, SWEEP_EVERY_MS)
+  sweeper.unref()
   const clock = adapters.clock ?? systemClock
   const connections = new ConnectionsService({
     registry: new ConnectionRegistry(adapters.dataDir, () => clock.now()),
@@ -92,7 +111,9 @@ export function createAppServices(adapters: HostAdapters): AppServices {
     connections,
     gateway,
     demo,
+    leftovers: () => temp.leftovers(),
     dispose: async () => {
+      clearInterval(sweeper)
       await demo.dispose()
       scheduler.dispose()
       await files.dispose()

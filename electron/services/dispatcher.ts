@@ -4,7 +4,13 @@
  * web host's HTTP) call `dispatch`; neither runs a handler any other way.
  */
 import { desktopApiContract, type Channel } from '../shared/contract'
-import { DesktopApiError, fieldIssuesFromZod, invalidArgument, type CallOutcome } from '../shared/errors'
+import {
+  DesktopApiError,
+  fieldIssuesFromZod,
+  invalidArgument,
+  reasonFromZod,
+  type CallOutcome,
+} from '../shared/errors'
 import type { CallContext, Handlers } from './handlers/types'
 
 export function isChannel(name: unknown): name is Channel {
@@ -29,7 +35,12 @@ export async function dispatch(
     }
     const spec = desktopApiContract[channel]
     const parsed = spec.args.safeParse(rawArgs ?? {})
-    if (!parsed.success) throw invalidArgument(`arguments for ${channel}`, fieldIssuesFromZod(parsed.error))
+    if (!parsed.success)
+      throw invalidArgument(
+        `arguments for ${channel}`,
+        fieldIssuesFromZod(parsed.error),
+        reasonFromZod(parsed.error),
+      )
     const handler = handlers[channel] as (args: unknown, ctx: CallContext) => Promise<unknown>
     const value = await handler(parsed.data, ctx)
     const checked = spec.result.safeParse(value)

@@ -67,9 +67,23 @@ export function fieldIssuesFromZod(error: z.core.$ZodError, prefix = ''): FieldI
   }))
 }
 
-export function invalidArgument(what: string, fields: FieldIssue[]): DesktopApiError {
+export function invalidArgument(what: string, fields: FieldIssue[], reason?: string): DesktopApiError {
   const list = fields.map((f) => `${f.path}: ${f.message}`).join('; ')
-  return new DesktopApiError('invalid_argument', `Invalid ${what}: ${list}`, { fields })
+  return new DesktopApiError(
+    'invalid_argument',
+    `Invalid ${what}: ${list}`,
+    reason ? { fields, reason } : { fields },
+  )
+}
+
+/** The `reason` a schema's own check named (`params.reason` of a custom issue), passed on to the renderer. */
+export function reasonFromZod(error: z.core.$ZodError): string | undefined {
+  for (const issue of error.issues) {
+    const reason =
+      issue.code === 'custom' ? (issue.params as { reason?: unknown } | undefined)?.reason : undefined
+    if (typeof reason === 'string') return reason
+  }
+  return undefined
 }
 
 /** The envelope each transport carries, so that errors keep their code across IPC and HTTP. */

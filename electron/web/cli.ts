@@ -103,6 +103,12 @@ async function main(): Promise<void> {
       ? { startDemoSandbox: () => startSandbox({ seed: 42, stores: 3, records: 5000, faults: { storm } }) }
       : {}),
   })
+  // What an earlier run left (it was killed mid-export): partial files, and downloads nobody can take.
+  const leftovers = await Promise.all([services.leftovers(), downloads.prepare()]).catch((error: unknown) =>
+    error instanceof Error ? error : new Error(String(error)),
+  )
+  if (leftovers instanceof Error)
+    process.stderr.write(`closebook web host: warning: leftover files not removed: ${leftovers.message}\n`)
   const host = await startWebHost({
     port: choice.port,
     rendererDir: resolve(__dirname, '../renderer'),
@@ -131,6 +137,8 @@ async function main(): Promise<void> {
   }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
+  // A closed terminal: still stop cleanly, so that no export is left half-written in the data folder.
+  process.once('SIGHUP', stop)
 }
 
 main().catch((error: unknown) => {

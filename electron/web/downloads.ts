@@ -65,8 +65,11 @@ export class DownloadRegistry {
       }
   }
 
-  /** Once per run: a private folder, emptied of what earlier runs left (nobody can download those). */
-  private prepare(): Promise<void> {
+  /**
+   * Once per run: a private folder, emptied of what earlier runs left (nobody can download those). The
+   * host calls it at start-up; the first delivery waits for it.
+   */
+  prepare(): Promise<void> {
     this.prepared ??= (async () => {
       await mkdir(this.exportsDir, { recursive: true, mode: 0o700 })
       await chmod(this.exportsDir, 0o700)

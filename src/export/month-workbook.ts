@@ -8,6 +8,7 @@
  * criteria. Text values such as "Yes", "charge" and "reconciled" are criteria of those formulas: they
  * stay English whatever the UI language.
  */
+import { toSafeFileNamePart } from '../../electron/shared/file-name'
 import type { ExportCell, ExportColumn, ExportRow, ExportSheet } from '../../electron/shared/contract/export'
 import {
   recordKeyOf,
@@ -362,11 +363,7 @@ function byTimeThenKey<T extends { createdAt: number }>(key: (r: T) => string) {
 
 /** `closebook-<store>-2026-10.xlsx`, safe as a file name on every desktop. */
 export function workbookFileName(label: string, period: string): string {
-  const slug = label
-    .normalize('NFKC')
-    .replace(/[/\\:*?"<>|\p{Cc}\s]+/gu, '-')
-    .replace(/^[.-]+|-+$/g, '')
-    .slice(0, 60)
+  const slug = toSafeFileNamePart(label)
   return `closebook-${slug || 'all-stores'}-${period}.xlsx`
 }
 

@@ -863,9 +863,18 @@ export const en = {
         "This app token may not read this list. A store-scoped token can read only its own stores: enter the connection's store IDs, or use a merchant-wide token.",
       IMPROPER_AUTH:
         'The payment service could not use the credentials as sent. Enter the secret and the app token again; trying again as they are will not help.',
+      unsafe_file_name:
+        'The file name has characters or a form that is not safe on every computer (a hidden or direction-changing character, a reserved name such as CON, or another extension). Nothing was written; rename the store or export again.',
     },
   },
   languages: { en: 'English', ja: '日本語' },
+  importFile: {
+    row_width:
+      'Line {line} has {found} cells where the header has {expected}, so its columns cannot be told apart (an unquoted comma, as in ¥1,234, splits a cell). The line was not imported: quote that cell or export the file again.',
+    unclosed_quote:
+      'Line {line} opens a quote that is never closed: the rest of the file may have been read as one cell. Check that line in the file.',
+    bad_quote: 'Line {line} has a quote in the middle of a cell: check that line in the file.',
+  },
   journal: {
     title: 'Journal entries for accounting software',
     settingsTitle: 'Journal entries (posting to accounting software)',

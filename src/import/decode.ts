@@ -30,27 +30,61 @@ function hasLongUtf8Sequence(bytes: Uint8Array): boolean {
   return false
 }
 
+const isAsciiLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
+/** Latin letters that two UTF-8 bytes can write (À–ɏ), without × and ÷. */
+const isLatinLetter = (c: number): boolean => c >= 0xc0 && c <= 0x24f && c !== 0xd7 && c !== 0xf7
+const isHalfWidthKana = (c: number): boolean => c >= 0xff61 && c <= 0xff9f
+
 /**
- * How much a decoding looks like what these files hold (Japanese, Latin text, digits), character by
+ * Points for a run of Latin letters (`café`, `ýİ`) starting at `from`, and where the run ends. Accented
+ * letters are written inside words with plain ASCII letters (`café`, `Müller`); a "word" of accented
+ * letters only (`ý`, `ýý`) is what Shift_JIS half-width kana pairs look like when read as UTF-8.
+ */
+function latinWord(text: string, from: number): { score: number; end: number } {
+  let start = from
+  while (start > 0 && isAsciiLetter(text.charCodeAt(start - 1))) start--
+  let end = from
+  let accented = 0
+  let ascii = start < from
+  for (; end < text.length; end++) {
+    const c = text.charCodeAt(end)
+    if (isLatinLetter(c)) accented++
+    else if (isAsciiLetter(c)) ascii = true
+    else break
+  }
+  return { score: ascii ? accented * 3 : 0, end }
+}
+
+/**
+ * How much a decoding looks like what these files hold (Japanese, Latin text, amounts), character by
  * character; ASCII is the same in every candidate and counts nothing. Tuned so that the ambiguous cases
- * go the likely way: Shift_JIS half-width kana that happens to be valid UTF-8 (`ﾃｽﾄｰ` reads as `ýİ`)
- * is Shift_JIS; UTF-8 `café` (also valid Shift_JIS, as `cafﾃｩ`) stays UTF-8; EUC-JP kana (valid
- * Shift_JIS as half-width kana pairs) is EUC-JP.
+ * go the likely way: Shift_JIS half-width kana that is also valid UTF-8 (`ﾃｽ` reads as `ý`, `ﾃｽﾄｰ` as
+ * `ýİ`) is Shift_JIS; UTF-8 `café` (also valid Shift_JIS, as `cafﾃｩ`) and `¥1,234` (`ﾂ･1,234`) stay
+ * UTF-8; EUC-JP kana (valid Shift_JIS as half-width kana pairs) is EUC-JP.
  */
 function plausibility(text: string): number {
   let score = 0
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c < 0x80) continue
-    if ((c >= 0x3041 && c <= 0x30ff) || c === 0x30fc)
+    if (isLatinLetter(c)) {
+      const word = latinWord(text, i)
+      score += word.score
+      i = word.end - 1
+    } else if ((c >= 0x3041 && c <= 0x30ff) || c === 0x30fc)
       score += 4 // hiragana, katakana
     else if (c >= 0x4e00 && c <= 0x9fff)
       score += 2.5 // kanji
     else if ((c >= 0x3000 && c <= 0x303f) || (c >= 0xff01 && c <= 0xff60) || c === 0xffe5) score += 2
-    else if (c >= 0xff61 && c <= 0xff9f)
-      score += 1.5 // half-width katakana (bank exports)
-    // Latin-1 letters and signs: two UTF-8 bytes, worth the two half-width kana they would be in Shift_JIS.
-    else if (c >= 0xa0 && c <= 0xff) score += 3
+    else if (isHalfWidthKana(c)) {
+      // Bank exports write kana between spaces, digits and punctuation; next to a Latin letter it is
+      // more likely the second half of an accented letter read as Shift_JIS (`cafﾃｩ`).
+      const touchesLetter = isAsciiLetter(text.charCodeAt(i - 1)) || isAsciiLetter(text.charCodeAt(i + 1))
+      score += touchesLetter ? 0.5 : 1.5
+    } else if (c === 0xa5 || c === 0xa3)
+      score += 4 // ¥ and £ before amounts
+    else if (c >= 0xa0 && c <= 0xff)
+      score += 2.5 // Latin-1 signs: °, ±, ×, ©
     else if ((c >= 0x2010 && c <= 0x2027) || c === 0x20ac || c === 0x2212)
       score += 2 // dashes, quotes, €
     else if (c < 0xa0 || (c >= 0xe000 && c <= 0xf8ff) || c === 0xfffd) score -= 4 // C1, private use

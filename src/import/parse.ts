@@ -9,13 +9,27 @@ import { createDayResolver, type DayResolver } from '../domain/local-day'
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string }
 
+/**
+ * A structural problem of the file, by line. `code` (with `params`) names it for the display language;
+ * `message` is the reader's own English text, for problems without a code (Zengin record lengths).
+ * `row_width`: the line has another number of cells than the header and was left out of `rows`.
+ */
+export type FileIssueCode = 'row_width' | 'unclosed_quote' | 'bad_quote'
+
+export interface FileIssue {
+  line: number
+  message: string
+  code?: FileIssueCode
+  params?: Readonly<Record<string, number>>
+}
+
 export interface ParsedCsv {
   headers: string[]
   rows: string[][]
   /** 1-based line in the file where each row starts (the header is line 1): what error messages cite. */
   lines: number[]
-  /** Structural problems papaparse reported (unclosed quote, …), by line. */
-  errors: { line: number; message: string }[]
+  /** Structural problems (a row of the wrong width, an unclosed quote, …), by line. */
+  errors: FileIssue[]
 }
 
 function isBlank(row: readonly string[]): boolean {
@@ -41,7 +55,7 @@ export function parseCsv(text: string): ParsedCsv {
       }
       const line = newlinesBefore + 1
       if (!isBlank(result.data)) records.push({ row: result.data, line })
-      for (const error of result.errors) errors.push({ line, message: error.message })
+      for (const error of result.errors) errors.push(quoteIssue(line, error))
       // The cursor is past the row's terminator: where the next row starts.
       rowStart = result.meta.cursor
     },
@@ -53,12 +67,45 @@ export function parseCsv(text: string): ParsedCsv {
   const headerAt = widths.findIndex((w) => w >= wanted)
   if (headerAt > 0) records.splice(0, headerAt)
   const header = records.shift()
+  const kept = header ? records.filter((r) => fitsHeader(r, header.row, errors)) : records
   return {
     headers: header ? header.row.map((h) => h.trim()) : [],
-    rows: records.map((r) => r.row),
-    lines: records.map((r) => r.line),
-    errors,
+    rows: kept.map((r) => r.row),
+    lines: kept.map((r) => r.line),
+    errors: errors.sort((a, b) => a.line - b.line),
   }
+}
+
+function quoteIssue(line: number, error: Papa.ParseError): FileIssue {
+  const code =
+    error.code === 'MissingQuotes' ? 'unclosed_quote' : error.code === 'InvalidQuotes' ? 'bad_quote' : null
+  return code ? { line, message: error.message, code, params: { line } } : { line, message: error.message }
+}
+
+/**
+ * Whether a row has the header's cells, one for one. An unquoted `¥1,234` splits into `¥1` and `234`:
+ * read by position, the amount would be 1, so a row with more cells than the header is refused (and
+ * reported with its line), and so is a row with fewer. Trailing empty cells hold nothing and are
+ * dropped first; a header's trailing empty names need no cells below them.
+ */
+function fitsHeader(
+  record: { row: string[]; line: number },
+  header: readonly string[],
+  issues: FileIssue[],
+): boolean {
+  const row = record.row
+  while (row.length > header.length && (row[row.length - 1] ?? '').trim() === '') row.pop()
+  let named = header.length
+  while (named > 0 && (header[named - 1] ?? '').trim() === '') named--
+  if (row.length <= header.length && row.length >= named) return true
+  const params = { line: record.line, expected: header.length, found: row.length }
+  issues.push({
+    line: record.line,
+    code: 'row_width',
+    params,
+    message: `line ${record.line} has ${row.length} cells, the header has ${header.length}`,
+  })
+  return false
 }
 
 const SIGN_CHARS = new Set(['-', '−', '△', '▲', '+'])

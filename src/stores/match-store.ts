@@ -19,7 +19,7 @@ import type {
   RecordKey,
 } from '../domain/records'
 import { checkImportFileSize, ImportFileError } from '../import/limits'
-import type { ParsedCsv } from '../import/parse'
+import type { FileIssue, ParsedCsv } from '../import/parse'
 import {
   applyProfile,
   fileHash,
@@ -96,6 +96,18 @@ const planRemoval =
   (input) =>
     planUnlink({ ...input, importId, ...author })
 
+/** A line that could not be read; a file problem with a `code` is said in the display language. */
+export type ShownImportError = ImportError & Pick<FileIssue, 'code' | 'params'>
+
+function fileIssues(parsed: ParsedCsv): ShownImportError[] {
+  return parsed.errors.map((e) => ({
+    row: e.line,
+    column: '',
+    message: e.message,
+    ...(e.code ? { code: e.code, params: e.params ?? {} } : {}),
+  }))
+}
+
 export const useMatchStore = defineStore('match', () => {
   const connections = ref<CachedConnection[]>([])
   const connectionId = ref<string | null>(null)
@@ -103,7 +115,7 @@ export const useMatchStore = defineStore('match', () => {
   const pending = shallowRef<PendingFile | null>(null)
   const profile = ref<MappingProfile | null>(null)
   const profiles = ref<MappingProfile[]>([])
-  const importErrors = ref<ImportError[]>([])
+  const importErrors = ref<ShownImportError[]>([])
   const imports = ref<ImportRecord[]>([])
   const importId = ref<string | null>(null)
   const rows = shallowRef<ImportedRowRecord[]>([])
@@ -224,7 +236,11 @@ export const useMatchStore = defineStore('match', () => {
     const file = pending.value
     const p = profile.value
     if (!file || !p || !p.columns.date || !p.columns.amount) return null
-    return applyProfile(file.parsed, { ...p, source: source.value })
+    const applied = applyProfile(file.parsed, { ...p, source: source.value })
+    // Lines the file itself could not give (a row of the wrong width) count as read and refused.
+    const issues = fileIssues(file.parsed)
+    const refused = issues.filter((i) => i.code === 'row_width').length
+    return { ...applied, errors: [...issues, ...applied.errors], lineCount: applied.lineCount + refused }
   }
 
   /** Imports the pending file with the profile; the same file twice adds nothing and says so. */
@@ -259,10 +275,7 @@ export const useMatchStore = defineStore('match', () => {
     const p = checked.data
     const applied = applyProfile(file.parsed, p)
     // Structural problems of the file (an unclosed quote, a Zengin record of the wrong length) too.
-    importErrors.value = [
-      ...file.parsed.errors.map((e) => ({ row: e.line, column: '', message: e.message })),
-      ...applied.errors,
-    ]
+    importErrors.value = [...fileIssues(file.parsed), ...applied.errors]
     overlap.value = 0
     if (applied.rows.length === 0) {
       error.value = null

@@ -5,29 +5,32 @@
  * temporary file is removed and nothing is delivered.
  */
 import { randomBytes } from 'node:crypto'
-import { chmod, mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises'
+import { open, rm, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DeliveredFile, FileTextEncoding } from '../../shared/contract/files'
 import { DesktopApiError } from '../../shared/errors'
+import {
+  FILE_NAME_REASON,
+  fileNameProblem,
+  fileNameProblemText,
+  type FileExtensions,
+} from '../../shared/file-name'
 import { encodeShiftJis, NotShiftJisError } from '../../shared/shift-jis'
 import { diskError } from './move-into-place'
+import { TempFolder } from './temp-folder'
 
-/** Temporary files older than this were left by a run that crashed; no writer of ours still uses them. */
-const LEFTOVER_AGE_MS = 24 * 60 * 60_000
-
-async function removeLeftovers(dir: string, olderThan: number): Promise<void> {
-  for (const name of await readdir(dir).catch(() => [])) {
-    if (!name.endsWith('.partial')) continue
-    const path = join(dir, name)
-    const info = await stat(path).catch(() => null)
-    if (info && info.mtimeMs < olderThan) await rm(path, { force: true })
-  }
-}
-
-/** A folder only its owner may enter: temporary files hold what exports hold. */
-export async function privateDir(path: string): Promise<void> {
-  await mkdir(path, { recursive: true, mode: 0o700 })
-  await chmod(path, 0o700)
+/**
+ * The contract's file-name rule, checked again where a name is about to be written, so that a caller
+ * inside main cannot skip it: refused names never reach a save dialog or the downloads folder.
+ */
+export function checkFileName(name: string, extensions?: FileExtensions): void {
+  const problem = fileNameProblem(name, extensions)
+  if (!problem) return
+  const message = fileNameProblemText(problem, extensions)
+  throw new DesktopApiError('invalid_argument', `Invalid file name: ${message}.`, {
+    fields: [{ path: 'suggestedName', message }],
+    reason: FILE_NAME_REASON,
+  })
 }
 
 export type DeliverFile = (tempPath: string, suggestedName: string) => Promise<DeliveredFile>
@@ -47,30 +50,28 @@ export interface FileWriterOptions {
   now?: () => number
   /** Files with no call for this long are abandoned and removed. */
   idleMs?: number
+  /** Shared with the other writers of the data directory; default: its own `<dataDir>/tmp`. */
+  temp?: TempFolder
 }
 
 export class FileWriter {
   private readonly files = new Map<string, OpenFile>()
   private readonly now: () => number
   private readonly idleMs: number
-  private leftovers: Promise<void> | undefined
+  private readonly temp: TempFolder
 
   constructor(private readonly options: FileWriterOptions) {
     this.now = options.now ?? Date.now
     this.idleMs = options.idleMs ?? 15 * 60_000
-  }
-
-  private get tmpDir(): string {
-    return join(this.options.dataDir, 'tmp')
+    this.temp = options.temp ?? new TempFolder(join(options.dataDir, 'tmp'))
   }
 
   async begin(suggestedName: string, encoding: FileTextEncoding = 'utf-8'): Promise<string> {
+    checkFileName(suggestedName)
     await this.sweep()
-    await privateDir(this.tmpDir)
-    this.leftovers ??= removeLeftovers(this.tmpDir, this.now() - LEFTOVER_AGE_MS)
-    await this.leftovers
+    await this.temp.ready()
     const fileId = randomBytes(18).toString('base64url')
-    const path = join(this.tmpDir, `${fileId}.partial`)
+    const path = join(this.temp.path, `${fileId}.partial`)
     const handle = await open(path, 'wx', 0o600).catch((e: unknown) =>
       Promise.reject(diskError(e, suggestedName)),
     )

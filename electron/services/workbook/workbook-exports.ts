@@ -22,8 +22,9 @@ import {
   type PackedRows,
 } from '../../shared/contract/export'
 import { DesktopApiError } from '../../shared/errors'
-import { privateDir, type DeliverFile } from '../files/file-writer'
+import { checkFileName, type DeliverFile } from '../files/file-writer'
 import { diskError } from '../files/move-into-place'
+import { TempFolder } from '../files/temp-folder'
 import { HEADER_STYLE, isWritableCell, isWritableDate, writeCell } from './cells'
 import {
   abortZip,
@@ -70,33 +71,54 @@ export interface WorkbookExportsOptions {
   now?: () => number
   /** Exports with no call for this long are abandoned and removed. */
   idleMs?: number
+  /** Shared with the other writers of the data directory; default: its own `<dataDir>/tmp`. */
+  temp?: TempFolder
 }
 
 export class WorkbookExports {
   private readonly exports = new Map<string, OpenExport>()
   private readonly now: () => number
   private readonly idleMs: number
+  private readonly temp: TempFolder
 
   constructor(private readonly options: WorkbookExportsOptions) {
     this.now = options.now ?? Date.now
     this.idleMs = options.idleMs ?? 15 * 60_000
-  }
-
-  private get tmpDir(): string {
-    return join(this.options.dataDir, 'tmp')
+    this.temp = options.temp ?? new TempFolder(join(options.dataDir, 'tmp'))
   }
 
   async begin(args: ExportBeginArgs): Promise<string> {
+    checkFileName(args.suggestedName, ['.xlsx'])
     await this.sweep()
-    await privateDir(this.tmpDir)
+    await this.temp.ready()
     const exportId = randomBytes(18).toString('base64url')
-    const path = join(this.tmpDir, `${exportId}.xlsx.partial`)
+    const path = join(this.temp.path, `${exportId}.xlsx.partial`)
     const out = createWriteStream(path, { flags: 'wx', mode: 0o600 })
     await new Promise<void>((resolve, reject) => {
       out.once('open', () => resolve())
       out.once('error', reject)
     }).catch((e: unknown) => Promise.reject(diskError(e, args.suggestedName)))
+    let open: OpenExport
+    try {
+      open = this.startBook(path, out, args)
+    } catch (error) {
+      // The file exists but no export holds it: nothing else would ever remove it.
+      await new Promise<void>((resolve) => out.destroy().once('close', () => resolve()))
+      await rm(path, { force: true })
+      throw error instanceof DesktopApiError ? error : diskError(error, args.suggestedName)
+    }
+    this.exports.set(exportId, open)
+    try {
+      for (const spec of args.sheets) open.sheets.push(this.addSheet(open.book, spec))
+    } catch (error) {
+      await this.discard(exportId)
+      throw error
+    }
+    return exportId
+  }
 
+  /** The streaming workbook over the opened file, with its document properties. */
+  private startBook(path: string, out: WriteStream, args: ExportBeginArgs): OpenExport {
     // exceljs's cells inline, not shared: its table would hold every text of the workbook. Data rows share
     // only repeated texts, a bounded number of them (`SharedTexts`).
     const book = new ExcelJS.stream.xlsx.WorkbookWriter({
@@ -127,14 +149,7 @@ export class WorkbookExports {
     }
     out.on('error', remember)
     onZipError(book, remember)
-    this.exports.set(exportId, open)
-    try {
-      for (const spec of args.sheets) open.sheets.push(this.addSheet(book, spec))
-    } catch (error) {
-      await this.discard(exportId)
-      throw error
-    }
-    return exportId
+    return open
   }
 
   private addSheet(book: StreamingWorkbook, spec: ExportSheet): SheetState {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import { packedRowsProblem, type PackedRows } from './export-packed'
-import { deliveredFileSchema, fileIdSchema, safeFileNameSchema } from './files'
+import { deliveredFileSchema, FILE_EXTENSIONS, fileIdSchema, fileNameSchema } from './files'
 
 export { packRows, packedRowCount, unpackRows, PACKED_TAG, type PackedRows } from './export-packed'
 
@@ -175,9 +175,9 @@ export const exportSheetSchema = z.strictObject({
 })
 export type ExportSheet = z.infer<typeof exportSheetSchema>
 
-export const workbookFileNameSchema = safeFileNameSchema.refine((n) => n.toLowerCase().endsWith('.xlsx'), {
-  message: 'expected a .xlsx file name',
-})
+export const workbookFileNameSchema = fileNameSchema(
+  FILE_EXTENSIONS['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+)
 
 export const exportBeginArgsSchema = z
   .strictObject({

@@ -1,20 +1,38 @@
 import { z } from 'zod'
+import { FILE_NAME_REASON, fileNameProblem, fileNameProblemText, type FileExtensions } from '../file-name'
 
-/** A file name the user will see: no path separators, no control characters, sensible length. */
-export const safeFileNameSchema = z
-  .string()
-  .min(1)
-  .max(120)
-  .refine((n) => !/[/\\:*?"<>|]/.test(n) && ![...n].some((c) => c.charCodeAt(0) < 32), {
-    message: 'expected a file name without path separators or control characters',
+/**
+ * A file name the user will see, under the app's one rule (`file-name.ts`): no path, no control or
+ * invisible characters, no reserved device name, and, given `extensions`, only one of those.
+ */
+export function fileNameSchema(extensions?: FileExtensions): z.ZodType<string> {
+  return z.string().superRefine((name, ctx) => {
+    const problem = fileNameProblem(name, extensions)
+    if (problem)
+      ctx.addIssue({
+        code: 'custom',
+        message: fileNameProblemText(problem, extensions),
+        params: { reason: FILE_NAME_REASON },
+      })
   })
-  .refine((n) => n !== '.' && n !== '..' && !n.startsWith('.'), 'must not start with a dot')
+}
+
+export const safeFileNameSchema = fileNameSchema()
 
 export const fileMediaTypeSchema = z.enum([
   'application/json',
   'text/csv',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 ])
+
+export type FileMediaType = z.infer<typeof fileMediaTypeSchema>
+
+/** The extensions a file of each media type may have (Yayoi's journal import is a `.txt` CSV). */
+export const FILE_EXTENSIONS: Readonly<Record<FileMediaType, FileExtensions>> = {
+  'application/json': ['.json', '.jsonl'],
+  'text/csv': ['.csv', '.txt'],
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': ['.xlsx'],
+}
 
 /** Text files are UTF-8; Shift_JIS is for the Japanese accounting programs that import only that. */
 export const fileEncodingSchema = z.enum(['utf-8', 'shift_jis'])
@@ -42,11 +60,22 @@ export const MAX_FILE_CHUNK_CHARS = 4 * 1024 * 1024
  */
 export const filesContract = {
   'files:begin': {
-    args: z.strictObject({
-      suggestedName: safeFileNameSchema,
-      mediaType: fileMediaTypeSchema,
-      encoding: fileEncodingSchema.optional(),
-    }),
+    args: z
+      .strictObject({
+        suggestedName: safeFileNameSchema,
+        mediaType: fileMediaTypeSchema,
+        encoding: fileEncodingSchema.optional(),
+      })
+      .superRefine(({ suggestedName, mediaType }, ctx) => {
+        const extensions = FILE_EXTENSIONS[mediaType]
+        if (fileNameProblem(suggestedName, extensions) === 'extension')
+          ctx.addIssue({
+            code: 'custom',
+            path: ['suggestedName'],
+            message: fileNameProblemText('extension', extensions),
+            params: { reason: FILE_NAME_REASON },
+          })
+      }),
     result: z.object({ fileId: fileIdSchema }),
   },
   'files:append': {

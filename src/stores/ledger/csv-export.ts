@@ -1,5 +1,6 @@
 /** The current filter's records as CSV (UTF-8 with BOM, formula-guarded), through the host. */
 import type { Ref } from 'vue'
+import { toSafeFileNamePart } from '../../../electron/shared/file-name'
 import { appCache } from '../../db/cache'
 import type { MarkRecord, RecordKey } from '../../domain/records'
 import { exportLedgerCsv } from '../../export/workbook-client'
@@ -30,7 +31,8 @@ export function useLedgerCsvExport(
       const found = await cache.marks.getMany(filter.connectionId, records)
       const markMap = new Map<RecordKey, MarkRecord>()
       found.forEach((m) => m && markMap.set(m.key, m))
-      const name = `closebook-ledger-${query.periodLabel()}.csv`
+      // The period label comes from the filters (and so from the address): kept to the file-name rule.
+      const name = `closebook-ledger-${toSafeFileNamePart(query.periodLabel()) || 'all'}.csv`
       return (await exportLedgerCsv(name, records, markMap, query.timeZone.value)).fileName
     } catch (e) {
       notice.value = { kind: 'error', error: toAppError(e) }

@@ -53,7 +53,7 @@ export async function scoreCorpus(corpus: Corpus, threshold = DEFAULT_THRESHOLD)
       name: file.name,
       layout: profile.name,
       lines: applied.lineCount,
-      refused: new Set(applied.errors.map((e) => e.row)).size,
+      refused: new Set([...read.parsed.errors.map((e) => e.line), ...applied.errors.map((e) => e.row)]).size,
       accepted: accepted.length,
       correct,
       wrong,

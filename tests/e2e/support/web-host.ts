@@ -29,9 +29,13 @@ export interface StartOptions {
   extraArgs?: string[]
 }
 
-export async function startBuiltWebHost(
-  extraArgsOrOptions: string[] | StartOptions = [],
-): Promise<RunningWebHost & { stop(): Promise<void>; stderr(): string }> {
+export async function startBuiltWebHost(extraArgsOrOptions: string[] | StartOptions = []): Promise<
+  RunningWebHost & {
+    stop(): Promise<void>
+    stderr(): string
+    signal(name: NodeJS.Signals): Promise<number | null>
+  }
+> {
   const options = Array.isArray(extraArgsOrOptions) ? { extraArgs: extraArgsOrOptions } : extraArgsOrOptions
   const extraArgs = options.extraArgs ?? []
   if (!existsSync(WEB_ENTRY)) throw new Error(`${WEB_ENTRY} is missing: run \`npm run build\` first.`)
@@ -63,6 +67,13 @@ export async function startBuiltWebHost(
     origin: new URL(launchUrl).origin,
     dataDir,
     stderr: () => stderr,
+    /** Sends a signal and resolves with the exit code once the host has exited. */
+    signal: async (name) => {
+      if (child.exitCode !== null) return child.exitCode
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+      child.kill(name)
+      return exited
+    },
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r))

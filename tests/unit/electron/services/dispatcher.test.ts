@@ -91,3 +91,37 @@ describe('dispatch', () => {
     expect(outcome).toMatchObject({ ok: false, error: { code: 'internal' } })
   })
 })
+
+describe('a refused file name', () => {
+  it.each([
+    ['files:begin', { suggestedName: 'invoice\u202Evsc.exe.csv', mediaType: 'text/csv' }],
+    ['files:begin', { suggestedName: 'ledger.html', mediaType: 'text/csv' }],
+    ['export:begin', { suggestedName: 'CON.xlsx', sheets: [] }],
+  ])('%s names its reason, so the renderer can say it in the display language', async (channel, args) => {
+    let called = false
+    const outcome = await dispatch(
+      handlers({
+        'files:begin': () => {
+          called = true
+          return Promise.resolve({ fileId: 'x'.repeat(24) })
+        },
+      }),
+      channel,
+      args,
+      ctx,
+    )
+    expect(called).toBe(false)
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: {
+        code: 'invalid_argument',
+        details: {
+          reason: 'unsafe_file_name',
+          fields: expect.arrayContaining([
+            { path: 'suggestedName', message: expect.any(String) as unknown },
+          ]) as unknown,
+        },
+      },
+    })
+  })
+})

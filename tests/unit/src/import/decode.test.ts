@@ -63,6 +63,27 @@ describe('decodeBytes over the whole file', () => {
     expect(decodeBytes(bytes)).toEqual({ text, encoding: 'shift_jis' })
   })
 
+  it.each([
+    'id,memo\n1,ﾃｽ\n',
+    'date,amount,memo\n2026-10-01,1200,ﾃｽ\n2026-10-02,800,ﾃｽﾃｽ ﾃｽ\n',
+    'a,b\nﾃｽ,ﾃｽ\n',
+  ])('reads two-kana Shift_JIS that is also valid UTF-8 ("ý") as Shift_JIS: %j', (text) => {
+    const bytes = shiftJis(text)
+    expect(new TextDecoder('utf-8', { fatal: true }).decode(bytes)).toContain('ý')
+    expect(decodeBytes(bytes)).toEqual({ text, encoding: 'shift_jis' })
+  })
+
+  it.each([
+    'order,amount\nA-1,"¥1,234"\n',
+    'order,amount\nA-1,¥500\n',
+    'name,temp\nZoë,25°C\n',
+    'city,amount\nSão Paulo,£12\n',
+  ])('keeps UTF-8 that Shift_JIS could also read (as kana) as UTF-8: %j', (text) => {
+    const bytes = new TextEncoder().encode(text)
+    expect(new TextDecoder('shift_jis', { fatal: true }).decode(bytes)).not.toBe(text)
+    expect(decodeBytes(bytes)).toEqual({ text, encoding: 'utf-8' })
+  })
+
   it('decides from the whole file: Shift_JIS whose first non-ASCII byte is 2 MB in', () => {
     const text = `${'id,amount\n'}${'A-1,100\n'.repeat(262_144)}B-2,200,ﾌﾘｺﾐ 山田\n`
     expect(decodeBytes(shiftJis(text))).toEqual({ text, encoding: 'shift_jis' })

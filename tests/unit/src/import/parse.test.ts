@@ -32,7 +32,43 @@ describe('parseCsv', () => {
   it('reports an unclosed quote with its line', () => {
     const parsed = parseCsv('a,b\n1,"2\n')
     expect(parsed.errors.length).toBeGreaterThan(0)
-    expect(parsed.errors[0]?.line).toBe(2)
+    expect(parsed.errors[0]).toMatchObject({ line: 2, code: 'unclosed_quote', params: { line: 2 } })
+  })
+
+  it('refuses a row an unquoted "¥1,234" splits into more cells than the header, naming line and counts', () => {
+    const parsed = parseCsv('order,date,amount\nA-1,2026-10-01,¥1,234\nA-2,2026-10-02,500\n')
+    // Never read by position as an amount of 1: the row is not among the rows at all.
+    expect(parsed.rows).toEqual([['A-2', '2026-10-02', '500']])
+    expect(parsed.lines).toEqual([3])
+    expect(parsed.errors).toEqual([
+      {
+        line: 2,
+        code: 'row_width',
+        params: { line: 2, expected: 3, found: 4 },
+        message: 'line 2 has 4 cells, the header has 3',
+      },
+    ])
+  })
+
+  it('refuses a row with fewer cells than the header', () => {
+    const parsed = parseCsv('order,date,amount\nA-1,2026-10-01\nA-2,2026-10-02,500\n')
+    expect(parsed.lines).toEqual([3])
+    expect(parsed.errors).toMatchObject([{ line: 2, params: { expected: 3, found: 2 } }])
+  })
+
+  it('accepts trailing empty cells past the header, and no cells under empty trailing header names', () => {
+    const parsed = parseCsv('order,amount\nA-1,5,\nA-2,6,,\n')
+    expect(parsed.rows).toEqual([
+      ['A-1', '5'],
+      ['A-2', '6'],
+    ])
+    expect(parsed.errors).toEqual([])
+    const open = parseCsv('order,amount,\nA-1,5\nA-2,6,x\n')
+    expect(open.rows).toEqual([
+      ['A-1', '5'],
+      ['A-2', '6', 'x'],
+    ])
+    expect(open.errors).toEqual([])
   })
 })
 

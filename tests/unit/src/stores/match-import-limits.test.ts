@@ -31,4 +31,22 @@ describe('choosing an import file', () => {
     expect(store.fileError).toBeNull()
     expect(store.pending?.encoding).toBe('utf-8')
   })
+
+  it('counts a row split by an unquoted "¥1,234" as refused in the preview, with its code, line and counts', async () => {
+    const store = useMatchStore()
+    const text = '注文番号,注文日,合計金額\nA-1,2026/10/01,¥1,234\nA-2,2026/10/02,500\n'
+    await store.chooseFile(new File([text], 'orders.csv'))
+    const preview = store.previewPending()
+    expect(preview?.lineCount).toBe(2)
+    expect(preview?.rows.map((r) => [r.line, r.amount])).toEqual([[3, 500]])
+    expect(preview?.errors).toEqual([
+      {
+        row: 2,
+        column: '',
+        code: 'row_width',
+        params: { line: 2, expected: 3, found: 4 },
+        message: 'line 2 has 4 cells, the header has 3',
+      },
+    ])
+  })
 })
