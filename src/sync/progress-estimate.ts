@@ -68,3 +68,67 @@ export function estimateProgress(progress: {
   const percent = expected === 0 ? 0 : Math.min(99, Math.floor((records / expected) * 100))
   return { percent, history, charges }
 }
+
+/** Below this the pace of a run is its first burst: the rate the headers allow is the better guide. */
+export const PACE_WARMUP_MS = 5_000
+
+export interface TimeLeftInput {
+  partitions: readonly PartitionProgress[]
+  /** Route requests per minute per list, as the service's rate-limit headers allow. */
+  perMinute: Partial<Record<SyncResource, number>>
+  /** Requests sent per list in this run so far. */
+  sent: Partial<Record<SyncResource, number>>
+  /** Time since this run started. */
+  elapsedMs: number
+  /** Records per page the run asks for. */
+  pageLimit: number
+}
+
+/**
+ * Pages the open partitions of one list have left: each from what its window is expected to hold (its own
+ * estimate, else the list's density per millisecond of window times its span). Null when a partition has
+ * no estimate and no partition of its list says anything yet.
+ */
+function pagesLeft(own: readonly PartitionProgress[], pageLimit: number): number | null {
+  let known = 0
+  let knownSpan = 0
+  for (const p of own) {
+    if (!p.done && p.estimate === null) continue
+    known += p.done ? p.records : Math.max(p.records, p.estimate ?? 0)
+    knownSpan += Math.max(1, p.to - p.from)
+  }
+  let pages = 0
+  for (const p of own) {
+    if (p.done || p.error !== null) continue
+    let expected = p.estimate
+    if (expected === null) {
+      if (knownSpan === 0) return null
+      expected = (known / knownSpan) * Math.max(1, p.to - p.from)
+    }
+    // An open partition has at least the page that says it is done.
+    pages += Math.max(1, Math.ceil(Math.max(0, expected - p.records) / pageLimit))
+  }
+  return pages
+}
+
+/**
+ * Milliseconds a running sync has left: the requests each list has left, at the rate the service allows
+ * that list (each list has its own Route budget, so they run side by side and the slower one decides), or
+ * at the pace the run actually keeps once past its first burst, when that is slower. Null while a list
+ * with work left has not told its rate or its size yet (before its first page).
+ */
+export function estimateTimeLeft(input: TimeLeftInput): number | null {
+  let longest = 0
+  for (const resource of ['transaction_history', 'charges'] as const) {
+    const own = input.partitions.filter((p) => p.resource === resource)
+    if (!own.some((p) => !p.done && p.error === null)) continue
+    const pages = pagesLeft(own, input.pageLimit)
+    const perMinute = input.perMinute[resource]
+    if (pages === null || perMinute === undefined || !(perMinute > 0)) return null
+    let perMs = perMinute / 60_000
+    const sent = input.sent[resource] ?? 0
+    if (input.elapsedMs >= PACE_WARMUP_MS && sent > 0) perMs = Math.min(perMs, sent / input.elapsedMs)
+    longest = Math.max(longest, pages / perMs)
+  }
+  return Math.round(longest)
+}
