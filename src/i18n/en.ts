@@ -967,6 +967,7 @@ export const en = {
     },
     showCharts: 'Show charts',
     hideCharts: 'Hide charts',
+    rows: '{count} row | {count} rows',
   },
 } as const
 

@@ -973,5 +973,6 @@ export const ja: MessageSchema = {
     },
     showCharts: 'グラフを表示',
     hideCharts: 'グラフを隠す',
+    rows: '{count} 行',
   },
 }

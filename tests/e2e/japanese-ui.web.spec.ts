@@ -199,6 +199,32 @@ test.describe('the Japanese UI on the web host', () => {
     await chooseDate(page, ja.ledger.period, '2026-10')
     await expect(page.getByTestId('month-zone')).toContainText('日本標準時（Asia/Tokyo）')
     await expectJapanese(page, 'month-end')
+    // Every part of Month-end, reached from its navigation, charts and the per-store table opened.
+    const monthParts = page.getByRole('navigation', { name: ja.monthEndSections.navLabel })
+    for (const title of Object.values(ja.monthEndSections.titles)) {
+      await monthParts.getByRole('button', { name: title, exact: true }).click()
+      await expect(page.getByRole('heading', { level: 2, name: title, exact: true })).toBeFocused()
+    }
+    await page.getByRole('button', { name: ja.monthEndSections.showCharts }).click()
+    await expect(page.getByTestId('chart-daily-JPY').locator('svg').first()).toBeVisible()
+    await page.getByRole('heading', { name: ja.monthEnd.totals.storeTable, exact: true }).click()
+    await expect(page.getByRole('table', { name: ja.monthEnd.summaryLabel })).toBeVisible()
+    await expectJapanese(page, 'month-end (every part open)')
+    // No English word in any part: Latin letters only in currency codes, the zone's name, the store
+    // names the service sends, and the names of the accounting programs and file formats.
+    const storeNames = await page
+      .getByRole('combobox', { name: ja.monthEnd.exportScope })
+      .locator('option')
+      .allInnerTexts()
+    const names = ['Asia', 'Tokyo', 'freee', 'Shift', 'JIS', 'CSV']
+    for (const title of Object.values(ja.monthEndSections.titles)) {
+      let text = await page.getByRole('region', { name: title, exact: true }).innerText()
+      for (const name of storeNames) text = text.split(name).join('')
+      const latin = (text.match(/[A-Za-z]{2,}/g) ?? []).filter(
+        (w) => !/^[A-Z]{3}$/.test(w) && !names.includes(w),
+      )
+      expect(latin, `month-end part "${title}": English words`).toEqual([])
+    }
 
     await nav(page, ja.match.title)
     await expectJapanese(page, 'matching')
