@@ -399,6 +399,7 @@ export class SyncEngine {
           },
           elapsedMs: this.now() - startedAt,
           pageLimit: PAGE_LIMIT,
+          now: this.now(),
         })
         request.onProgress?.({
           ...progress,

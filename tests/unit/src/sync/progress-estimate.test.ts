@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { PartitionProgress } from '../../../../src/sync/sync-engine'
 import { estimateProgress, estimateTimeLeft } from '../../../../src/sync/progress-estimate'
+import { OPEN_END } from '../../../../src/sync/plan'
 
 const DAY = 86_400_000
 
@@ -63,6 +64,7 @@ describe('estimateProgress', () => {
 
 describe('estimateTimeLeft', () => {
   const base = {
+    now: 60 * DAY,
     perMinute: { transaction_history: 1200, charges: 1200 },
     sent: {},
     elapsedMs: 1_000,
@@ -108,6 +110,23 @@ describe('estimateTimeLeft', () => {
     expect(
       estimateTimeLeft({ ...base, partitions, sent: { transaction_history: 30 }, elapsedMs: 1_000 }),
     ).toBe(500)
+  })
+
+  it('measures an open window (no end) up to now, not to its sentinel end', () => {
+    const partitions = [
+      part({ records: 100, requests: 1, estimate: 1_000, totalHits: 1_000 }),
+      // Another month's worth up to now: as many records again.
+      part({ from: 30 * DAY, to: OPEN_END }),
+    ]
+    expect(estimateTimeLeft({ ...base, partitions })).toBe((9 + 10) * 50)
+    const shown = estimateProgress({ state: 'running', partitions, now: 60 * DAY })
+    expect(shown.history.expected).toBe(2_000)
+    // Answered, the open window is measured the same way for the others.
+    const answered = [
+      part({ to: OPEN_END, records: 100, requests: 1, estimate: 3_000 }),
+      part({ from: 0, to: 10 * DAY }),
+    ]
+    expect(estimateTimeLeft({ ...base, partitions: answered })).toBe((29 + 5) * 50)
   })
 
   it('is zero when nothing is left, and counts an open part as at least one page', () => {
