@@ -199,6 +199,8 @@ const CH = new Columns([
   col('counted', 'In totals', 'text', 9),
   col('currency', 'Currency', 'text', 10),
   col('charged', 'Charged', 'amount', 14),
+  col('requestedCurrency', 'Requested currency', 'text', 12),
+  col('requested', 'Requested', 'amount', 14),
   col('feeCurrency', 'Fee currency', 'text', 12),
   col('fee', 'Fee', 'amount', 12),
   col('refunded', 'Refunded to date', 'amount', 14),
@@ -423,6 +425,10 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
             : `${s.kind} ${s.amount} (no currency)`,
         )
         .join('; ')
+      // While pending or awaiting the service has charged nothing (charged_amount null): Charged and the
+      // net stay empty; what the charge asks for is in Requested, in its own currency.
+      const chargedNothing = c.raw.charged_amount === null
+      const requestedCurrency = normalizeCurrency(c.raw.requested_currency)
       yield CH.row({
         created: dateCell(c.createdAt, tz),
         id: c.id,
@@ -432,7 +438,9 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
         status: c.status,
         counted: yesNo(isSuccessful(c.status)),
         currency,
-        charged: amountCell(c.chargedAmount, currency),
+        charged: chargedNothing ? null : amountCell(c.chargedAmount, currency),
+        requestedCurrency,
+        requested: amountCell(c.raw.requested_amount, requestedCurrency),
         feeCurrency,
         // A fee without a currency has no decimals to go by: written as the API's integer.
         fee:
@@ -442,7 +450,7 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
               ? c.feeAmount
               : amountCell(c.feeAmount, normalizeCurrency(c.feeCurrency)),
         refunded: amountCell(net.refunded, currency),
-        net: amountCell(net.net, currency),
+        net: chargedNothing ? null : amountCell(net.net, currency),
         separate: separate || null,
         merchantTxId: c.merchantTransactionId,
         descriptor: typeof c.raw.descriptor === 'string' && c.raw.descriptor ? c.raw.descriptor : null,

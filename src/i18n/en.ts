@@ -966,6 +966,18 @@ export const en = {
       journal_failed: 'The journal entries could not be written: {message}',
     },
   },
+  monthEndSections: {
+    navLabel: 'Parts of Month-end',
+    titles: {
+      summary: 'Summary and checklist',
+      totals: 'Totals',
+      exports: 'Workbook and journal entries',
+      charts: 'Charts',
+    },
+    showCharts: 'Show charts',
+    hideCharts: 'Hide charts',
+    rows: '{count} row | {count} rows',
+  },
 } as const
 
 type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> }

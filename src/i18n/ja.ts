@@ -627,7 +627,7 @@ export const ja: MessageSchema = {
         unreconciledCurrency: '{currency}（{mode}）：{count} 件、{amount}',
         exceptionsOk: '例外はありません。取引履歴と課金一覧は一致し、すべて成功しています。',
         exceptionsWarning:
-          '例外が {count} 件あります（照合の差異、集計対象外の記録）。ワークブックの Exceptions シートを確認してください。',
+          '例外が {count} 件あります（照合の差異、集計対象外の記録）。ワークブックの {sheet} 枚目のシート（例外の一覧）を確認してください。',
       },
       closedBy: '{time} に {name} さんが締めました。',
       closedNote: 'メモ：{note}',
@@ -971,5 +971,17 @@ export const ja: MessageSchema = {
       journal_unbalanced: '伝票 {voucher} の貸借が一致しません。',
       journal_failed: '仕訳を書き出せませんでした：{message}',
     },
+  },
+  monthEndSections: {
+    navLabel: '月次締めの項目',
+    titles: {
+      summary: '概要とチェックリスト',
+      totals: '合計',
+      exports: 'ワークブックと仕訳',
+      charts: 'グラフ',
+    },
+    showCharts: 'グラフを表示',
+    hideCharts: 'グラフを隠す',
+    rows: '{count} 行',
   },
 }

@@ -9,7 +9,16 @@
  * same list that have, so the bar moves from the start and does not jump at the end.
  */
 import type { SyncResource } from '../domain/records'
+import { isOpenEnd } from './plan'
 import type { PartitionProgress, SyncState } from './sync-engine'
+
+/**
+ * A partition's window in milliseconds, at least 1. An open window (no end: the service's present) ends
+ * now; its sentinel end would make its density look like nothing and its share like everything.
+ */
+function spanOf(p: PartitionProgress, now: number): number {
+  return Math.max(1, (isOpenEnd(p.to) ? Math.max(now, p.from) : p.to) - p.from)
+}
 
 export interface ListCount {
   /** Partitions of this list in the run (0: the run does not fetch it). */
@@ -28,7 +37,7 @@ export interface ProgressEstimate {
   charges: ListCount
 }
 
-function countList(partitions: readonly PartitionProgress[], resource: SyncResource): ListCount {
+function countList(partitions: readonly PartitionProgress[], resource: SyncResource, now: number): ListCount {
   const own = partitions.filter((p) => p.resource === resource)
   let records = 0
   let known = 0
@@ -36,7 +45,7 @@ function countList(partitions: readonly PartitionProgress[], resource: SyncResou
   let unknownSpan = 0
   for (const p of own) {
     records += p.records
-    const span = Math.max(1, p.to - p.from)
+    const span = spanOf(p, now)
     if (p.done) {
       known += p.records
       knownSpan += span
@@ -56,9 +65,12 @@ function countList(partitions: readonly PartitionProgress[], resource: SyncResou
 export function estimateProgress(progress: {
   state: SyncState
   partitions: readonly PartitionProgress[]
+  /** Where an open window ends (default: the local clock). */
+  now?: number
 }): ProgressEstimate {
-  const history = countList(progress.partitions, 'transaction_history')
-  const charges = countList(progress.partitions, 'charges')
+  const now = progress.now ?? Date.now()
+  const history = countList(progress.partitions, 'transaction_history', now)
+  const charges = countList(progress.partitions, 'charges', now)
   if (progress.state === 'done') return { percent: 100, history, charges }
   const lists = [history, charges].filter((l) => l.expected !== null)
   if (lists.length === 0) return { percent: null, history, charges }
@@ -67,4 +79,70 @@ export function estimateProgress(progress: {
   // Not 100 until the engine says done: the last pages may still bring records.
   const percent = expected === 0 ? 0 : Math.min(99, Math.floor((records / expected) * 100))
   return { percent, history, charges }
+}
+
+/** Below this the pace of a run is its first burst: the rate the headers allow is the better guide. */
+export const PACE_WARMUP_MS = 5_000
+
+export interface TimeLeftInput {
+  partitions: readonly PartitionProgress[]
+  /** Route requests per minute per list, as the service's rate-limit headers allow. */
+  perMinute: Partial<Record<SyncResource, number>>
+  /** Requests sent per list in this run so far. */
+  sent: Partial<Record<SyncResource, number>>
+  /** Time since this run started. */
+  elapsedMs: number
+  /** Records per page the run asks for. */
+  pageLimit: number
+  /** Where an open window ends (the local clock). */
+  now: number
+}
+
+/**
+ * Pages the open partitions of one list have left: each from what its window is expected to hold (its own
+ * estimate, else the list's density per millisecond of window times its span). Null when a partition has
+ * no estimate and no partition of its list says anything yet.
+ */
+function pagesLeft(own: readonly PartitionProgress[], pageLimit: number, now: number): number | null {
+  let known = 0
+  let knownSpan = 0
+  for (const p of own) {
+    if (!p.done && p.estimate === null) continue
+    known += p.done ? p.records : Math.max(p.records, p.estimate ?? 0)
+    knownSpan += spanOf(p, now)
+  }
+  let pages = 0
+  for (const p of own) {
+    if (p.done || p.error !== null) continue
+    let expected = p.estimate
+    if (expected === null) {
+      if (knownSpan === 0) return null
+      expected = (known / knownSpan) * spanOf(p, now)
+    }
+    // An open partition has at least the page that says it is done.
+    pages += Math.max(1, Math.ceil(Math.max(0, expected - p.records) / pageLimit))
+  }
+  return pages
+}
+
+/**
+ * Milliseconds a running sync has left: the requests each list has left, at the rate the service allows
+ * that list (each list has its own Route budget, so they run side by side and the slower one decides), or
+ * at the pace the run actually keeps once past its first burst, when that is slower. Null while a list
+ * with work left has not told its rate or its size yet (before its first page).
+ */
+export function estimateTimeLeft(input: TimeLeftInput): number | null {
+  let longest = 0
+  for (const resource of ['transaction_history', 'charges'] as const) {
+    const own = input.partitions.filter((p) => p.resource === resource)
+    if (!own.some((p) => !p.done && p.error === null)) continue
+    const pages = pagesLeft(own, input.pageLimit, input.now)
+    const perMinute = input.perMinute[resource]
+    if (pages === null || perMinute === undefined || !(perMinute > 0)) return null
+    let perMs = perMinute / 60_000
+    const sent = input.sent[resource] ?? 0
+    if (input.elapsedMs >= PACE_WARMUP_MS && sent > 0) perMs = Math.min(perMs, sent / input.elapsedMs)
+    longest = Math.max(longest, pages / perMs)
+  }
+  return Math.round(longest)
 }

@@ -34,6 +34,7 @@ import {
   type SyncScope,
   type TimeWindow,
 } from './plan'
+import { estimateTimeLeft } from './progress-estimate'
 import { recheckChangeable, type ChangeableRecord } from './recheck'
 
 export interface PageWriteResult {
@@ -106,6 +107,12 @@ export interface PartitionProgress {
   records: number
   requests: number
   totalHits: number | null
+  /**
+   * Records the partition's window is expected to hold: its first page's `total_hits`, or after a split
+   * its share (by time) of what was left; null while nothing says (the sync's time left is estimated then
+   * from the other partitions of its list).
+   */
+  estimate: number | null
   done: boolean
   error: { code: ApiErrorCode; message: string } | null
 }
@@ -197,6 +204,8 @@ interface RunContext {
    * runs more than its share of the workers while another resource's partitions wait for one.
    */
   overShare: (resource: SyncResource) => boolean
+  /** Route requests per minute per list, from the last page's rate-limit headers (via main). */
+  perMinute: Partial<Record<SyncResource, number>>
   /** Puts a partition that gave its worker back at the end of the queue, to go on where it stopped. */
   requeue: (entry: Entry) => void
 }
@@ -211,6 +220,7 @@ function viewOf(cp: SyncCheckpoint): PartitionProgress {
     records: cp.records,
     requests: cp.requests,
     totalHits: null,
+    estimate: null,
     done: cp.done,
     error: null,
   }
@@ -366,19 +376,31 @@ export class SyncEngine {
         clockBehindMs: null,
         error: null,
       }
-      const recordsAtStart = partitions.reduce((s, p) => s + p.records, 0)
+      const perMinute: Partial<Record<SyncResource, number>> = {}
+      const requestsOf = (resource: SyncResource) =>
+        partitions.reduce((s, p) => s + (p.resource === resource ? p.requests : 0), 0)
+      // A resumed plan's partitions bring the requests of earlier runs: the pace counts this run's only.
+      const sentBefore = {
+        transaction_history: requestsOf('transaction_history'),
+        charges: requestsOf('charges'),
+      }
       const emit = () => {
         progress.records = partitions.reduce((s, p) => s + p.records, 0)
         progress.requests = partitions.reduce((s, p) => s + p.requests, 0)
         progress.expected = partitions.every((p) => p.done || p.totalHits !== null)
           ? partitions.reduce((s, p) => s + (p.done ? p.records : Math.max(p.records, p.totalHits ?? 0)), 0)
           : null
-        const elapsed = this.now() - startedAt
-        const fetched = progress.records - recordsAtStart
-        progress.etaMs =
-          progress.expected !== null && fetched > 0 && elapsed > 0
-            ? Math.max(0, ((progress.expected - progress.records) * elapsed) / fetched)
-            : null
+        progress.etaMs = estimateTimeLeft({
+          partitions,
+          perMinute,
+          sent: {
+            transaction_history: requestsOf('transaction_history') - sentBefore.transaction_history,
+            charges: requestsOf('charges') - sentBefore.charges,
+          },
+          elapsedMs: this.now() - startedAt,
+          pageLimit: PAGE_LIMIT,
+          now: this.now(),
+        })
         request.onProgress?.({
           ...progress,
           partitions: partitions.map((p) => ({ ...p })),
@@ -429,6 +451,7 @@ export class SyncEngine {
         progress,
         emit,
         partitions,
+        perMinute,
         maxOpen: 2 * Math.ceil(this.concurrency / Math.max(1, resourcesInPlan)),
         spawn: (entries) => {
           for (const { cp, view } of entries) {
@@ -712,6 +735,7 @@ export class SyncEngine {
         emit()
         return
       }
+      if (page.routePerMinute !== undefined) run.perMinute[cp.resource] = page.routePerMinute
       const last = page.items[page.items.length - 1]
       const quarantined = page.quarantined ?? []
       const received = page.items.length + quarantined.length
@@ -784,8 +808,9 @@ export class SyncEngine {
     const last = createdMs(page.items[page.items.length - 1])
     if (!Number.isFinite(last)) return [cp]
     const same = run.partitions.filter((p) => p.resource === cp.resource && !p.done && !p.error)
+    const remaining = remainingAfterFirstPage(page, cp, this.now())
     const parts = splitCount({
-      remaining: remainingAfterFirstPage(page, cp, this.now()),
+      remaining,
       open: same.length,
       // This partition's row still says 0 requests: it counts itself, as splitCount expects.
       unprobed: same.filter((p) => p.requests === 0).length,
@@ -794,9 +819,18 @@ export class SyncEngine {
     })
     if (parts <= 1) return [cp]
     const split = splitRemainder(cp, last, parts, this.now())
+    // What was left is shared between the parts by time, as the split itself assumes.
+    const now = this.now()
+    const spanOf = (p: SyncCheckpoint) => Math.max(0, (isOpenEnd(p.to) ? endAfter(now) : p.to) - p.from)
+    const span = split.reduce((s, p) => s + spanOf(p), 0)
+    const shareOf = (p: SyncCheckpoint): number | null =>
+      span > 0 ? Math.round((Math.max(0, remaining) * spanOf(p)) / span) : null
     // Counted as open right away, so partitions answering meanwhile share what is left of the budget.
-    for (const child of split.slice(1)) run.partitions.push(viewOf(child))
-    view.to = (split[0] as SyncCheckpoint).to
+    for (const child of split.slice(1)) run.partitions.push({ ...viewOf(child), estimate: shareOf(child) })
+    const narrowed = split[0] as SyncCheckpoint
+    const share = shareOf(narrowed)
+    view.to = narrowed.to
+    view.estimate = share === null ? null : page.items.length + share
     return split
   }
 
@@ -849,6 +883,8 @@ export class SyncEngine {
     view.to = narrowed.to
     // After a split the first page's count was for the whole window: the next page counts the narrowed one.
     view.totalHits = children.length > 0 ? null : (page.totalHits ?? view.totalHits)
+    if (children.length === 0 && checkpoint.requests === 1 && page.totalHits !== undefined)
+      view.estimate = page.totalHits
     if (written.changedKeys.length > 0) progress.changedKeys.push(...written.changedKeys)
     if (children.length > 0)
       run.spawn(

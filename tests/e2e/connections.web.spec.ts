@@ -17,8 +17,13 @@ test.describe('connections on the web host', () => {
     await expect(row).toContainText('Asia/Tokyo')
     await expect(row).toContainText(/http:\/\/127\.0\.0\.1:\d+/)
 
+    // The demo's first sync starts by itself.
+    await expect(page.getByTestId('sync-state')).toHaveText(/Syncing|Up to date/)
+    await expect(page.getByTestId('sync-state')).toHaveText('Up to date.', { timeout: 90_000 })
+    await expect(row.getByTestId('last-synced')).not.toHaveText('Never synced')
+
     await row.getByRole('button', { name: 'Test connection Demo merchant' }).click()
-    await expect(page.getByRole('status')).toContainText('Connected to')
+    await expect(page.getByRole('status').filter({ hasText: 'Connected to' })).toBeVisible()
 
     // Nothing the page received holds a credential: the demo's secret never left main.
     const html = await page.content()

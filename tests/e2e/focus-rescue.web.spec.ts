@@ -25,6 +25,8 @@ test.describe('focus is never lost to the page', () => {
     await expect(row).toBeVisible()
     await expect.poll(() => focused(page)).not.toBe('body')
 
+    // The demo's first sync runs by itself; a second one is asked for from the keyboard.
+    await expect(page.getByTestId('sync-state')).toHaveText('Up to date.', { timeout: 90_000 })
     const sync = row.getByRole('button', { name: 'Sync Demo merchant' })
     await sync.focus()
     await page.keyboard.press('Enter')

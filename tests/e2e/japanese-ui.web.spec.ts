@@ -117,16 +117,12 @@ test.describe('the Japanese UI on the web host', () => {
     await expect(page.getByRole('heading', { level: 1, name: ja.connections.title })).toBeVisible()
     await expectJapanese(page, 'connections (empty)')
 
+    // The demo's first sync starts by itself; guidance follows once it is done.
     await page.getByRole('button', { name: ja.connections.tryDemo }).click()
-    // Guidance: what to do after the demo starts, and after the sync.
-    await expect(page.getByTestId('next-step')).toHaveText(ja.connections.display.nextSync)
     const row = page
       .getByRole('table', { name: ja.connections.listLabel })
       .getByRole('row', { name: /Demo merchant/ })
     await expect(row).toContainText(ja.connections.display.credentialsDemo)
-    await row
-      .getByRole('button', { name: ja.connections.syncFor.replace('{label}', 'Demo merchant') })
-      .click()
     await expect(page.getByTestId('sync-state')).toHaveText(ja.sync.state.done, { timeout: 120_000 })
     // Each list counted apart, with thousands separators.
     await expect(page.getByTestId('sync-counts')).toHaveText(
@@ -203,6 +199,32 @@ test.describe('the Japanese UI on the web host', () => {
     await chooseDate(page, ja.ledger.period, '2026-10')
     await expect(page.getByTestId('month-zone')).toContainText('日本標準時（Asia/Tokyo）')
     await expectJapanese(page, 'month-end')
+    // Every part of Month-end, reached from its navigation, charts and the per-store table opened.
+    const monthParts = page.getByRole('navigation', { name: ja.monthEndSections.navLabel })
+    for (const title of Object.values(ja.monthEndSections.titles)) {
+      await monthParts.getByRole('button', { name: title, exact: true }).click()
+      await expect(page.getByRole('heading', { level: 2, name: title, exact: true })).toBeFocused()
+    }
+    await page.getByRole('button', { name: ja.monthEndSections.showCharts }).click()
+    await expect(page.getByTestId('chart-daily-JPY').locator('svg').first()).toBeVisible()
+    await page.getByRole('heading', { name: ja.monthEnd.totals.storeTable, exact: true }).click()
+    await expect(page.getByRole('table', { name: ja.monthEnd.summaryLabel })).toBeVisible()
+    await expectJapanese(page, 'month-end (every part open)')
+    // No English word in any part: Latin letters only in currency codes, the zone's name, the store
+    // names the service sends, and the names of the accounting programs and file formats.
+    const storeNames = await page
+      .getByRole('combobox', { name: ja.monthEnd.exportScope })
+      .locator('option')
+      .allInnerTexts()
+    const names = ['Asia', 'Tokyo', 'freee', 'Shift', 'JIS', 'CSV']
+    for (const title of Object.values(ja.monthEndSections.titles)) {
+      let text = await page.getByRole('region', { name: title, exact: true }).innerText()
+      for (const name of storeNames) text = text.split(name).join('')
+      const latin = (text.match(/[A-Za-z]{2,}/g) ?? []).filter(
+        (w) => !/^[A-Z]{3}$/.test(w) && !names.includes(w),
+      )
+      expect(latin, `month-end part "${title}": English words`).toEqual([])
+    }
 
     await nav(page, ja.match.title)
     await expectJapanese(page, 'matching')
@@ -223,9 +245,6 @@ test.describe('the Japanese UI on the web host', () => {
     await page.addInitScript(() => localStorage.setItem('closebook.locale', 'ja'))
     await page.goto(webHost.launchUrl)
     await page.getByRole('button', { name: ja.connections.tryDemo }).click()
-    await page
-      .getByRole('button', { name: ja.connections.syncFor.replace('{label}', 'Demo merchant') })
-      .click()
     await expect(page.getByTestId('sync-state')).toHaveText(ja.sync.state.done, { timeout: 120_000 })
     await nav(page, ja.ledger.title)
     await expect(page.getByTestId('ledger-count')).toHaveText(/^[\d,]+ 件\s*$/)
@@ -277,9 +296,6 @@ test.describe('the Japanese UI on the web host', () => {
     await page.addInitScript(() => localStorage.setItem('closebook.locale', 'en'))
     await page.goto(webHost.launchUrl)
     await page.getByRole('button', { name: en.connections.tryDemo }).click()
-    await page
-      .getByRole('button', { name: en.connections.syncFor.replace('{label}', 'Demo merchant') })
-      .click()
     await expect(page.getByTestId('sync-state')).toHaveText(en.sync.state.done, { timeout: 120_000 })
     await expectJapanese(page, 'connections (en)', 'en')
     const go = async (name: string): Promise<void> => {

@@ -79,4 +79,74 @@ test.describe('month-end from the keyboard', () => {
     expect(reopenKeys).toBeLessThan(25)
     expect(exportKeys).toBeLessThan(10)
   })
+
+  test('every part is reached from the section navigation by keyboard; charts open on request and stay so', async ({
+    page,
+    webHost,
+  }) => {
+    test.setTimeout(180_000)
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await syncDemo(page, webHost.launchUrl)
+    const openMonth = async (): Promise<void> => {
+      await page
+        .getByRole('navigation', { name: 'Main navigation' })
+        .getByRole('link', { name: 'Month-end' })
+        .click()
+      await chooseDate(page, 'Month', '2026-10')
+      await expect(page.getByTestId('check-unreconciled')).toBeVisible()
+    }
+    await openMonth()
+
+    // Charts start collapsed, and then the page is no taller than three screens.
+    const showCharts = page.getByRole('button', { name: 'Show charts' })
+    await expect(showCharts).toHaveAttribute('aria-expanded', 'false')
+    await expect(page.getByTestId('chart-daily-JPY')).toHaveCount(0)
+    const height = await page.evaluate(() => document.documentElement.scrollHeight)
+    console.log(`[month-end] page height with charts collapsed: ${height} px at 1280×900`)
+    expect(height).toBeLessThanOrEqual(3 * 900)
+
+    // Each part from the navigation: its heading takes focus and comes into view.
+    const parts = page.getByRole('navigation', { name: 'Parts of Month-end' })
+    const keys = new CountingKeyboard(page)
+    const perPart: string[] = []
+    for (const name of ['Summary and checklist', 'Totals', 'Workbook and journal entries', 'Charts']) {
+      await page.getByRole('heading', { level: 1, name: 'Month-end' }).focus()
+      const before = keys.presses
+      await tabTo(page, keys, parts.getByRole('button', { name, exact: true }), 20)
+      await keys.press('Enter')
+      const heading = page.getByRole('heading', { level: 2, name, exact: true })
+      await expect(heading).toBeFocused()
+      await expect(heading).toBeInViewport()
+      perPart.push(`${name} ${keys.presses - before}`)
+    }
+    console.log(`[keys] to each part from the page heading: ${perPart.join(', ')}`)
+
+    // From the Charts heading the next key is the toggle; the charts open, and stay open after a reload.
+    await keys.press('Tab')
+    await expect(showCharts).toBeFocused()
+    await keys.press('Enter')
+    const hideCharts = page.getByRole('button', { name: 'Hide charts' })
+    await expect(hideCharts).toHaveAttribute('aria-expanded', 'true')
+    await expect(hideCharts).toBeFocused()
+    await expect(page.getByTestId('chart-daily-JPY').locator('svg').first()).toBeVisible()
+    await page.reload()
+    await openMonth()
+    await expect(hideCharts).toHaveAttribute('aria-expanded', 'true')
+    await expect(page.getByTestId('chart-totals-JPY').locator('svg').first()).toBeVisible()
+    await hideCharts.click()
+    await page.reload()
+    await openMonth()
+    await expect(showCharts).toHaveAttribute('aria-expanded', 'false')
+
+    // The workbook from its part: a few keys from the part's heading.
+    await page.getByRole('heading', { level: 1, name: 'Month-end' }).focus()
+    await tabTo(page, keys, parts.getByRole('button', { name: 'Workbook and journal entries' }), 20)
+    await keys.press('Enter')
+    const before = keys.presses
+    const download = page.waitForEvent('download')
+    await tabTo(page, keys, page.getByRole('button', { name: 'Export the month-end workbook…' }), 10)
+    await keys.press('Enter')
+    expect((await download).suggestedFilename()).toMatch(/2026-10\.xlsx$/)
+    expect(keys.presses - before).toBeLessThanOrEqual(4)
+  })
 })

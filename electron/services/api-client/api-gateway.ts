@@ -47,13 +47,14 @@ export class ApiGateway {
       ...(jobId !== undefined ? { jobId } : {}),
       ...(signal ? { signal } : {}),
     })
-    const { resource, items, hasMore, totalHits, quarantined, cursorAfter } = envelope
+    const { resource, items, hasMore, totalHits, quarantined, cursorAfter, routePerMinute } = envelope
     const meta = {
       hasMore,
       ...(totalHits !== undefined ? { totalHits } : {}),
       fetchedAt: new Date(this.clock.now()).toISOString(),
       ...(quarantined.length > 0 ? { quarantined } : {}),
       ...(cursorAfter !== undefined ? { cursorAfter } : {}),
+      ...(routePerMinute !== undefined ? { routePerMinute } : {}),
     }
     return resource === 'transaction_history' ? { resource, items, ...meta } : { resource, items, ...meta }
   }
@@ -149,16 +150,19 @@ export class ApiGateway {
       maxAttempts?: number
       timeoutMs?: number
     },
-  ): Promise<ListEnvelope> {
+  ): Promise<ListEnvelope & { routePerMinute?: number }> {
     const connection = await this.connections.resolve(connectionId)
     const request = buildListRequest(connection.baseUrl, query)
     const { timeoutMs, ...scheduling } = options
-    return this.scheduler.schedule({
+    const envelope = await this.scheduler.schedule({
       namespace: connection.id,
       route: request.route,
       exact: request.exact,
       ...scheduling,
       attempt: (signal) => this.client.list(request, connection.credentials, signal, timeoutMs),
     })
+    // The limit the scheduler holds for this path, learned from the headers of the answers so far.
+    const perMinute = this.scheduler.limiter.limitsFor(connection.id, 'route', request.route)?.perMinute
+    return perMinute !== undefined && perMinute > 0 ? { ...envelope, routePerMinute: perMinute } : envelope
   }
 }

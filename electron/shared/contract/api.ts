@@ -100,6 +100,11 @@ const pageMeta = {
    * the page's last item, quarantined items included. Absent when the page has no usable id.
    */
   cursorAfter: uuidSchema.optional(),
+  /**
+   * Requests per minute the service allows on this list's resource path (its Route limit, as main read it
+   * from the rate-limit headers): what a sync's time left is worked out from. Absent when not known.
+   */
+  routePerMinute: z.number().positive().finite().optional(),
 }
 
 export const listPageResultSchema = z.discriminatedUnion('resource', [

@@ -10,6 +10,9 @@ import { buildMonthWorkbook, type MonthWorkbookInput } from '../../../src/export
 import { wallClockMs } from '../../../src/export/sheet-values'
 import type { LinkedRow } from '../../../src/reconcile/match-links'
 import { summarizeMonth } from '../../../src/reconcile/month-summary'
+import { chargeRecordOf } from '../../../src/db/charge-record'
+import type { ChargeRecord } from '../../../src/domain/records'
+import { chargeItem, CONN } from '../../support/api-items'
 import { EVIL_NAME, EVIL_NOTE, GENERATED_AT, PERIOD, STORE_1, TZ, jpyMonth, mixedMonth } from './fixtures'
 import { expectedSummary } from './expected'
 import { readWorkbook, removeDir, tempDir, tmpFiles, writePlanTo } from './support'
@@ -163,6 +166,8 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
     expect(c1?.get('Refunded to date')?.value).toBe(2000)
     expect(c1?.get('Net after refunds to date')?.value).toBe(7640) // 10,000 − 360 − 2,000 (the pending refund does not count)
     expect(c1?.get('Descriptor')?.value).toBe("'-2+3")
+    expect(c1?.get('Charged')?.value).toBe(10_000)
+    expect(c1?.get('Requested currency')?.value).toBe('JPY')
     const c14 = ch.find((r) => r.get('Charge ID')?.value === '00000000-0000-4000-8000-00000000000e')
     expect(c14?.get('Fee currency')?.value).toBe('USD')
     expect(c14?.get('Fee')?.numFmt).toBe('#,##0.00')
@@ -170,7 +175,7 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
     expect(c14?.get('Other-currency amounts')?.value).toBe('fee 0.25 USD')
     const c13 = ch.find((r) => r.get('Charge ID')?.value === '00000000-0000-4000-8000-00000000000d')
     expect(c13?.get('Fee currency')?.value).toBe('(unknown)')
-    expect(sheet(book, 'Charges').autoFilter).toBe('A1:Q10')
+    expect(sheet(book, 'Charges').autoFilter).toBe('A1:S10')
 
     // Refunds
     const rf = records(sheet(book, 'Refunds'))
@@ -211,6 +216,47 @@ describe('WorkbookExports: the month-end workbook, read back with exceljs', () =
     expect(au[5]?.get('Reason')?.value).toBe('late refund')
     expect(frozenRows(audit)).toBe(1)
     expect(audit.autoFilter).toBe('A1:H7')
+  })
+
+  it('leaves Charged and the net empty while the service has charged nothing, with the requested amount', async () => {
+    const input = mixedMonth()
+    const asked = (id: string, status: string, currency: string, amount: number): ChargeRecord =>
+      chargeRecordOf(
+        CONN,
+        chargeItem(0, {
+          id,
+          status,
+          requested_amount: amount,
+          requested_currency: currency,
+          charged_amount: null,
+          charged_currency: null,
+          fee_amount: null,
+          fee_currency: null,
+          created_on: '2026-10-16T00:00:00Z',
+        }),
+        0,
+      )
+    const pending = asked('00000000-0000-4000-8000-0000000000f1', 'pending', 'JPY', 4200)
+    const awaiting = asked('00000000-0000-4000-8000-0000000000f2', 'awaiting', 'USD', 1250)
+    const book = await exportMonth({ ...input, charges: [...input.charges, pending, awaiting] })
+    const ch = records(sheet(book, 'Charges'))
+    for (const [record, currency, requested, format] of [
+      [pending, 'JPY', 4200, '#,##0'],
+      [awaiting, 'USD', 12.5, '#,##0.00'],
+    ] as const) {
+      const row = ch.find((r) => r.get('Charge ID')?.value === record.id)
+      expect(row?.get('Status')?.value).toBe(record.status)
+      expect(row?.get('In totals')?.value).toBe('No')
+      expect(row?.get('Charged')?.value ?? null).toBeNull()
+      expect(row?.get('Net after refunds to date')?.value ?? null).toBeNull()
+      expect(row?.get('Currency')?.value).toBe(currency)
+      expect(row?.get('Requested currency')?.value).toBe(currency)
+      expect(row?.get('Requested')?.value).toBe(requested)
+      expect(row?.get('Requested')?.numFmt).toBe(format)
+    }
+    // What was charged is still written for the others.
+    const charged = ch.find((r) => r.get('Charge ID')?.value === '00000000-0000-4000-8000-000000000006')
+    expect(charged?.get('Charged')?.value).toBe(19.99)
   })
 
   it('writes a JPY-only month for one store: zero decimals, one currency, the store in the name', async () => {

@@ -241,11 +241,27 @@ describe('api:listPage, api:queueState, api:cancelJob through dispatch', () => {
         totalHits: 1,
         fetchedAt: '2026-10-01T00:00:00.000Z',
         cursorAfter: items[0]?.id,
+        // No rate-limit headers: the seed's Route limit is what the scheduler assumes.
+        routePerMinute: 1200,
       },
     })
     expect(seen[0]?.url).toBe(
       `https://api.example.test/stores/${STORE_A}/charges?currency=USD&limit=50&mode=live`,
     )
+  })
+
+  it("gives each page the Route rate the service's headers allow, for a sync's time left", async () => {
+    const { call } = setup(() =>
+      json({ items: [historyItem()], has_more: false }, 200, {
+        'X-Requests-Per-Minute-Route': '300',
+        'X-Remaining-Requests-Route': '29',
+        'X-Requests-Per-Minute-Exact': '120',
+        'X-Remaining-Requests-Exact': '9',
+      }),
+    )
+    const connectionId = await created(call)
+    const outcome = await call('api:listPage', { connectionId, resource: 'transaction_history' })
+    expect(outcome.ok && (outcome.value as { routePerMinute?: number }).routePerMinute).toBe(300)
   })
 
   it('refuses bad filters naming the field, before any request is made', async () => {
