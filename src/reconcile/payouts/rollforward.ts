@@ -1,0 +1,264 @@
+/**
+ * The receivable from the payment service rolled forward per currency over a month of the accounting
+ * time zone: opening + sales − refunds − fees ± manual items − payouts = closing, and the closing balance
+ * explained item by item (ledgers not yet in a transfer, transfers created / approved / processing,
+ * failed transfers), as Stripe's payout reconciliation report's ending balance reconciliation does.
+ *
+ * The balance at an instant T is Σ net of the ledgers created before T − Σ amounts of the transfers paid
+ * at T (a transfer leaves the receivable when its `paid` change comes, and returns to it if it fails
+ * after). Opening and closing are that balance at the month's first and last instant, so this month's
+ * opening is last month's closing by construction; a closing the user carried from a previous close that
+ * differs is flagged. Every sum is in integers of one currency.
+ */
+import { periodRange } from '../../domain/periods'
+import { normalizeCurrency } from '../../domain/currency'
+import type { TransferStatusChange } from '../../domain/payouts'
+import { composeTransfers, isTransferFeeLedger, type CompositionInput } from './composition'
+import type { LedgerFigures } from './ledger-figures'
+import type { PayoutProblem } from './problems'
+import { isPaidAt, statusAt, transferTimelines, type TransferTimeline } from './timeline'
+
+export interface RollForwardInput extends CompositionInput {
+  /** `YYYY-MM` in the accounting time zone. */
+  period: string
+  timeZone: string
+  statusChanges: readonly TransferStatusChange[]
+  /** Per currency, the closing recorded when last month was closed; a different opening is flagged. */
+  previousClosing?: Readonly<Record<string, number>>
+}
+
+export type OpenBucket = 'notInTransfer' | 'created' | 'approved' | 'processing' | 'failed' | 'other'
+export const OPEN_BUCKETS: readonly OpenBucket[] = [
+  'notInTransfer',
+  'created',
+  'approved',
+  'processing',
+  'failed',
+  'other',
+]
+
+export interface OpenItem {
+  bucket: OpenBucket
+  /** null: the ledgers not yet in any transfer (one item). */
+  transferId: string | null
+  /** The transfer's status at the month's end (null for ledgers not in a transfer). */
+  status: string | null
+  ledgerCount: number
+  /** Σ net of its ledgers created before the month's end. */
+  amount: number
+}
+
+export interface PayoutMovement {
+  transferId: string
+  /** `paid` (money out of the receivable) or `returned` (a paid transfer that failed: money back in). */
+  kind: 'paid' | 'returned'
+  at: number
+  /** Positive for paid, negative for returned: what the payouts line sums. */
+  amount: number
+}
+
+export interface CurrencyRollForward {
+  currency: string
+  opening: number
+  /** What last month's close recorded, when known; `openingDifference` = opening − carried. */
+  carriedOpening: number | null
+  openingDifference: number
+  sales: number
+  refunds: number
+  fees: number
+  /** Manual items, signed, the transfer fee ledgers included. */
+  manual: number
+  /** Of `manual`: transfer fees inside transfers (positive). */
+  transferFeeLedgers: number
+  /** Paid in the month less returned in the month. */
+  payouts: number
+  returned: number
+  closing: number
+  /** opening + sales − refunds − fees + manual − payouts − closing: 0 when the month adds up. */
+  control: number
+  /** Closing, item by item. */
+  open: OpenItem[]
+  explained: Record<OpenBucket, number>
+  /** Paid transfers whose ledgers do not add up to their amount: the part of the closing nothing explains. */
+  unexplained: number
+  paidDifferences: { transferId: string; difference: number }[]
+  /** The month's ledgers (activity) and transfer movements, for the workbook's detail. */
+  ledgers: LedgerFigures[]
+  movements: PayoutMovement[]
+  /** Left out of every sum (see problems): count and Σ amount as given. */
+  excluded: { count: number; amount: number }
+  /** Opening carried, control 0, nothing unexplained. */
+  ties: boolean
+}
+
+export interface RollForward {
+  period: string
+  timeZone: string
+  currencies: CurrencyRollForward[]
+  problems: PayoutProblem[]
+  ties: boolean
+}
+
+function emptyCurrency(currency: string): CurrencyRollForward {
+  return {
+    currency,
+    opening: 0,
+    carriedOpening: null,
+    openingDifference: 0,
+    sales: 0,
+    refunds: 0,
+    fees: 0,
+    manual: 0,
+    transferFeeLedgers: 0,
+    payouts: 0,
+    returned: 0,
+    closing: 0,
+    control: 0,
+    open: [],
+    explained: { notInTransfer: 0, created: 0, approved: 0, processing: 0, failed: 0, other: 0 },
+    unexplained: 0,
+    paidDifferences: [],
+    ledgers: [],
+    movements: [],
+    excluded: { count: 0, amount: 0 },
+    ties: true,
+  }
+}
+
+function bucketOf(status: string | null): OpenBucket {
+  if (status === null) return 'notInTransfer'
+  if (status === 'created' || status === 'approved' || status === 'processing' || status === 'failed')
+    return status
+  return 'other'
+}
+
+/** The month's roll-forward per currency: the entry point (see RollForwardInput for what it reads). */
+export function rollForwardOfMonth(input: RollForwardInput): RollForward {
+  const { from, to } = periodRange(input.period, input.timeZone)
+  const compositions = composeTransfers(input)
+  const timelines = transferTimelines(input.transfers, input.statusChanges)
+  const byCurrency = new Map<string, CurrencyRollForward>()
+  const cur = (code: string) => {
+    let c = byCurrency.get(code)
+    if (!c) byCurrency.set(code, (c = emptyCurrency(code)))
+    return c
+  }
+  // Per transfer, at the month's end: paid or its open status, and Σ net of its ledgers before the end.
+  const endState = new Map<string, { tl: TransferTimeline; paid: boolean; status: string | null }>()
+  for (const [id, tl] of timelines.byId)
+    endState.set(id, { tl, paid: isPaidAt(tl, to), status: statusAt(tl, to) })
+  const ledgerSum = new Map<string, { count: number; amount: number; currency: string }>()
+  const notInTransfer = new Map<string, { count: number; amount: number; currency: string }>()
+  const closingLedgers = new Map<string, number>()
+
+  for (const f of compositions.book.counted) {
+    const t = f.ledger.createdAt
+    if (t >= to) continue
+    const c = cur(f.currency)
+    if (t < from) c.opening += f.net
+    else {
+      c.ledgers.push(f)
+      if (f.kind === 'sale') c.sales += f.gross
+      else if (f.kind === 'refund') c.refunds -= f.gross
+      if (f.kind === 'manual') {
+        c.manual += f.net
+        if (isTransferFeeLedger(f, input.transferFees)) c.transferFeeLedgers -= f.net
+      } else c.fees += f.fee
+    }
+    closingLedgers.set(f.currency, (closingLedgers.get(f.currency) ?? 0) + f.net)
+    const end = f.ledger.transferId === null ? undefined : endState.get(f.ledger.transferId)
+    // A transfer made after the month's end did not hold the ledger yet; an unknown one is its own item.
+    const key = end === undefined || end.status !== null ? f.ledger.transferId : null
+    const target = key === null ? notInTransfer : ledgerSum
+    const mapKey = key ?? f.currency
+    const s = target.get(mapKey) ?? { count: 0, amount: 0, currency: f.currency }
+    s.count++
+    s.amount += f.net
+    target.set(mapKey, s)
+  }
+  for (const p of compositions.problems)
+    if (p.excluded && p.currency !== null) {
+      const c = cur(normalizeCurrency(p.currency))
+      c.excluded.count++
+      c.excluded.amount += p.amount ?? 0
+    }
+
+  for (const [id, { tl, paid, status }] of endState) {
+    const amount = tl.transfer.amount
+    if (!Number.isSafeInteger(amount)) continue
+    const c = cur(normalizeCurrency(tl.transfer.currency))
+    const paidBefore = isPaidAt(tl, from)
+    if (paidBefore) c.opening -= amount
+    if (paid && !paidBefore) c.movements.push({ transferId: id, kind: 'paid', at: tl.paidAt ?? from, amount })
+    if (!paid && paidBefore) {
+      c.returned += amount
+      const failedAt =
+        tl.changes.find((x) => x.createdAt >= from && x.oldStatus === 'paid')?.createdAt ?? from
+      c.movements.push({ transferId: id, kind: 'returned', at: failedAt, amount: -amount })
+    }
+    const held = ledgerSum.get(id) ?? { count: 0, amount: 0 }
+    if (paid) {
+      c.closing -= amount
+      if (held.amount !== amount) c.paidDifferences.push({ transferId: id, difference: held.amount - amount })
+    } else if (status !== null && held.count > 0) {
+      c.open.push({
+        bucket: bucketOf(status),
+        transferId: id,
+        status,
+        ledgerCount: held.count,
+        amount: held.amount,
+      })
+    }
+  }
+  for (const [id, held] of ledgerSum)
+    if (!endState.has(id))
+      cur(held.currency).open.push({
+        bucket: 'other',
+        transferId: id,
+        status: null,
+        ledgerCount: held.count,
+        amount: held.amount,
+      })
+  for (const [currency, s] of notInTransfer)
+    cur(currency).open.unshift({
+      bucket: 'notInTransfer',
+      transferId: null,
+      status: null,
+      ledgerCount: s.count,
+      amount: s.amount,
+    })
+
+  for (const c of byCurrency.values()) finish(c, closingLedgers.get(c.currency) ?? 0, input.previousClosing)
+  const currencies = [...byCurrency.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1))
+  const problems = [...compositions.problems, ...timelines.problems]
+  return {
+    period: input.period,
+    timeZone: input.timeZone,
+    currencies,
+    problems,
+    ties: currencies.every((c) => c.ties),
+  }
+}
+
+function finish(
+  c: CurrencyRollForward,
+  ledgersBeforeEnd: number,
+  previous?: Readonly<Record<string, number>>,
+): void {
+  c.closing += ledgersBeforeEnd
+  c.payouts = c.movements.reduce((s, m) => s + m.amount, 0)
+  c.movements.sort((a, b) => a.at - b.at || (a.transferId < b.transferId ? -1 : 1))
+  c.open.sort(
+    (a, b) =>
+      OPEN_BUCKETS.indexOf(a.bucket) - OPEN_BUCKETS.indexOf(b.bucket) ||
+      (a.transferId ?? '').localeCompare(b.transferId ?? ''),
+  )
+  for (const item of c.open) c.explained[item.bucket] += item.amount
+  const explained = OPEN_BUCKETS.reduce((s, b) => s + c.explained[b], 0)
+  c.unexplained = c.closing - explained
+  c.control = c.opening + c.sales - c.refunds - c.fees + c.manual - c.payouts - c.closing
+  const carried = previous?.[c.currency]
+  c.carriedOpening = carried ?? null
+  c.openingDifference = carried === undefined ? 0 : c.opening - carried
+  c.ties = c.openingDifference === 0 && c.control === 0 && c.unexplained === 0
+}
