@@ -936,9 +936,15 @@ export const en = {
       'Voucher;Date;Currency;Store;Debit account;Debit sub-account;Debit department;Debit tax class;Debit amount;Credit account;Credit sub-account;Credit department;Credit tax class;Credit amount;Description;Line',
     traceHeader:
       'Line;Voucher;Voucher date;Type;Record id;Created (accounting time);Store id;Currency;Amount',
-    kinds: { sales: 'Sales', refunds: 'Refunds', fees: 'Payment fees' },
+    kinds: {
+      sales: 'Sales',
+      refunds: 'Refunds',
+      fees: 'Payment fees',
+      deposit: 'Payout deposit',
+      transferFee: 'Transfer fee',
+    },
     records: '{count} records',
-    traceTypes: { charge: 'Charge', refund: 'Refund', fee: 'Fee' },
+    traceTypes: { charge: 'Charge', refund: 'Refund', fee: 'Fee', transfer: 'Transfer' },
     errors: {
       journal_account_required: 'An account name is required ({field}).',
       journal_account_too_long: 'An account name may have at most 24 characters ({field}).',

@@ -941,9 +941,15 @@ export const ja: MessageSchema = {
     plainHeader:
       '伝票番号;日付;通貨;店舗;借方勘定科目;借方補助科目;借方部門;借方税区分;借方金額;貸方勘定科目;貸方補助科目;貸方部門;貸方税区分;貸方金額;摘要;行',
     traceHeader: '行;伝票番号;伝票日付;種類;取引ID;作成日時（会計タイムゾーン）;店舗ID;通貨;金額',
-    kinds: { sales: '売上', refunds: '返金', fees: '決済手数料' },
+    kinds: {
+      sales: '売上',
+      refunds: '返金',
+      fees: '決済手数料',
+      deposit: '入金（振込）',
+      transferFee: '振込手数料',
+    },
     records: '{count}件',
-    traceTypes: { charge: '売上', refund: '返金', fee: '手数料' },
+    traceTypes: { charge: '売上', refund: '返金', fee: '手数料', transfer: '振込' },
     errors: {
       journal_account_required: '勘定科目名を入力してください（{field}）。',
       journal_account_too_long: '勘定科目名は24文字以内で入力してください（{field}）。',

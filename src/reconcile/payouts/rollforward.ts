@@ -13,7 +13,12 @@
 import { periodRange } from '../../domain/periods'
 import { normalizeCurrency } from '../../domain/currency'
 import type { TransferStatusChange } from '../../domain/payouts'
-import { composeTransfers, isTransferFeeLedger, type CompositionInput } from './composition'
+import {
+  composeTransfers,
+  isTransferFeeLedger,
+  type CompositionInput,
+  type Compositions,
+} from './composition'
 import type { LedgerFigures } from './ledger-figures'
 import type { PayoutProblem } from './problems'
 import { isPaidAt, statusAt, transferTimelines, type TransferTimeline } from './timeline'
@@ -94,6 +99,10 @@ export interface CurrencyRollForward {
 export interface RollForward {
   period: string
   timeZone: string
+  /** Every transfer's composition (the deposit entries and the views read it). */
+  compositions: Compositions
+  /** The transfer fees the input gave, per currency. */
+  transferFees: Readonly<Record<string, number>>
   currencies: CurrencyRollForward[]
   problems: PayoutProblem[]
   ties: boolean
@@ -234,6 +243,8 @@ export function rollForwardOfMonth(input: RollForwardInput): RollForward {
   return {
     period: input.period,
     timeZone: input.timeZone,
+    compositions,
+    transferFees: input.transferFees,
     currencies,
     problems,
     ties: currencies.every((c) => c.ties),

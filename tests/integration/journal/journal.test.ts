@@ -22,7 +22,13 @@ import { demoMonth, PERIOD, TZ } from './demo-october'
 import { readFreee, readMoneyForward, readYayoi, type ParsedVoucher } from './vendor-rules'
 
 const LABELS: JournalLabels = {
-  kinds: { sales: '売上', refunds: '返金', fees: '決済手数料' },
+  kinds: {
+    sales: '売上',
+    refunds: '返金',
+    fees: '決済手数料',
+    deposit: '入金（振込）',
+    transferFee: '振込手数料',
+  },
   records: (n) => `${n}件`,
   plainHeader: [
     'no',
@@ -43,7 +49,7 @@ const LABELS: JournalLabels = {
     'ref',
   ],
   traceHeader: ['ref', 'voucher', 'date', 'type', 'id', 'created', 'store', 'currency', 'amount'],
-  traceTypes: { charge: '売上', refund: '返金', fee: '手数料' },
+  traceTypes: { charge: '売上', refund: '返金', fee: '手数料', transfer: '振込' },
 }
 
 const demo = demoMonth()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { composeTransfers, type CompositionInput } from '../../../../../src/reconcile/payouts/composition'
-import { FEES, GROSS_BANK, ledger, linked, NET_INSIDE, transfer } from './builders'
+import { FEES, GROSS_BANK, ledger, linked, NET_INSIDE, transfer } from '../../../../support/payouts'
 
 function compose(over: Partial<CompositionInput>) {
   return composeTransfers({ ledgers: [], transfers: [], readings: NET_INSIDE, transferFees: FEES, ...over })

@@ -11,7 +11,7 @@ import {
   TZ,
   tokyo,
   transfer,
-} from './builders'
+} from '../../../../support/payouts'
 
 function input(over: Partial<ReadingsInput>): ReadingsInput {
   return {

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest'
 import { rollForwardOfMonth, type RollForwardInput } from '../../../../../src/reconcile/payouts/rollforward'
 import type { LedgerItem, Transfer, TransferStatusChange } from '../../../../../src/domain/payouts'
-import { change, FEES, GROSS_BANK, ledger, linked, NET_INSIDE, paidAt, TZ, tokyo, transfer } from './builders'
+import {
+  change,
+  FEES,
+  GROSS_BANK,
+  ledger,
+  linked,
+  NET_INSIDE,
+  paidAt,
+  TZ,
+  tokyo,
+  transfer,
+} from '../../../../support/payouts'
 
 function month(
   period: string,

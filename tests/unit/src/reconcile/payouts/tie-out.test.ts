@@ -19,7 +19,7 @@ import {
   paidAt,
   TZ,
   transfer,
-} from './builders'
+} from '../../../../support/payouts'
 
 function tie(
   transfers: Transfer[],
