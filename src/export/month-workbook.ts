@@ -8,7 +8,7 @@
  * criteria. Text values such as "Yes", "charge" and "reconciled" are criteria of those formulas: they
  * stay English whatever the UI language.
  */
-import type { ExportCell, ExportColumn, ExportRow, ExportSheet } from '../../electron/shared/contract/export'
+import type { ExportCell, ExportRow, ExportSheet } from '../../electron/shared/contract/export'
 import {
   recordKeyOf,
   type AuditEntry,
@@ -24,6 +24,7 @@ import { isSuccessful, crossCheck, netOf, type Difference } from '../reconcile/c
 import { currencyExponent, normalizeCurrency, toMajorUnits } from '../domain/currency'
 import { hasChangedSinceReconciled } from '../domain/fingerprint'
 import type { QuarantinedItem } from '../reconcile/close-checklist'
+import { col, columnLetter, Columns } from './sheet-columns'
 import {
   summarizeMonth,
   totalsByCurrency,
@@ -119,51 +120,10 @@ export const SHEETS = {
   audit: 'Audit',
 } as const
 
+export { columnLetter }
+
 /** Fee currency written when the API gave a fee without one (counted in "Fees without currency"). */
 export const UNKNOWN_FEE_CURRENCY = '(unknown)'
-
-interface KeyedColumn<K extends string> extends ExportColumn {
-  key: K
-}
-
-/** Columns with keys, so formulas find a column's letter instead of hard-coding it. */
-class Columns<K extends string> {
-  constructor(readonly list: readonly KeyedColumn<K>[]) {}
-  get columns(): ExportColumn[] {
-    return this.list.map(({ header, kind, width }) => ({ header, kind, width }))
-  }
-  letter(key: K): string {
-    const index = this.list.findIndex((c) => c.key === key)
-    if (index < 0) throw new Error(`no column ${key}`)
-    return columnLetter(index + 1)
-  }
-  /** A whole column of `sheet`, absolute: `'Transactions'!$E:$E`. */
-  range(sheet: string, key: K): string {
-    const l = this.letter(key)
-    return `${quoteSheet(sheet)}!$${l}:$${l}`
-  }
-  /** Cells in column order from a keyed object; missing keys are empty cells. */
-  row(values: Partial<Record<K, ExportCell>>): ExportRow {
-    return this.list.map((c) => values[c.key] ?? null)
-  }
-}
-
-export function columnLetter(n: number): string {
-  let s = ''
-  for (let x = n; x > 0; x = Math.floor((x - 1) / 26)) s = String.fromCharCode(65 + ((x - 1) % 26)) + s
-  return s
-}
-
-function quoteSheet(name: string): string {
-  return `'${name.replace(/'/g, "''")}'`
-}
-
-const col = <K extends string>(key: K, header: string, kind: ExportColumn['kind'], width: number) => ({
-  key,
-  header,
-  kind,
-  width,
-})
 
 const TX = new Columns([
   col('created', 'Created', 'datetime', 20),
