@@ -25,6 +25,7 @@ import { currencyExponent, normalizeCurrency, toMajorUnits } from '../domain/cur
 import { hasChangedSinceReconciled } from '../domain/fingerprint'
 import type { QuarantinedItem } from '../reconcile/close-checklist'
 import { col, columnLetter, Columns } from './sheet-columns'
+import { payoutSheets, type PayoutWorkbookInput } from './payout-sheets'
 import {
   summarizeMonth,
   totalsByCurrency,
@@ -77,6 +78,8 @@ export interface MonthWorkbookInput {
   linkedCharges?: readonly ChargeRecord[]
   /** The payout model's transfer fee with tax (minor units): the difference a deposit usually shows. */
   transferFee?: number
+  /** The month's payout roll-forward: adds the Roll-forward, Payout activity and Payout open items sheets. */
+  payouts?: PayoutWorkbookInput
 }
 
 export interface MonthClose {
@@ -561,6 +564,7 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
       sheet(SHEETS.exceptions, EX, exceptions.length, () => exceptions),
       sheet(SHEETS.notReconciled, EX, notReconciled.length, () => notReconciled),
       sheet(SHEETS.audit, AU, audit.length, auditRows),
+      ...(input.payouts ? payoutSheets(input.payouts) : []),
     ],
   }
 }
