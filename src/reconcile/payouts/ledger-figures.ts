@@ -51,6 +51,12 @@ export interface LedgerBookInput {
   /** ledger id → the cached records whose `ledger_id` names it. Absent: links not known (no check). */
   ledgerRecords?: ReadonlyMap<string, readonly RecordKey[]>
   records?: ReadonlyMap<RecordKey, RecordAmount>
+  /**
+   * Records are looked up (for the gross, and to say a ledger has none) only for ledgers created at or
+   * after this instant: a month's roll-forward checks its own month. Earlier ones are back-solved; their
+   * net, all a roll-forward sums of them, is the same either way.
+   */
+  lookupFrom?: number
 }
 
 /** Half away from zero, so a refund's fee mirrors its charge's. */
@@ -107,8 +113,8 @@ function grossUnderNet(
   percent: number,
   flat: number,
   input: LedgerBookInput,
+  keys: readonly RecordKey[] | undefined,
 ): { gross: number; source: LedgerFigures['grossSource'] } {
-  const keys = input.ledgerRecords?.get(l.id)
   if (keys && keys.length > 0 && input.records) {
     let gross = 0
     let found = 0
@@ -146,7 +152,9 @@ export function ledgerBook(input: LedgerBookInput): LedgerBook {
       book.problems.push(invalid)
       continue
     }
-    const f = figuresOf(l, input)
+    const looked = l.createdAt >= (input.lookupFrom ?? -Infinity)
+    const keys = looked ? input.ledgerRecords?.get(l.id) : undefined
+    const f = figuresOf(l, input, keys)
     book.counted.push(f)
     book.byId.set(l.id, f)
     if (l.transferId !== null) {
@@ -163,7 +171,7 @@ export function ledgerBook(input: LedgerBookInput): LedgerBook {
       if (list) list.push(f)
       else book.byTransfer.set(l.transferId, [f])
     }
-    if (f.kind !== 'manual' && input.ledgerRecords && !(input.ledgerRecords.get(l.id)?.length ?? 0))
+    if (looked && f.kind !== 'manual' && input.ledgerRecords && !(keys?.length ?? 0))
       book.problems.push(
         problem('ledger_without_record', `Ledger ${l.id} (${l.origin}): no cached record names it.`, {
           ledgerId: l.id,
@@ -176,7 +184,11 @@ export function ledgerBook(input: LedgerBookInput): LedgerBook {
   return book
 }
 
-function figuresOf(l: LedgerItem, input: LedgerBookInput): LedgerFigures {
+function figuresOf(
+  l: LedgerItem,
+  input: LedgerBookInput,
+  keys: readonly RecordKey[] | undefined,
+): LedgerFigures {
   const currency = normalizeCurrency(l.currency)
   const kind = kindOf(l.origin)
   const percent = l.percentFee ?? 0
@@ -208,7 +220,7 @@ function figuresOf(l: LedgerItem, input: LedgerBookInput): LedgerFigures {
       grossSource: 'amount',
     }
   }
-  const { gross, source } = grossUnderNet(l, kind, currency, percent, flat, input)
+  const { gross, source } = grossUnderNet(l, kind, currency, percent, flat, input, keys)
   const fee = gross - l.amount
   return {
     ledger: l,

@@ -144,7 +144,7 @@ function bucketOf(status: string | null): OpenBucket {
 /** The month's roll-forward per currency: the entry point (see RollForwardInput for what it reads). */
 export function rollForwardOfMonth(input: RollForwardInput): RollForward {
   const { from, to } = periodRange(input.period, input.timeZone)
-  const compositions = composeTransfers(input)
+  const compositions = composeTransfers({ ...input, lookupFrom: from })
   const timelines = transferTimelines(input.transfers, input.statusChanges)
   const byCurrency = new Map<string, CurrencyRollForward>()
   const cur = (code: string) => {
