@@ -10,7 +10,7 @@
  * opening is last month's closing by construction; a closing the user carried from a previous close that
  * differs is flagged. Every sum is in integers of one currency.
  */
-import { periodRange } from '../../domain/periods'
+import { periodRange, type EpochRange } from '../../domain/periods'
 import { normalizeCurrency } from '../../domain/currency'
 import type { TransferStatusChange } from '../../domain/payouts'
 import {
@@ -141,57 +141,112 @@ function bucketOf(status: string | null): OpenBucket {
   return 'other'
 }
 
+interface Held {
+  count: number
+  amount: number
+  currency: string
+}
+
+/** Per transfer at the month's end: paid, or its open status (null: not made yet). */
+interface EndState {
+  tl: TransferTimeline
+  paid: boolean
+  status: string | null
+}
+
+type CurrencyOf = (code: string) => CurrencyRollForward
+
 /** The month's roll-forward per currency: the entry point (see RollForwardInput for what it reads). */
 export function rollForwardOfMonth(input: RollForwardInput): RollForward {
-  const { from, to } = periodRange(input.period, input.timeZone)
-  const compositions = composeTransfers({ ...input, lookupFrom: from })
+  const range = periodRange(input.period, input.timeZone)
+  const compositions = composeTransfers({ ...input, lookupFrom: range.from })
   const timelines = transferTimelines(input.transfers, input.statusChanges)
   const byCurrency = new Map<string, CurrencyRollForward>()
-  const cur = (code: string) => {
+  const cur: CurrencyOf = (code) => {
     let c = byCurrency.get(code)
     if (!c) byCurrency.set(code, (c = emptyCurrency(code)))
     return c
   }
-  // Per transfer, at the month's end: paid or its open status, and Σ net of its ledgers before the end.
-  const endState = new Map<string, { tl: TransferTimeline; paid: boolean; status: string | null }>()
+  const endState = new Map<string, EndState>()
   for (const [id, tl] of timelines.byId)
-    endState.set(id, { tl, paid: isPaidAt(tl, to), status: statusAt(tl, to) })
-  const ledgerSum = new Map<string, { count: number; amount: number; currency: string }>()
-  const notInTransfer = new Map<string, { count: number; amount: number; currency: string }>()
-  const closingLedgers = new Map<string, number>()
+    endState.set(id, { tl, paid: isPaidAt(tl, range.to), status: statusAt(tl, range.to) })
 
-  for (const f of compositions.book.counted) {
-    const t = f.ledger.createdAt
-    if (t >= to) continue
-    const c = cur(f.currency)
-    if (t < from) c.opening += f.net
-    else {
-      c.ledgers.push(f)
-      if (f.kind === 'sale') c.sales += f.gross
-      else if (f.kind === 'refund') c.refunds -= f.gross
-      if (f.kind === 'manual') {
-        c.manual += f.net
-        if (isTransferFeeLedger(f, input.transferFees)) c.transferFeeLedgers -= f.net
-      } else c.fees += f.fee
-    }
-    closingLedgers.set(f.currency, (closingLedgers.get(f.currency) ?? 0) + f.net)
-    const end = f.ledger.transferId === null ? undefined : endState.get(f.ledger.transferId)
-    // A transfer made after the month's end did not hold the ledger yet; an unknown one is its own item.
-    const key = end === undefined || end.status !== null ? f.ledger.transferId : null
-    const target = key === null ? notInTransfer : ledgerSum
-    const mapKey = key ?? f.currency
-    const s = target.get(mapKey) ?? { count: 0, amount: 0, currency: f.currency }
-    s.count++
-    s.amount += f.net
-    target.set(mapKey, s)
-  }
+  const held = addLedgers(compositions.book.counted, range, endState, cur, input.transferFees)
   for (const p of compositions.problems)
     if (p.excluded && p.currency !== null) {
       const c = cur(normalizeCurrency(p.currency))
       c.excluded.count++
       c.excluded.amount += p.amount ?? 0
     }
+  addTransfers(endState, held.byTransfer, range.from, cur)
+  addUnheldItems(held, endState, cur)
 
+  for (const c of byCurrency.values())
+    finish(c, held.closingLedgers.get(c.currency) ?? 0, input.previousClosing)
+  const currencies = [...byCurrency.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1))
+  return {
+    period: input.period,
+    timeZone: input.timeZone,
+    compositions,
+    transferFees: input.transferFees,
+    currencies,
+    problems: [...compositions.problems, ...timelines.problems],
+    ties: currencies.every((c) => c.ties),
+  }
+}
+
+/**
+ * Each ledger created before the month's end: into the opening (before the month) or the month's
+ * activity, and held by its transfer as the month ended (or by none: not yet in a transfer).
+ */
+function addLedgers(
+  ledgers: readonly LedgerFigures[],
+  range: EpochRange,
+  endState: ReadonlyMap<string, EndState>,
+  cur: CurrencyOf,
+  transferFees: Readonly<Record<string, number>>,
+) {
+  const byTransfer = new Map<string, Held>()
+  const notInTransfer = new Map<string, Held>()
+  const closingLedgers = new Map<string, number>()
+  for (const f of ledgers) {
+    const t = f.ledger.createdAt
+    if (t >= range.to) continue
+    const c = cur(f.currency)
+    if (t < range.from) c.opening += f.net
+    else {
+      c.ledgers.push(f)
+      if (f.kind === 'sale') c.sales += f.gross
+      else if (f.kind === 'refund') c.refunds -= f.gross
+      if (f.kind === 'manual') {
+        c.manual += f.net
+        if (isTransferFeeLedger(f, transferFees)) c.transferFeeLedgers -= f.net
+      } else c.fees += f.fee
+    }
+    closingLedgers.set(f.currency, (closingLedgers.get(f.currency) ?? 0) + f.net)
+    const end = f.ledger.transferId === null ? undefined : endState.get(f.ledger.transferId)
+    // A transfer made after the month's end did not hold the ledger yet; an unknown one is its own item.
+    const transferId = end === undefined || end.status !== null ? f.ledger.transferId : null
+    const target = transferId === null ? notInTransfer : byTransfer
+    const key = transferId ?? f.currency
+    const h = target.get(key) ?? { count: 0, amount: 0, currency: f.currency }
+    h.count++
+    h.amount += f.net
+    target.set(key, h)
+  }
+  return { byTransfer, notInTransfer, closingLedgers }
+}
+
+/**
+ * Each transfer: paid before the month (out of the opening), paid in it or taken back in it (a payout
+ * movement), paid at its end (out of the closing; its ledgers should add up to it) or open (an item).
+ */
+function addTransfers(
+  endState: ReadonlyMap<string, EndState>,
+  byTransfer: ReadonlyMap<string, Held>,
+  from: number,
+  cur: CurrencyOf,
+): void {
   for (const [id, { tl, paid, status }] of endState) {
     const amount = tl.transfer.amount
     if (!Number.isSafeInteger(amount)) continue
@@ -201,54 +256,47 @@ export function rollForwardOfMonth(input: RollForwardInput): RollForward {
     if (paid && !paidBefore) c.movements.push({ transferId: id, kind: 'paid', at: tl.paidAt ?? from, amount })
     if (!paid && paidBefore) {
       c.returned += amount
-      const failedAt =
-        tl.changes.find((x) => x.createdAt >= from && x.oldStatus === 'paid')?.createdAt ?? from
-      c.movements.push({ transferId: id, kind: 'returned', at: failedAt, amount: -amount })
+      const at = tl.changes.find((x) => x.createdAt >= from && x.newStatus !== 'paid')?.createdAt ?? from
+      c.movements.push({ transferId: id, kind: 'returned', at, amount: -amount })
     }
-    const held = ledgerSum.get(id) ?? { count: 0, amount: 0 }
+    const h = byTransfer.get(id) ?? { count: 0, amount: 0 }
     if (paid) {
       c.closing -= amount
-      if (held.amount !== amount) c.paidDifferences.push({ transferId: id, difference: held.amount - amount })
-    } else if (status !== null && held.count > 0) {
+      if (h.amount !== amount) c.paidDifferences.push({ transferId: id, difference: h.amount - amount })
+    } else if (status !== null && h.count > 0)
       c.open.push({
         bucket: bucketOf(status),
         transferId: id,
         status,
-        ledgerCount: held.count,
-        amount: held.amount,
+        ledgerCount: h.count,
+        amount: h.amount,
       })
-    }
   }
-  for (const [id, held] of ledgerSum)
+}
+
+/** Ledgers in no transfer at the month's end (one item per currency), and those of unknown transfers. */
+function addUnheldItems(
+  held: { byTransfer: ReadonlyMap<string, Held>; notInTransfer: ReadonlyMap<string, Held> },
+  endState: ReadonlyMap<string, EndState>,
+  cur: CurrencyOf,
+): void {
+  for (const [id, h] of held.byTransfer)
     if (!endState.has(id))
-      cur(held.currency).open.push({
+      cur(h.currency).open.push({
         bucket: 'other',
         transferId: id,
         status: null,
-        ledgerCount: held.count,
-        amount: held.amount,
+        ledgerCount: h.count,
+        amount: h.amount,
       })
-  for (const [currency, s] of notInTransfer)
-    cur(currency).open.unshift({
+  for (const [currency, h] of held.notInTransfer)
+    cur(currency).open.push({
       bucket: 'notInTransfer',
       transferId: null,
       status: null,
-      ledgerCount: s.count,
-      amount: s.amount,
+      ledgerCount: h.count,
+      amount: h.amount,
     })
-
-  for (const c of byCurrency.values()) finish(c, closingLedgers.get(c.currency) ?? 0, input.previousClosing)
-  const currencies = [...byCurrency.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1))
-  const problems = [...compositions.problems, ...timelines.problems]
-  return {
-    period: input.period,
-    timeZone: input.timeZone,
-    compositions,
-    transferFees: input.transferFees,
-    currencies,
-    problems,
-    ties: currencies.every((c) => c.ties),
-  }
 }
 
 function finish(
