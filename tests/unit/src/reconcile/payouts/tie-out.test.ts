@@ -61,6 +61,14 @@ describe('bank deposits tied to paid transfers', () => {
     expect(out.exceptions).toEqual([])
   })
 
+  it('never ties one deposit to two transfers of the same amount and day', () => {
+    const transfers = [transfer('T1', { amount: 50_000 }), transfer('T2', { amount: 50_000 })]
+    const changes = [...paidAt('T1', '2026-11-02 10:00'), ...paidAt('T2', '2026-11-02 11:00')]
+    const { out } = tie(transfers, changes, [bankLine(1, '2026-11-02', 50_000)])
+    expect(pairs(out)).toEqual([['T1', 1, 0]])
+    expect(out.exceptions).toMatchObject([{ code: 'transfer_without_deposit', transferId: 'T2' }])
+  })
+
   it('expects the amount less the transfer fee where the bank deducts it', () => {
     const transfers = [transfer('T1', { amount: 10_000 })]
     const lines = [bankLine(1, '2026-11-02', 10_000), bankLine(2, '2026-11-02', 9_560)]
