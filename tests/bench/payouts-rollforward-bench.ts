@@ -8,6 +8,7 @@ import type { LedgerItem, Transfer, TransferStatusChange } from '../../src/domai
 import type { RecordKey } from '../../src/domain/records'
 import type { RecordAmount } from '../../src/reconcile/payouts/ledger-figures'
 import { rollForwardOfMonth, type RollForwardInput } from '../../src/reconcile/payouts/rollforward'
+import { ledger, transfer } from '../support/payouts'
 import { measured, type MetricMap } from './metrics'
 
 const TZ = 'Asia/Tokyo'
@@ -25,24 +26,7 @@ function payoutMonthInput(perMonth: number): RollForwardInput {
   for (let d = 0; d < days; d++) {
     const id = `t-${d}`
     const created = START + (d + 1) * DAY + 3_600_000
-    transfers.push({
-      connectionId: 'c',
-      id,
-      merchantId: 'm',
-      bankAccountId: 'b',
-      amount: 0,
-      currency: 'JPY',
-      status: d < days - 3 ? 'paid' : 'processing',
-      errorCode: null,
-      errorText: null,
-      note: null,
-      startedBy: null,
-      periodFrom: null,
-      periodTo: null,
-      createdAt: created,
-      raw: {},
-      syncedAt: 0,
-    })
+    transfers.push(transfer(id, { createdAt: created, status: d < days - 3 ? 'paid' : 'processing' }))
     const change = (n: number, oldStatus: string | null, newStatus: string, at: number) =>
       statusChanges.push({
         connectionId: 'c',
@@ -65,25 +49,17 @@ function payoutMonthInput(perMonth: number): RollForwardInput {
     const gross = refund ? -(1_000 + (i % 7) * 100) : 1_000 + (i % 97) * 10
     const net = refund ? gross : gross - Math.round((gross * 3.6) / 100)
     const id = `l-${i}`
-    const transfer = transfers[day]
-    if (transfer) transfer.amount += net
-    ledgers.push({
-      connectionId: 'c',
-      id,
-      storeId: 's',
-      transferId: transfer?.id ?? null,
-      amount: net,
-      currency: 'JPY',
-      percentFee: refund ? 0 : 3.6,
-      flatFee: 0,
-      flatFeeCurrency: 'JPY',
-      exchangeRate: 1,
-      origin: refund ? 'refund' : 'charge',
-      note: null,
-      createdAt: at,
-      raw: {},
-      syncedAt: 0,
-    })
+    const inTransfer = transfers[day]
+    if (inTransfer) inTransfer.amount += net
+    ledgers.push(
+      ledger(id, net, {
+        transferId: inTransfer?.id ?? null,
+        percentFee: refund ? 0 : 3.6,
+        flatFee: 0,
+        flatFeeCurrency: 'JPY',
+        createdAt: at,
+      }),
+    )
     const key: RecordKey = `${refund ? 'refund' : 'charge'}:${id}`
     ledgerRecords.set(id, [key])
     records.set(key, { amount: Math.abs(gross), currency: 'JPY', type: refund ? 'refund' : 'charge' })

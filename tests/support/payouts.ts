@@ -3,6 +3,11 @@ import type { LedgerItem, PayoutReadings, Transfer, TransferStatusChange } from 
 import type { RecordKey } from '../../src/domain/records'
 import type { BankLine } from '../../src/reconcile/payouts/business-days'
 import type { RecordAmount } from '../../src/reconcile/payouts/ledger-figures'
+import {
+  rollForwardOfMonth,
+  type RollForward,
+  type RollForwardInput,
+} from '../../src/reconcile/payouts/rollforward'
 
 export const TZ = 'Asia/Tokyo'
 export const CONN = 'conn-1'
@@ -158,4 +163,16 @@ export function octoberPayouts(): {
   ledgerRecords.set('U1', ['charge:U1'])
   records.set('charge:U1', { amount: 12_50, currency: 'USD', type: 'charge' })
   return { transfers, ledgers, statusChanges, ledgerRecords, records }
+}
+
+/** October's roll-forward of `octoberPayouts()`, net ledgers and the fee inside the transfers. */
+export function octoberRollForward(over: Partial<RollForwardInput> = {}): RollForward {
+  return rollForwardOfMonth({
+    period: '2026-10',
+    timeZone: TZ,
+    ...octoberPayouts(),
+    readings: NET_INSIDE,
+    transferFees: FEES,
+    ...over,
+  })
 }

@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ExportCell, ExportRow } from '../../../electron/shared/contract/export'
 import { buildMonthWorkbook, type WorkbookPlan } from '../../../src/export/month-workbook'
 import { PAYOUT_SHEETS } from '../../../src/export/payout-sheets'
-import { rollForwardOfMonth } from '../../../src/reconcile/payouts/rollforward'
-import { FEES, NET_INSIDE, octoberPayouts, TZ } from '../../support/payouts'
+import { octoberRollForward } from '../../support/payouts'
 import { jpyMonth } from './fixtures'
 import { libreOfficeMissing, recalculate } from './libreoffice'
 import { readWorkbook, removeDir, tempDir, writePlanTo } from './support'
@@ -20,14 +19,7 @@ const missing = libreOfficeMissing()
 if (missing)
   console.warn(`[skip] roll-forward recalculation test: ${missing}. Install libreoffice-calc-nogui.`)
 
-const rollForward = rollForwardOfMonth({
-  period: '2026-10',
-  timeZone: TZ,
-  ...octoberPayouts(),
-  readings: NET_INSIDE,
-  transferFees: FEES,
-  previousClosing: { JPY: 10_000 },
-})
+const rollForward = octoberRollForward({ previousClosing: { JPY: 10_000 } })
 
 /** Every formula's cached result in the payout sheets spoiled; `dropOpen` removes one open item's row. */
 function spoiled(dropOpen?: string): WorkbookPlan {

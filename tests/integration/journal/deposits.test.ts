@@ -12,35 +12,14 @@ import {
   MONEYFORWARD_HEADER,
   traceFile,
   type JournalFile,
-  type JournalLabels,
 } from '../../../src/export/journal/formats'
 import { defaultJournalSettings } from '../../../src/export/journal/settings'
-import { rollForwardOfMonth } from '../../../src/reconcile/payouts/rollforward'
-import { FEES, NET_INSIDE, octoberPayouts, TZ } from '../../support/payouts'
+import { octoberRollForward } from '../../support/payouts'
 import { readFreee, readMoneyForward, readYayoi, type ParsedVoucher } from './vendor-rules'
-
-const LABELS: JournalLabels = {
-  kinds: {
-    sales: '売上',
-    refunds: '返金',
-    fees: '決済手数料',
-    deposit: '入金（振込）',
-    transferFee: '振込手数料',
-  },
-  records: (n) => `${n}件`,
-  plainHeader: 'no;date;cur;store;dr;drsub;drdep;drtax;dramt;cr;crsub;crdep;crtax;cramt;desc;ref'.split(';'),
-  traceHeader: ['ref', 'voucher', 'date', 'type', 'id', 'created', 'store', 'currency', 'amount'],
-  traceTypes: { charge: '売上', refund: '返金', fee: '手数料', transfer: '振込' },
-}
+import { LABELS } from './labels'
 
 const settings = defaultJournalSettings()
-const rf = rollForwardOfMonth({
-  period: '2026-10',
-  timeZone: TZ,
-  ...octoberPayouts(),
-  readings: NET_INSIDE,
-  transferFees: FEES,
-})
+const rf = octoberRollForward()
 const build = buildDepositJournal({ rollForward: rf, settings })
 const credited = depositJournalTie(build, rf).find((t) => t.currency === 'JPY')
 

@@ -2,16 +2,9 @@ import { describe, expect, it } from 'vitest'
 import type { ExportCell } from '../../../../electron/shared/contract/export'
 import { isAllowedFormula } from '../../../../electron/shared/contract/export'
 import { PAYOUT_SHEETS, payoutSheets } from '../../../../src/export/payout-sheets'
-import { rollForwardOfMonth } from '../../../../src/reconcile/payouts/rollforward'
-import { FEES, NET_INSIDE, octoberPayouts, TZ } from '../../../support/payouts'
+import { octoberRollForward } from '../../../support/payouts'
 
-const rf = rollForwardOfMonth({
-  period: '2026-10',
-  timeZone: TZ,
-  ...octoberPayouts(),
-  readings: NET_INSIDE,
-  transferFees: FEES,
-})
+const rf = octoberRollForward()
 
 const formula = (c: ExportCell | undefined) => (c && typeof c === 'object' && 'formula' in c ? c : null)
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { closeChecklist, type CloseFacts } from '../../../../src/reconcile/close-checklist'
-import { rollForwardOfMonth } from '../../../../src/reconcile/payouts/rollforward'
-import { FEES, NET_INSIDE, octoberPayouts, TZ } from '../../../support/payouts'
+import { octoberRollForward } from '../../../support/payouts'
 
 const END = Date.parse('2026-10-31T15:00:00Z')
 
@@ -22,16 +21,7 @@ function facts(over: Partial<CloseFacts>): CloseFacts {
   }
 }
 
-function october(previousClosing?: Record<string, number>) {
-  return rollForwardOfMonth({
-    period: '2026-10',
-    timeZone: TZ,
-    ...octoberPayouts(),
-    readings: NET_INSIDE,
-    transferFees: FEES,
-    ...(previousClosing ? { previousClosing } : {}),
-  })
-}
+const october = (previousClosing: Record<string, number>) => octoberRollForward({ previousClosing })
 
 const payoutItem = (f: CloseFacts) => closeChecklist(f).items.find((i) => i.id === 'payouts')
 
