@@ -16,7 +16,7 @@ import {
   type RollForward,
 } from '../reconcile/payouts/rollforward'
 import type { ReadingsReport } from '../reconcile/payouts/readings'
-import { col, Columns } from './sheet-columns'
+import { col, columnLetter, Columns } from './sheet-columns'
 import { amountCell, dateCell } from './sheet-values'
 
 export const PAYOUT_SHEETS = {
@@ -78,8 +78,14 @@ const BUCKET_TEXT: Record<OpenBucket, string> = {
   approved: 'Transfers approved',
   processing: 'Transfers processing',
   failed: 'Failed transfers',
-  other: 'Other transfers (canceled, blank, unknown)',
+  carriedOver: 'Carried over (blank or canceled transfers)',
+  other: 'Other transfers (other status, not cached)',
 }
+
+/** Explained block: one column per bucket from B, then the total; the control's figures stand under it. */
+const LAST_BUCKET = columnLetter(1 + OPEN_BUCKETS.length)
+const EXPLAINED = columnLetter(2 + OPEN_BUCKETS.length)
+const BUCKET_GAP: null[] = OPEN_BUCKETS.map(() => null)
 
 function money(formula: string, minor: number, currency: string): ExportCell {
   const d = currencyExponent(currency)
@@ -192,18 +198,13 @@ function footerRows(rf: RollForward, firstRow: number): ExportRow[] {
           c.currency,
         ),
       )
-    cells.push(money(`SUM(B${r}:G${r})`, c.closing - c.unexplained, c.currency))
+    cells.push(money(`SUM(B${r}:${LAST_BUCKET}${r})`, c.closing - c.unexplained, c.currency))
     out.push(cells)
   })
   out.push([])
   out.push([
     'Control: every figure must be 0.',
-    null,
-    null,
-    null,
-    null,
-    null,
-    null,
+    ...BUCKET_GAP,
     'Closing − explained',
     'Activity net − movement',
   ])
@@ -217,13 +218,8 @@ function footerRows(rf: RollForward, firstRow: number): ExportRow[] {
     const activityNet = `${kind('sale')}+${kind('refund')}+${kind('manual')}-${kind('payout')}`
     out.push([
       c.currency,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      money(`${RF.letter('closing')}${table}-H${explained}`, c.unexplained, c.currency),
+      ...BUCKET_GAP,
+      money(`${RF.letter('closing')}${table}-${EXPLAINED}${explained}`, c.unexplained, c.currency),
       money(`${activityNet}-(${movement})`, 0, c.currency),
     ])
   })

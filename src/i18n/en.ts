@@ -890,7 +890,8 @@ export const en = {
       approved: 'In transfers approved',
       processing: 'In transfers processing',
       failed: 'In failed transfers',
-      other: 'In other transfers (canceled, blank or unknown)',
+      carriedOver: 'Carried over (blank or canceled transfers)',
+      other: 'In other transfers (another status, or not cached)',
     },
     readings: {
       ledgerAmounts: {

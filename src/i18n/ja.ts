@@ -896,7 +896,8 @@ export const ja: MessageSchema = {
       approved: '承認済みの振込',
       processing: '処理中の振込',
       failed: '失敗した振込',
-      other: 'その他の振込（取消・空・不明）',
+      carriedOver: '繰越（空または取消の振込）',
+      other: 'その他の振込（別のステータス、またはキャッシュにないもの）',
     },
     readings: {
       ledgerAmounts: {

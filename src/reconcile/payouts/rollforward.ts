@@ -32,13 +32,20 @@ export interface RollForwardInput extends CompositionInput {
   previousClosing?: Readonly<Record<string, number>>
 }
 
-export type OpenBucket = 'notInTransfer' | 'created' | 'approved' | 'processing' | 'failed' | 'other'
+/**
+ * Where a ledger of the closing balance sits at the month's end: in no transfer yet, in a transfer
+ * created / approved / processing / failed, carried over in a blank or canceled transfer (a payout under
+ * the minimum), or in a transfer of another status or not cached (other).
+ */
+export type OpenBucket =
+  'notInTransfer' | 'created' | 'approved' | 'processing' | 'failed' | 'carriedOver' | 'other'
 export const OPEN_BUCKETS: readonly OpenBucket[] = [
   'notInTransfer',
   'created',
   'approved',
   'processing',
   'failed',
+  'carriedOver',
   'other',
 ]
 
@@ -124,7 +131,15 @@ function emptyCurrency(currency: string): CurrencyRollForward {
     closing: 0,
     control: 0,
     open: [],
-    explained: { notInTransfer: 0, created: 0, approved: 0, processing: 0, failed: 0, other: 0 },
+    explained: {
+      notInTransfer: 0,
+      created: 0,
+      approved: 0,
+      processing: 0,
+      failed: 0,
+      carriedOver: 0,
+      other: 0,
+    },
     unexplained: 0,
     paidDifferences: [],
     ledgers: [],
@@ -138,6 +153,7 @@ function bucketOf(status: string | null): OpenBucket {
   if (status === null) return 'notInTransfer'
   if (status === 'created' || status === 'approved' || status === 'processing' || status === 'failed')
     return status
+  if (status === 'blank' || status === 'canceled') return 'carriedOver'
   return 'other'
 }
 

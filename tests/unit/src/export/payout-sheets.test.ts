@@ -51,7 +51,7 @@ describe('the payout sheets of the month workbook', () => {
     const controls = footer.slice(
       footer.findIndex((row) => typeof row[0] === 'string' && row[0].startsWith('Control')) + 1,
     )
-    expect(controls.map((row) => [row[0], formula(row[7])?.result, formula(row[8])?.result])).toEqual([
+    expect(controls.map((row) => [row[0], formula(row[8])?.result, formula(row[9])?.result])).toEqual([
       ['JPY', 0, 0],
       ['USD', 0, 0],
     ])

@@ -166,6 +166,26 @@ describe('the month roll-forward of the receivable from the payment service', ()
     expect(oct.explained.notInTransfer).toBe(4_000)
   })
 
+  it('explains ledgers carried over in a blank transfer (a payout under the minimum)', () => {
+    const transfers = [transfer('TB', { amount: 0, status: 'blank', createdAt: tokyo('2026-10-25 09:00') })]
+    const ledgers = [ledger('B1', 6_000, { transferId: 'TB', createdAt: tokyo('2026-10-20 10:00') })]
+    const statusChanges = [change('TB', null, 'blank', '2026-10-25 09:00')]
+    const oct = jpy(month('2026-10', transfers, ledgers, statusChanges))
+    expect(oct).toMatchObject({ closing: 6_000, payouts: 0, unexplained: 0, ties: true })
+    expect(oct.open).toEqual([
+      { bucket: 'carriedOver', transferId: 'TB', status: 'blank', ledgerCount: 1, amount: 6_000 },
+    ])
+  })
+
+  it('counts a payout in the month of its paid change in the accounting time zone', () => {
+    const transfers = [transfer('TZ1', { amount: 500, createdAt: tokyo('2026-10-20 09:00') })]
+    const ledgers = [ledger('Z1', 500, { transferId: 'TZ1', createdAt: tokyo('2026-10-02 10:00') })]
+    // 23:30 on 31 October in Tokyo is 14:30 UTC: October's.
+    const changes = paidAt('TZ1', '2026-10-31 23:30', '2026-10-20 09:00')
+    expect(jpy(month('2026-10', transfers, ledgers, changes))).toMatchObject({ payouts: 500, closing: 0 })
+    expect(jpy(month('2026-11', transfers, ledgers, changes))).toMatchObject({ opening: 0, payouts: 0 })
+  })
+
   it('goes negative when a refund is larger than the period’s sales', () => {
     const ledgers = [
       ledger('L7', 1_000, { createdAt: tokyo('2026-10-02 10:00') }),
