@@ -78,8 +78,8 @@ export function netOfGross(gross: number, percent: number, flat: number): number
 const isInt = (v: number | null): boolean => v === null || Number.isSafeInteger(v)
 
 function invalidReason(l: LedgerItem, transferCurrency: string | undefined): PayoutProblem | null {
-  const at = { ledgerId: l.id, transferId: l.transferId, amount: l.amount, excluded: true }
   const currency = normalizeCurrency(String(l.currency ?? ''))
+  const at = { ledgerId: l.id, transferId: l.transferId, currency, amount: l.amount, excluded: true }
   if (!Number.isSafeInteger(l.amount) || !isInt(l.flatFee))
     return problem('ledger_not_minor_units', `Ledger ${l.id}: amount or flat fee is not in minor units.`, at)
   if (l.percentFee !== null && !(Number.isFinite(l.percentFee) && l.percentFee >= 0 && l.percentFee < 100))
@@ -88,19 +88,19 @@ function invalidReason(l: LedgerItem, transferCurrency: string | undefined): Pay
     return problem(
       'ledger_exchange_rate',
       `Ledger ${l.id}: exchange rate ${l.exchangeRate}, not 1: its amount is not in ${currency} as given.`,
-      { ...at, currency },
+      at,
     )
   if (transferCurrency !== undefined && currency !== transferCurrency)
     return problem(
       'ledger_other_currency',
       `Ledger ${l.id} is in ${currency}, its transfer ${l.transferId ?? ''} in ${transferCurrency}.`,
-      { ...at, currency },
+      at,
     )
   if (l.flatFee && l.flatFeeCurrency !== null && normalizeCurrency(l.flatFeeCurrency) !== currency)
     return problem(
       'ledger_flat_fee_currency',
       `Ledger ${l.id}: flat fee in ${l.flatFeeCurrency}, the ledger in ${currency}.`,
-      { ...at, currency },
+      at,
     )
   return null
 }

@@ -192,7 +192,8 @@ export function rollForwardOfMonth(input: RollForwardInput): RollForward {
     if (p.excluded && p.currency !== null) {
       const c = cur(normalizeCurrency(p.currency))
       c.excluded.count++
-      c.excluded.amount += p.amount ?? 0
+      // An amount that is not minor units is counted, never added: sums stay integers.
+      if (Number.isSafeInteger(p.amount)) c.excluded.amount += p.amount ?? 0
     }
   addTransfers(endState, held.byTransfer, range.from, cur)
   addUnheldItems(held, endState, cur)

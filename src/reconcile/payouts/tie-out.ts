@@ -12,7 +12,7 @@ import type { RecordKey } from '../../domain/records'
 import { businessDaysBetween, type BankLine } from './business-days'
 import type { Compositions } from './composition'
 import type { LedgerBook } from './ledger-figures'
-import { transferTimelines } from './timeline'
+import { transferTimelines, type TransferTimeline } from './timeline'
 import type { Transfer, TransferStatusChange } from '../../domain/payouts'
 
 export interface TieInput {
@@ -124,7 +124,7 @@ export function tieDeposits(input: TieInput): TieOut {
         currency: p.currency,
       })
   }
-  tieFailed(input, lines, used, out, days)
+  tieFailed(input, tl, lines, used, out, days)
   for (const line of lines)
     if (!used.has(line) && line.amount > 0) out.exceptions.push({ code: 'deposit_without_transfer', line })
   return out
@@ -133,13 +133,13 @@ export function tieDeposits(input: TieInput): TieOut {
 /** A failed transfer's money that came in anyway: with its return, or still kept. */
 function tieFailed(
   input: TieInput,
+  tl: ReadonlyMap<string, TransferTimeline>,
   lines: BankLine[],
   used: Set<BankLine>,
   out: TieOut,
   days: (from: string, to: string) => number,
 ): void {
   const window = input.depositDays ?? 3
-  const tl = transferTimelines(input.transfers, input.statusChanges).byId
   for (const t of input.transfers) {
     const c = input.compositions.byId.get(t.id)
     const timeline = tl.get(t.id)

@@ -245,11 +245,15 @@ describe('the month roll-forward of the receivable from the payment service', ()
     const ledgers = [
       ledger('X1', 1_000, { transferId: 'TX', createdAt: tokyo('2026-10-02 10:00') }),
       ledger('X2', 300, { transferId: 'TX', currency: 'USD', createdAt: tokyo('2026-10-02 10:00') }),
+      ledger('X3', 0.5, { createdAt: tokyo('2026-10-02 10:00') }),
     ]
     const r = month('2026-10', transfers, ledgers, paidAt('TX', '2026-10-20 10:00'))
-    expect(r.problems.map((p) => [p.code, p.excluded])).toEqual([['ledger_other_currency', true]])
+    expect(r.problems.map((p) => [p.code, p.excluded])).toEqual([
+      ['ledger_other_currency', true],
+      ['ledger_not_minor_units', true],
+    ])
     expect(r.currencies.find((c) => c.currency === 'USD')?.excluded).toEqual({ count: 1, amount: 300 })
-    expect(jpy(r)).toMatchObject({ sales: 1_000, payouts: 1_000, closing: 0, ties: true })
+    expect(jpy(r)).toMatchObject({ sales: 1_000, closing: 0, excluded: { count: 1, amount: 0 }, ties: true })
   })
 
   it('shows a paid transfer whose ledgers do not add up as unexplained', () => {
