@@ -16,6 +16,8 @@ import {
   type RollForward,
 } from '../reconcile/payouts/rollforward'
 import type { ReadingsReport } from '../reconcile/payouts/readings'
+import type { TieOut } from '../reconcile/payouts/tie-out'
+import { PAYOUT_EXCEPTIONS_SHEET, payoutExceptionRows, PX } from './payout-exceptions-sheet'
 import { col, columnLetter, Columns } from './sheet-columns'
 import { amountCell, dateCell } from './sheet-values'
 
@@ -23,12 +25,15 @@ export const PAYOUT_SHEETS = {
   rollForward: 'Roll-forward',
   activity: 'Payout activity',
   open: 'Payout open items',
+  exceptions: PAYOUT_EXCEPTIONS_SHEET,
 } as const
 
 export interface PayoutWorkbookInput {
   rollForward: RollForward
   /** Which readings the figures follow, and why (stated in the sheet's header block). */
   readings?: ReadingsReport
+  /** The bank deposits tied to transfers: its exceptions are listed with the bad input. */
+  tie?: TieOut
 }
 
 export interface PayoutSheet {
@@ -254,7 +259,7 @@ function preamble(input: PayoutWorkbookInput): ExportRow[] {
   ]
 }
 
-/** The three payout sheets, or none when the roll-forward has no currency. */
+/** The roll-forward, its activity, its open items and the payout exceptions. */
 export function payoutSheets(input: PayoutWorkbookInput): PayoutSheet[] {
   const rf = input.rollForward
   const pre = preamble(input)
@@ -263,6 +268,7 @@ export function payoutSheets(input: PayoutWorkbookInput): PayoutSheet[] {
   const footer = rf.currencies.length > 0 ? footerRows(rf, firstRow) : []
   const activity = activityRows(rf)
   const open = openRows(rf)
+  const exceptions = payoutExceptionRows(rf.problems, input.tie)
   return [
     {
       spec: {
@@ -280,5 +286,10 @@ export function payoutSheets(input: PayoutWorkbookInput): PayoutSheet[] {
       rows: activity.rows,
     },
     { spec: { name: PAYOUT_SHEETS.open, columns: PO.columns }, rowCount: open.length, rows: () => open },
+    {
+      spec: { name: PAYOUT_SHEETS.exceptions, columns: PX.columns },
+      rowCount: exceptions.length,
+      rows: () => exceptions,
+    },
   ]
 }
