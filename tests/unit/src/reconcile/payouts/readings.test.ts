@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { detectReadings, type ReadingsInput } from '../../../../../src/reconcile/payouts/readings'
+import { history } from '../fixtures'
 import {
   bankLine,
   FEES,
@@ -44,6 +45,18 @@ describe('which reading the payout data follows', () => {
       support: { net: 1, gross: 0 },
       checked: 1,
     })
+  })
+
+  it('reads the cached history records as they are (a HistoryRecord map is the records input)', () => {
+    const charge = history(1, { amount: 10_000 })
+    const r = detectReadings(
+      input({
+        ledgers: [ledger('L1', 9_640, { percentFee: 3.6 })],
+        ledgerRecords: new Map([['L1', [charge.key]]]),
+        records: new Map([[charge.key, charge]]),
+      }),
+    )
+    expect(r.ledgerAmounts).toMatchObject({ reading: 'net', source: 'data', checked: 1 })
   })
 
   it('reads gross ledger amounts when they equal their records', () => {
