@@ -240,6 +240,43 @@ describe('the month roll-forward of the receivable from the payment service', ()
     })
   })
 
+  it('with net ledgers and the fee deducted by the bank, the payout is the transfer’s whole amount', () => {
+    const transfers = [transfer('TN', { amount: 9_640 })]
+    const ledgers = [
+      ledger('N1', 9_640, { transferId: 'TN', percentFee: 3.6, createdAt: tokyo('2026-10-02 10:00') }),
+    ]
+    const links = linked([['N1', 10_000]])
+    const oct = jpy(
+      month('2026-10', transfers, ledgers, paidAt('TN', '2026-10-20 10:00'), {
+        ...links,
+        readings: { ledgerAmounts: 'net', transferFee: 'bank_deducted' },
+      }),
+    )
+    expect(oct).toMatchObject({ sales: 10_000, fees: 360, manual: 0, payouts: 9_640, closing: 0, ties: true })
+  })
+
+  it('with gross ledgers and the fee inside, the fee is a manual item and the payout what reaches the bank', () => {
+    const transfers = [transfer('TI', { amount: 9_200 })]
+    const ledgers = [
+      ledger('I1', 10_000, { transferId: 'TI', percentFee: 3.6, createdAt: tokyo('2026-10-02 10:00') }),
+      ledger('IF', -440, { transferId: 'TI', origin: 'manual', createdAt: tokyo('2026-10-19 10:00') }),
+    ]
+    const oct = jpy(
+      month('2026-10', transfers, ledgers, paidAt('TI', '2026-10-20 10:00'), {
+        readings: { ledgerAmounts: 'gross', transferFee: 'manual_ledger' },
+      }),
+    )
+    expect(oct).toMatchObject({
+      sales: 10_000,
+      fees: 360,
+      manual: -440,
+      transferFeeLedgers: 440,
+      payouts: 9_200,
+      closing: 0,
+      ties: true,
+    })
+  })
+
   it('leaves out a ledger in another currency than its transfer, and shows it', () => {
     const transfers = [transfer('TX', { amount: 1_000 })]
     const ledgers = [
