@@ -9,7 +9,7 @@
  * stay English whatever the UI language.
  */
 import { toSafeFileNamePart } from '../../electron/shared/file-name'
-import type { ExportCell, ExportColumn, ExportRow, ExportSheet } from '../../electron/shared/contract/export'
+import type { ExportCell, ExportRow, ExportSheet } from '../../electron/shared/contract/export'
 import {
   recordKeyOf,
   type AuditEntry,
@@ -25,6 +25,8 @@ import { isSuccessful, crossCheck, netOf, type Difference } from '../reconcile/c
 import { currencyExponent, normalizeCurrency, toMajorUnits } from '../domain/currency'
 import { hasChangedSinceReconciled } from '../domain/fingerprint'
 import type { QuarantinedItem } from '../reconcile/close-checklist'
+import { col, columnLetter, Columns } from './sheet-columns'
+import { payoutSheets, type PayoutWorkbookInput } from './payout-sheets'
 import {
   summarizeMonth,
   totalsByCurrency,
@@ -77,6 +79,8 @@ export interface MonthWorkbookInput {
   linkedCharges?: readonly ChargeRecord[]
   /** The payout model's transfer fee with tax (minor units): the difference a deposit usually shows. */
   transferFee?: number
+  /** The month's payout roll-forward: adds the Roll-forward, Payout activity and Payout open items sheets. */
+  payouts?: PayoutWorkbookInput
 }
 
 export interface MonthClose {
@@ -120,51 +124,10 @@ export const SHEETS = {
   audit: 'Audit',
 } as const
 
+export { columnLetter }
+
 /** Fee currency written when the API gave a fee without one (counted in "Fees without currency"). */
 export const UNKNOWN_FEE_CURRENCY = '(unknown)'
-
-interface KeyedColumn<K extends string> extends ExportColumn {
-  key: K
-}
-
-/** Columns with keys, so formulas find a column's letter instead of hard-coding it. */
-class Columns<K extends string> {
-  constructor(readonly list: readonly KeyedColumn<K>[]) {}
-  get columns(): ExportColumn[] {
-    return this.list.map(({ header, kind, width }) => ({ header, kind, width }))
-  }
-  letter(key: K): string {
-    const index = this.list.findIndex((c) => c.key === key)
-    if (index < 0) throw new Error(`no column ${key}`)
-    return columnLetter(index + 1)
-  }
-  /** A whole column of `sheet`, absolute: `'Transactions'!$E:$E`. */
-  range(sheet: string, key: K): string {
-    const l = this.letter(key)
-    return `${quoteSheet(sheet)}!$${l}:$${l}`
-  }
-  /** Cells in column order from a keyed object; missing keys are empty cells. */
-  row(values: Partial<Record<K, ExportCell>>): ExportRow {
-    return this.list.map((c) => values[c.key] ?? null)
-  }
-}
-
-export function columnLetter(n: number): string {
-  let s = ''
-  for (let x = n; x > 0; x = Math.floor((x - 1) / 26)) s = String.fromCharCode(65 + ((x - 1) % 26)) + s
-  return s
-}
-
-function quoteSheet(name: string): string {
-  return `'${name.replace(/'/g, "''")}'`
-}
-
-const col = <K extends string>(key: K, header: string, kind: ExportColumn['kind'], width: number) => ({
-  key,
-  header,
-  kind,
-  width,
-})
 
 const TX = new Columns([
   col('created', 'Created', 'datetime', 20),
@@ -606,6 +569,7 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
       sheet(SHEETS.exceptions, EX, exceptions.length, () => exceptions),
       sheet(SHEETS.notReconciled, EX, notReconciled.length, () => notReconciled),
       sheet(SHEETS.audit, AU, audit.length, auditRows),
+      ...(input.payouts ? payoutSheets(input.payouts) : []),
     ],
   }
 }

@@ -875,6 +875,66 @@ export const en = {
       'Line {line} opens a quote that is never closed: the rest of the file may have been read as one cell. Check that line in the file.',
     bad_quote: 'Line {line} has a quote in the middle of a cell: check that line in the file.',
   },
+  payouts: {
+    checklist: {
+      ok: 'Payout roll-forward ties: opening carried from last month, control 0, closing explained item by item.',
+      blocked: 'The payout roll-forward does not tie in {count} currencies:',
+      unavailable: 'Payout roll-forward: payouts cannot be read for this connection.',
+      currency:
+        '{currency}: opening differs from last month’s closing by {opening}; control {control}; unexplained {unexplained}',
+    },
+    lines: {
+      opening: 'Opening balance',
+      sales: 'Sales',
+      refunds: 'Refunds',
+      fees: 'Fees',
+      manual: 'Manual items',
+      payouts: 'Payouts',
+      closing: 'Closing balance',
+      control: 'Control (must be 0)',
+    },
+    buckets: {
+      notInTransfer: 'Not yet in a transfer',
+      created: 'In transfers created',
+      approved: 'In transfers approved',
+      processing: 'In transfers processing',
+      failed: 'In failed transfers',
+      carriedOver: 'Carried over (blank or canceled transfers)',
+      other: 'In other transfers (another status, or not cached)',
+    },
+    readings: {
+      ledgerAmounts: {
+        net: 'Ledger amounts are net of their fees',
+        gross: 'Ledger amounts are gross: fees are deducted from them',
+      },
+      transferFee: {
+        manual_ledger: 'The transfer fee is a manual item inside each transfer',
+        bank_deducted: 'The transfer fee is deducted from the deposit',
+      },
+      fromData: 'the data shows it ({count} items checked)',
+      fromSetting: 'the data cannot tell: your setting decides',
+    },
+    problems: {
+      ledger_not_minor_units:
+        'Ledger {ledger}: an amount or fee is not a whole number of minor units; left out.',
+      ledger_other_currency: 'Ledger {ledger} is in another currency than its transfer {transfer}; left out.',
+      ledger_exchange_rate: 'Ledger {ledger} has an exchange rate other than 1; left out.',
+      ledger_flat_fee_currency: 'Ledger {ledger} has a flat fee in another currency; left out.',
+      ledger_duplicate: 'Ledger {ledger} was received twice; counted once.',
+      ledger_without_record: 'Ledger {ledger}: no cached charge or refund names it.',
+      ledger_unknown_transfer: 'Ledger {ledger} names transfer {transfer}, which is not cached.',
+      transfer_ledgers_unread: 'Transfer {transfer}: its ledgers could not be read.',
+      transfer_negative: 'Transfer {transfer} is negative: the merchant owes it.',
+      transfer_not_minor_units: 'Transfer {transfer}: its amount is not a whole number of minor units.',
+      transfer_paid_without_date: 'Transfer {transfer} is paid, but no status change says when.',
+    },
+    exceptions: {
+      deposit_without_transfer: 'A deposit with no transfer',
+      transfer_without_deposit: 'A paid transfer with no deposit',
+      failed_returned: 'A failed transfer whose money came in and went back',
+      failed_deposit_kept: 'A failed transfer whose money came in and stayed',
+    },
+  },
   journal: {
     title: 'Journal entries for accounting software',
     settingsTitle: 'Journal entries (posting to accounting software)',
@@ -945,9 +1005,15 @@ export const en = {
       'Voucher;Date;Currency;Store;Debit account;Debit sub-account;Debit department;Debit tax class;Debit amount;Credit account;Credit sub-account;Credit department;Credit tax class;Credit amount;Description;Line',
     traceHeader:
       'Line;Voucher;Voucher date;Type;Record id;Created (accounting time);Store id;Currency;Amount',
-    kinds: { sales: 'Sales', refunds: 'Refunds', fees: 'Payment fees' },
+    kinds: {
+      sales: 'Sales',
+      refunds: 'Refunds',
+      fees: 'Payment fees',
+      deposit: 'Payout deposit',
+      transferFee: 'Transfer fee',
+    },
     records: '{count} records',
-    traceTypes: { charge: 'Charge', refund: 'Refund', fee: 'Fee' },
+    traceTypes: { charge: 'Charge', refund: 'Refund', fee: 'Fee', transfer: 'Transfer' },
     errors: {
       journal_account_required: 'An account name is required ({field}).',
       journal_account_too_long: 'An account name may have at most 24 characters ({field}).',

@@ -881,6 +881,67 @@ export const ja: MessageSchema = {
       '{line}行目で始まった引用符が閉じられていません。以降の内容が一つのセルとして読まれた可能性があります。ファイルの該当行を確認してください。',
     bad_quote: '{line}行目のセルの途中に引用符があります。ファイルの該当行を確認してください。',
   },
+  payouts: {
+    checklist: {
+      ok: '入金の繰越表が一致しています：期首残高は前月の期末残高から繰り越され、検算は0、期末残高は明細ですべて説明されています。',
+      blocked: '{count}通貨で入金の繰越表が一致しません：',
+      unavailable: '入金の繰越表：この接続では振込データを読めません。',
+      currency:
+        '{currency}：期首残高と前月の期末残高の差 {opening}、検算 {control}、説明できない残高 {unexplained}',
+    },
+    lines: {
+      opening: '期首残高',
+      sales: '売上',
+      refunds: '返金',
+      fees: '手数料',
+      manual: '手動調整',
+      payouts: '振込',
+      closing: '期末残高',
+      control: '検算（0であること）',
+    },
+    buckets: {
+      notInTransfer: 'まだ振込に含まれていないもの',
+      created: '作成済みの振込',
+      approved: '承認済みの振込',
+      processing: '処理中の振込',
+      failed: '失敗した振込',
+      carriedOver: '繰越（空または取消の振込）',
+      other: 'その他の振込（別のステータス、またはキャッシュにないもの）',
+    },
+    readings: {
+      ledgerAmounts: {
+        net: '明細の金額は手数料差引後（純額）',
+        gross: '明細の金額は総額（手数料はそこから差し引く）',
+      },
+      transferFee: {
+        manual_ledger: '振込手数料は各振込の中の手動明細',
+        bank_deducted: '振込手数料は入金額から差し引かれる',
+      },
+      fromData: 'データから判定しました（確認した明細 {count}件）',
+      fromSetting: 'データからは判定できないため、設定に従っています',
+    },
+    problems: {
+      ledger_not_minor_units:
+        '明細 {ledger}：金額または手数料が最小通貨単位の整数ではありません。集計から除外しました。',
+      ledger_other_currency: '明細 {ledger} は振込 {transfer} と通貨が異なります。集計から除外しました。',
+      ledger_exchange_rate: '明細 {ledger} の為替レートが1ではありません。集計から除外しました。',
+      ledger_flat_fee_currency: '明細 {ledger} の固定手数料が別の通貨です。集計から除外しました。',
+      ledger_duplicate: '明細 {ledger} を2回受け取りました。1回だけ数えています。',
+      ledger_without_record: '明細 {ledger}：対応する売上・返金がキャッシュにありません。',
+      ledger_unknown_transfer: '明細 {ledger} の振込 {transfer} がキャッシュにありません。',
+      transfer_ledgers_unread: '振込 {transfer}：明細を読み込めませんでした。',
+      transfer_negative: '振込 {transfer} はマイナスです（加盟店側の支払い）。',
+      transfer_not_minor_units: '振込 {transfer}：金額が最小通貨単位の整数ではありません。',
+      transfer_paid_without_date:
+        '振込 {transfer} は支払済みですが、支払日を示すステータス変更がありません。',
+    },
+    exceptions: {
+      deposit_without_transfer: '対応する振込のない入金',
+      transfer_without_deposit: '入金のない支払済みの振込',
+      failed_returned: '失敗した振込で、いったん入金され返金されたもの',
+      failed_deposit_kept: '失敗した振込で、入金されたままのもの',
+    },
+  },
   journal: {
     title: '会計ソフト用の仕訳',
     settingsTitle: '仕訳（会計ソフトへの取り込み）',
@@ -950,9 +1011,15 @@ export const ja: MessageSchema = {
     plainHeader:
       '伝票番号;日付;通貨;店舗;借方勘定科目;借方補助科目;借方部門;借方税区分;借方金額;貸方勘定科目;貸方補助科目;貸方部門;貸方税区分;貸方金額;摘要;行',
     traceHeader: '行;伝票番号;伝票日付;種類;取引ID;作成日時（会計タイムゾーン）;店舗ID;通貨;金額',
-    kinds: { sales: '売上', refunds: '返金', fees: '決済手数料' },
+    kinds: {
+      sales: '売上',
+      refunds: '返金',
+      fees: '決済手数料',
+      deposit: '入金（振込）',
+      transferFee: '振込手数料',
+    },
     records: '{count}件',
-    traceTypes: { charge: '売上', refund: '返金', fee: '手数料' },
+    traceTypes: { charge: '売上', refund: '返金', fee: '手数料', transfer: '振込' },
     errors: {
       journal_account_required: '勘定科目名を入力してください（{field}）。',
       journal_account_too_long: '勘定科目名は24文字以内で入力してください（{field}）。',

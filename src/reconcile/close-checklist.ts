@@ -9,6 +9,7 @@
  */
 import type { HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
 import type { CurrencyTotal } from './month-summary'
+import type { RollForward } from './payouts/rollforward'
 
 /** A fact another module owns: its value, or "this version cannot tell". */
 export type Availability<T> = { available: true; value: T } | { available: false }
@@ -82,13 +83,36 @@ export interface CloseFacts {
   differences: number
   /** Records of the month not counted because of their status (failed, pending, …). */
   otherStatus: number
+  /**
+   * The month's payout roll-forward; absent: the caller does not know payouts (no line), unavailable: the
+   * connection cannot read them (the line says so, never passed).
+   */
+  payouts?: Availability<RollForward>
 }
 
 /** `ok`: passes; `blocked`: must be fixed or acknowledged; `warning`: worth a look; `unavailable`: not checked. */
 export type CheckState = 'ok' | 'blocked' | 'warning' | 'unavailable'
 
 export type CheckId =
-  'synced' | 'verified' | 'quarantine' | 'stillChanging' | 'changed' | 'unreconciled' | 'exceptions'
+  | 'synced'
+  | 'verified'
+  | 'quarantine'
+  | 'stillChanging'
+  | 'changed'
+  | 'unreconciled'
+  | 'exceptions'
+  | 'payouts'
+
+/** Per currency, why the roll-forward does not tie (nonzero figures only are worth a word). */
+export interface PayoutTieFigures {
+  currency: string
+  /** Opening − the closing carried from last month's close. */
+  openingDifference: number
+  /** opening + activity − closing: 0 when the month adds up. */
+  control: number
+  /** The closing that no open item explains. */
+  unexplained: number
+}
 
 export interface CheckItem {
   id: CheckId
@@ -98,6 +122,8 @@ export interface CheckItem {
   at?: number | null
   /** `unreconciled` only: per currency × mode, count and signed amount not reconciled (nonzero only). */
   perCurrency?: { currency: string; mode: string; count: number; amount: number }[]
+  /** `payouts` only: the currencies whose roll-forward does not tie. */
+  payouts?: PayoutTieFigures[]
 }
 
 export interface Checklist {
@@ -151,7 +177,30 @@ export function closeChecklist(f: CloseFacts): Checklist {
   })
   const exceptions = f.differences + f.otherStatus
   items.push({ id: 'exceptions', state: exceptions === 0 ? 'ok' : 'warning', count: exceptions })
+  if (f.payouts) items.push(payoutCheck(f.payouts))
   return { items, blocking: items.filter((i) => i.state === 'blocked').length }
+}
+
+/**
+ * The roll-forward ties: every currency's opening is last month's closing as carried, its control is 0
+ * and nothing of its closing is unexplained.
+ */
+export function payoutCheck(payouts: Availability<RollForward>): CheckItem {
+  if (!payouts.available) return { id: 'payouts', state: 'unavailable' }
+  const failing = payouts.value.currencies
+    .filter((c) => !c.ties)
+    .map((c) => ({
+      currency: c.currency,
+      openingDifference: c.openingDifference,
+      control: c.control,
+      unexplained: c.unexplained,
+    }))
+  return {
+    id: 'payouts',
+    state: failing.length === 0 ? 'ok' : 'blocked',
+    count: failing.length,
+    payouts: failing,
+  }
 }
 
 /** Counted (successful) records not reconciled whose mark carries a note: the accountant's exception. */

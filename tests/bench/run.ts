@@ -13,6 +13,12 @@ type Suite = { name: string; module: string; exportName: string; metrics: string
 
 const SUITES: Suite[] = [
   {
+    name: 'payouts-rollforward',
+    module: './payouts-rollforward-bench',
+    exportName: 'benchPayoutsRollforward',
+    metrics: ['payouts.rollforward_ms'],
+  },
+  {
     name: 'scheduler',
     module: './scheduler-bench',
     exportName: 'benchScheduler',

@@ -15,7 +15,14 @@ import { csvField, UTF8_BOM } from '../csv'
 import { formatWallClock, wallClockMs } from '../sheet-values'
 import { currencyExponent, toMajorUnits } from '../../domain/currency'
 import { taxClassName, type JournalFormat, type JournalSettings } from './settings'
-import { JournalError, type JournalBuild, type JournalLine, type LineKind, type Voucher } from './vouchers'
+import {
+  JournalError,
+  type JournalBuild,
+  type JournalLine,
+  type LineKind,
+  type TracedRecord,
+  type Voucher,
+} from './vouchers'
 
 export type FileEncoding = 'utf-8' | 'shift_jis'
 
@@ -34,7 +41,7 @@ export interface JournalLabels {
   /** Plain and trace CSV column headers. */
   plainHeader: readonly string[]
   traceHeader: readonly string[]
-  traceTypes: Record<'charge' | 'refund' | 'fee', string>
+  traceTypes: Record<TracedRecord['type'], string>
 }
 
 /** freee documents a 5 MB limit for its CSV imports; we also keep each file to 2,000 rows, never splitting a voucher. */

@@ -12,7 +12,8 @@ import { assertMinorUnits, currencyExponent, normalizeCurrency } from '../../dom
 import { dayOf, periodRange } from '../../domain/periods'
 import type { JournalSettings, TaxClassKey } from './settings'
 
-export type LineKind = 'sales' | 'refunds' | 'fees'
+/** The month's lines (sales, refunds, fees) and a payout's deposit lines (deposit, transfer fee). */
+export type LineKind = 'sales' | 'refunds' | 'fees' | 'deposit' | 'transferFee'
 
 export interface JournalSide {
   account: string
@@ -34,9 +35,9 @@ export interface JournalLine {
 }
 
 export interface TracedRecord {
-  key: RecordKey | `fee:${string}`
+  key: RecordKey | `fee:${string}` | `transfer:${string}`
   resourceId: string
-  type: 'charge' | 'refund' | 'fee'
+  type: 'charge' | 'refund' | 'fee' | 'transfer'
   createdAt: number
   storeId: string
   /** As the API gave it. */
@@ -347,7 +348,9 @@ export function assertBalanced(vouchers: readonly Voucher[]): void {
 /** Signed posted total per kind (accounting currency): what the month summary's sales/refunds/fees give. */
 export function voucherTotals(vouchers: readonly Voucher[]): JournalTotals {
   const t = { sales: 0, refunds: 0, fees: 0 }
-  for (const v of vouchers) for (const l of v.lines) t[l.kind] += l.sign * l.amount
+  for (const v of vouchers)
+    for (const l of v.lines)
+      if (l.kind === 'sales' || l.kind === 'refunds' || l.kind === 'fees') t[l.kind] += l.sign * l.amount
   return t
 }
 

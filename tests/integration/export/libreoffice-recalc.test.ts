@@ -4,11 +4,7 @@
  * totals must equal the app's month summary. Skips, saying why, where LibreOffice is not installed
  * (Debian: `libreoffice-calc-nogui`).
  */
-import { execFile, execFileSync } from 'node:child_process'
-import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ExportCell, ExportRow } from '../../../electron/shared/contract/export'
 import {
@@ -19,21 +15,11 @@ import {
 import { jpyMonth, mixedMonth } from './fixtures'
 import { expectedSummary, expectedTotals } from './expected'
 import { readWorkbook, removeDir, tempDir, writePlanTo } from './support'
+import { libreOfficeMissing, recalculate } from './libreoffice'
 import type ExcelJS from 'exceljs'
 
 /** Summary: 14 rows of header block, then the table's header. */
 const HEADER_ROW = 15
-
-const SOFFICE = process.env['CLOSEBOOK_SOFFICE'] ?? 'soffice'
-
-function libreOfficeMissing(): string | null {
-  try {
-    execFileSync(SOFFICE, ['--version'], { stdio: 'pipe', timeout: 30_000 })
-    return null
-  } catch (error) {
-    return `LibreOffice (${SOFFICE}) is not available: ${(error as Error).message.split('\n')[0]}`
-  }
-}
 
 const missing = libreOfficeMissing()
 const required = process.env['CLOSEBOOK_REQUIRE_LIBREOFFICE'] === '1'
@@ -44,13 +30,6 @@ describe('LibreOffice availability', () => {
     expect(missing).toBeNull()
   })
 })
-
-/** LibreOffice recalculates OOXML on load only when told to: OOXMLRecalcMode 0 = always. */
-const RECALC_ALWAYS = `<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
-</oor:items>
-`
 
 /**
  * Cached results replaced by nonsense (table and footer): the recalculated file must not be able to echo
@@ -115,24 +94,7 @@ describe.skipIf(missing !== null)('Summary formulas recalculated by LibreOffice'
       const lostPath = join(dir, 'lost.xlsx')
       await writePlanTo(spoilCachedResults(buildMonthWorkbook(mixedMonth()), 0), dir, lostPath)
       files.push(lostPath)
-      const profile = join(dir, 'profile')
-      await mkdir(join(profile, 'user'), { recursive: true })
-      await writeFile(join(profile, 'user', 'registrymodifications.xcu'), RECALC_ALWAYS)
-      const outDir = join(dir, 'recalculated')
-      await promisify(execFile)(
-        SOFFICE,
-        [
-          `-env:UserInstallation=${pathToFileURL(profile).href}`,
-          '--headless',
-          '--norestore',
-          '--convert-to',
-          'xlsx',
-          '--outdir',
-          outDir,
-          ...files,
-        ],
-        { timeout: 110_000 },
-      )
+      const outDir = await recalculate(dir, files)
 
       for (const [name, input] of cases) {
         const book = await readWorkbook(join(outDir, `${name}.xlsx`))

@@ -6,7 +6,6 @@ import {
   MONEYFORWARD_HEADER,
   traceFile,
   type JournalFile,
-  type JournalLabels,
 } from '../../../src/export/journal/formats'
 import { defaultJournalSettings, type JournalSettings } from '../../../src/export/journal/settings'
 import {
@@ -20,31 +19,7 @@ import {
 import { summarizeMonth } from '../../../src/reconcile/month-summary'
 import { demoMonth, PERIOD, TZ } from './demo-october'
 import { readFreee, readMoneyForward, readYayoi, type ParsedVoucher } from './vendor-rules'
-
-const LABELS: JournalLabels = {
-  kinds: { sales: '売上', refunds: '返金', fees: '決済手数料' },
-  records: (n) => `${n}件`,
-  plainHeader: [
-    'no',
-    'date',
-    'cur',
-    'store',
-    'dr',
-    'drsub',
-    'drdep',
-    'drtax',
-    'dramt',
-    'cr',
-    'crsub',
-    'crdep',
-    'crtax',
-    'cramt',
-    'desc',
-    'ref',
-  ],
-  traceHeader: ['ref', 'voucher', 'date', 'type', 'id', 'created', 'store', 'currency', 'amount'],
-  traceTypes: { charge: '売上', refund: '返金', fee: '手数料' },
-}
+import { LABELS } from './labels'
 
 const demo = demoMonth()
 
