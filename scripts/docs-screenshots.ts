@@ -135,6 +135,9 @@ async function ledger(s: Shots): Promise<void> {
   await boxes.nth(2).check()
   await grid.locator('.grid-viewport [role="gridcell"].c-date').nth(2).click()
   await s.take('04-ledger')
+  // The first marked record's details: its fields, its mark and note, its audit trail.
+  await grid.locator('.grid-viewport [role="gridcell"].c-date').nth(0).click()
+  await s.take('04-record-details', page.locator('section.record-detail'))
   await grid.locator('.grid-viewport [role="gridcell"].c-date').nth(2).focus()
   await page.keyboard.press('?')
   await s.take('05-ledger-keys', page.locator('details.shortcuts'))
