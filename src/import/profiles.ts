@@ -72,6 +72,14 @@ export interface ImportedRow {
   paymentMethod?: string
   /** Refunded on the order, minor units, positive. */
   refunded?: number
+  /**
+   * The sum of a grouped order's lines when it differs from `amount` (the total column repeated a line
+   * figure on every line): the order's total if the payment says so.
+   */
+  linesTotal?: number
+  /** The order's shipping and fee columns (minor units), to name a difference; never added on their own. */
+  shipping?: number
+  fee?: number
 }
 
 export interface ImportError {

@@ -1,0 +1,254 @@
+/**
+ * The sales side of matching: an order row ↔ its charge (and the refunds the order names).
+ *
+ * (a) Order number: tied under a named rule (order-refs.ts); with the same amount, exact evidence. The
+ *     sum of an order's lines counts as its total when the file's total column repeats a line figure. A
+ *     different amount is proposed below the threshold, and when the difference is the order's shipping
+ *     or fee column, the explanation names it.
+ * (b) Amount + currency + day within ± tolerance: never against a record with another order number or of
+ *     another payment method, and never confident enough for "accept all".
+ */
+import type { ImportedRow } from '../import/profiles'
+import type { RecordKey } from '../domain/records'
+import { normalizeCurrency } from '../domain/currency'
+import {
+  CONFIDENCE,
+  MAX_CANDIDATES,
+  dayNumberOf,
+  firstAtOrAfter,
+  major,
+  push,
+  rejectionKey,
+  round,
+  type Candidate,
+  type Claim,
+  type Explanation,
+  type ExplanationCode,
+  type MatchResult,
+} from './match-types'
+import { decorationsOf, normalizeRef, type RefIndex } from './order-refs'
+import { methodAllows, paymentMethodOf } from './payment-methods'
+
+export interface SalesInput {
+  rows: readonly ImportedRow[]
+  candidates: readonly Candidate[]
+  chargesById: ReadonlyMap<string, Candidate>
+  refundsByCharge: ReadonlyMap<string, Candidate[]>
+  refs: RefIndex
+  salesTaken: Set<RecordKey>
+  rejected: ReadonlySet<string>
+  tolerance: number
+  result: MatchResult
+  settled: Set<number>
+  reasons: Map<number, Explanation>
+  settle: (claims: Claim[], taken: Set<RecordKey>) => void
+}
+
+/** Proposals, ambiguities and reasons for the order rows; settled claims take their records. */
+export function matchSales(input: SalesInput): void {
+  const unknownRef = referenceClaims(input)
+  amountDateClaims(input, unknownRef)
+}
+
+/** The order's own shipping or fee column (or both) when the amounts differ by exactly that. */
+function differsBy(row: ImportedRow, difference: number): { code: ExplanationCode; extra: number } | null {
+  const shipping = row.shipping ?? 0
+  const fee = row.fee ?? 0
+  if (shipping > 0 && Math.abs(difference) === shipping)
+    return { code: 'reference_differs_shipping', extra: shipping }
+  if (fee > 0 && Math.abs(difference) === fee) return { code: 'reference_differs_fee', extra: fee }
+  if (shipping > 0 && fee > 0 && Math.abs(difference) === shipping + fee)
+    return { code: 'reference_differs_shipping_fee', extra: shipping + fee }
+  return null
+}
+
+function referenceClaims(input: SalesInput): Set<number> {
+  const { refs, result, reasons, settled, salesTaken, rejected } = input
+  const isOpen = (c: Candidate, row: ImportedRow): boolean =>
+    !salesTaken.has(c.record.key) &&
+    !(rejected.size > 0 && rejected.has(rejectionKey(row.line, [c.record.key])))
+  const fileDecorations = decorationsOf(input.rows.map((r) => r.orderNumber))
+  const claims: Claim[] = []
+  const unknownRef = new Set<number>()
+  for (const row of input.rows) {
+    const found = row.orderNumber === null ? null : refs.lookup(row.orderNumber, fileDecorations)
+    if (!found) {
+      if (row.orderNumber !== null && normalizeRef(row.orderNumber) !== '') unknownRef.add(row.line)
+      continue
+    }
+    settled.add(row.line)
+    const ref = found.key
+    const currency = normalizeCurrency(row.currency)
+    const method = paymentMethodOf(row.paymentMethod)
+    const isRefund = row.amount < 0
+    const what = isRefund ? 'refund' : 'charge'
+    const all: Candidate[] = []
+    for (const id of found.chargeIds) {
+      if (isRefund) all.push(...(input.refundsByCharge.get(id) ?? []))
+      else {
+        const c = input.chargesById.get(id)
+        if (c) all.push(c)
+      }
+    }
+    const pool = all.filter(
+      (c) => isOpen(c, row) && c.currency === currency && methodAllows(method, c.record),
+    )
+    let exact = pool.filter((c) => c.signed === row.amount)
+    let summed = false
+    if (exact.length === 0 && !isRefund && row.linesTotal !== undefined) {
+      exact = pool.filter((c) => c.signed === row.linesTotal)
+      summed = exact.length > 0
+    }
+    const tie: Record<string, string> =
+      found.rule === 'exact'
+        ? {}
+        : { tie: found.rule, ...(found.decoration ? { decoration: found.decoration } : {}) }
+    const params = { ref, amount: summed ? (row.linesTotal ?? row.amount) : row.amount, currency, ...tie }
+    const confidence =
+      found.rule === 'decoration' || summed ? CONFIDENCE.referenceDecorated : CONFIDENCE.reference
+    if (exact.length === 1 && exact[0]) {
+      const c = exact[0]
+      const keys: RecordKey[] = [c.record.key]
+      let explanation: Explanation = {
+        code: summed ? 'reference_lines_summed' : 'reference_exact',
+        params: summed ? { ...params, lines: row.lines?.length ?? 1 } : params,
+      }
+      // The order names what was refunded (Shopify "Refunded Amount"): the charge's refunds of that sum.
+      if (!isRefund && row.refunded) {
+        const refunds = (input.refundsByCharge.get(c.record.chargeId) ?? []).filter((r) => isOpen(r, row))
+        const sum = refunds.reduce((a, r) => a - r.signed, 0)
+        if (refunds.length > 0 && sum === row.refunded) {
+          keys.push(...refunds.map((r) => r.record.key))
+          explanation = { code: 'reference_refunds', params: { ...params, refunded: row.refunded } }
+        } else {
+          explanation = { code: 'reference_refund_missing', params: { ...params, refunded: row.refunded } }
+        }
+      }
+      claims.push({
+        row,
+        keys,
+        rule: 'reference',
+        side: 'sales',
+        confidence,
+        reason: `order number ${ref}${found.rule === 'exact' ? '' : ` (${found.rule})`} and amount ${major(params.amount, currency)} match the ${what}`,
+        explanation,
+      })
+    } else if (exact.length === 0 && pool.length === 1 && pool[0]) {
+      // Same order, different amount: proposed below the threshold, so a person looks.
+      const c = pool[0]
+      const difference = row.amount - c.signed
+      const named = differsBy(row, difference)
+      claims.push({
+        row,
+        keys: [c.record.key],
+        rule: 'reference',
+        side: 'sales',
+        confidence: named ? CONFIDENCE.referenceDiffersByColumn : CONFIDENCE.referenceAmountDiffers,
+        reason: `order number ${ref} matches the ${what}, but the amount differs: ${major(row.amount, currency)} vs ${major(c.signed, c.currency)}`,
+        explanation: {
+          code: named?.code ?? 'reference_amount_differs',
+          params: {
+            ...params,
+            recordAmount: c.signed,
+            difference,
+            ...(named ? { extra: named.extra } : {}),
+          },
+        },
+      })
+    } else if (exact.length > 1 || pool.length > 1) {
+      const list = exact.length > 1 ? exact : pool
+      result.ambiguous.push({
+        rowLine: row.line,
+        candidates: list.slice(0, MAX_CANDIDATES).map((c) => c.record.key),
+        rule: 'reference',
+        side: 'sales',
+        reason: `order number ${ref} matches ${list.length} ${what}s`,
+        explanation: { code: 'reference_several', params: { ...params, count: list.length } },
+      })
+    } else {
+      // Known order, but its records are taken, rejected, of another method, mode or currency.
+      const excludedByMethod = all.some((c) => c.currency === currency && !methodAllows(method, c.record))
+      reasons.set(
+        row.line,
+        excludedByMethod
+          ? { code: 'method_excluded', params: { ...params, method: row.paymentMethod ?? '' } }
+          : { code: 'reference_unavailable', params },
+      )
+    }
+  }
+  input.settle(claims, salesTaken)
+  return unknownRef
+}
+
+function amountDateClaims(input: SalesInput, unknownRef: ReadonlySet<number>): void {
+  const { result, reasons, settled, salesTaken, rejected, tolerance } = input
+  const isRejected = (line: number, key: RecordKey): boolean =>
+    rejected.size > 0 && rejected.has(rejectionKey(line, [key]))
+  const byAmount = new Map<string, Candidate[]>()
+  for (const c of input.candidates) {
+    if (!salesTaken.has(c.record.key)) push(byAmount, `${c.currency}|${c.signed}`, c)
+  }
+  for (const list of byAmount.values()) list.sort((a, b) => a.dayNumber - b.dayNumber)
+  const claims: Claim[] = []
+  for (const row of input.rows) {
+    if (settled.has(row.line)) continue
+    const currency = normalizeCurrency(row.currency)
+    const method = paymentMethodOf(row.paymentMethod)
+    if (method?.family === 'cod') {
+      reasons.set(row.line, { code: 'method_excluded', params: { method: row.paymentMethod ?? '' } })
+      continue
+    }
+    const list = byAmount.get(`${currency}|${row.amount}`) ?? []
+    const rowDay = dayNumberOf(row.day)
+    const window = list.slice(
+      firstAtOrAfter(list, rowDay - tolerance),
+      firstAtOrAfter(list, rowDay + tolerance + 1),
+    )
+    const found = window.filter(
+      (c) =>
+        // A row whose order number the service does not know cannot be a record that has one.
+        !(unknownRef.has(row.line) && c.hasRef) &&
+        methodAllows(method, c.record) &&
+        !isRejected(row.line, c.record.key),
+    )
+    const params = { amount: row.amount, currency, days: tolerance }
+    if (found.length === 0) {
+      const excluded = window.length > 0 && window.every((c) => !methodAllows(method, c.record))
+      reasons.set(
+        row.line,
+        excluded
+          ? { code: 'method_excluded', params: { method: row.paymentMethod ?? '' } }
+          : { code: 'no_candidate', params },
+      )
+      continue
+    }
+    if (found.length > 1) {
+      settled.add(row.line)
+      found.sort((a, b) => Math.abs(a.dayNumber - rowDay) - Math.abs(b.dayNumber - rowDay))
+      result.ambiguous.push({
+        rowLine: row.line,
+        candidates: found.slice(0, MAX_CANDIDATES).map((c) => c.record.key),
+        rule: 'amount_date',
+        side: 'sales',
+        reason: `${found.length} records of ${major(row.amount, currency)} within ±${tolerance} days`,
+        explanation: { code: 'amount_date_several', params: { ...params, count: found.length } },
+      })
+      continue
+    }
+    const c = found[0]
+    if (!c) continue
+    const distance = Math.abs(c.dayNumber - rowDay)
+    const best = c.hasRef ? CONFIDENCE.amountDateRecordHasRef : CONFIDENCE.amountDateBest
+    const span = best - CONFIDENCE.amountDateWorst
+    claims.push({
+      row,
+      keys: [c.record.key],
+      rule: 'amount_date',
+      side: 'sales',
+      confidence: round(best - (tolerance === 0 ? 0 : (span * distance) / tolerance)),
+      reason: `amount ${major(row.amount, currency)}, ${distance} day(s) apart, no order number to confirm`,
+      explanation: { code: 'amount_date', params: { amount: row.amount, currency, distance } },
+    })
+  }
+  input.settle(claims, salesTaken)
+}
