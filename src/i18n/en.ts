@@ -482,6 +482,8 @@ export const en = {
         dateDay: 'Day column (date split over columns)',
         paymentMethod: 'Payment method column',
         refunded: 'Refunded amount column',
+        shipping: 'Shipping column (names a difference, never added)',
+        fee: 'Fee column (COD or payment fee)',
       },
       grouping: 'Lines of one order',
       groupings: {

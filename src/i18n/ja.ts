@@ -481,6 +481,8 @@ export const ja: MessageSchema = {
         dateDay: '日の列（日付が分かれている場合）',
         paymentMethod: '決済方法の列',
         refunded: '返金額の列',
+        shipping: '送料の列（差額の説明に使い、合計には加えません）',
+        fee: '手数料の列（代引き・決済手数料）',
       },
       grouping: '1 件の注文の行',
       groupings: {

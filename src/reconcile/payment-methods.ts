@@ -16,11 +16,11 @@ export interface PaymentMethod {
 
 const METHOD_PATTERNS: readonly [PaymentFamily, boolean, RegExp][] = [
   ['cod', true, /cash on delivery|\bcod\b|代金引換|代引/i],
+  ['paidy', true, /paidy|ペイディ/i],
+  // "後払い" is also NP後払い, コンビニ後払い, atone, GMO後払い…: not certainly the service's Paidy.
+  ['paidy', false, /後払い|あと払い|deferred/i],
   ['konbini', true, /konbini|コンビニ|convenience|ファミリーマート|ローソン|セブン/i],
   ['bank_transfer', true, /bank ?(deposit|transfer)|銀行振込|振込|bank_transfer/i],
-  ['paidy', true, /paidy|ペイディ/i],
-  // "後払い" is also NP後払い, atone, GMO後払い…: not certainly the service's Paidy.
-  ['paidy', false, /後払い|あと払い|deferred/i],
   ['online', true, /paypay|alipay|wechat|楽天ペイ|d払い|au ?pay|line ?pay|qr/i],
   [
     'card',

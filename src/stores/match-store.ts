@@ -121,6 +121,8 @@ export const useMatchStore = defineStore('match', () => {
   const rejectedPairs = ref(new Set<string>())
   /** Name of the built-in layout the chosen file was recognised as, if any. */
   const layoutName = ref<string | null>(null)
+  /** The recognised built-in layout (`builtin:shopify`…): the view words its name in the UI's language. */
+  const layoutId = ref<string | null>(null)
   /** Lines of the last import left out because an earlier file already held them. */
   const overlap = ref(0)
 
@@ -200,6 +202,7 @@ export const useMatchStore = defineStore('match', () => {
     )
     const layout = builtInProfileFor(parsed.headers, zone, source.value)
     layoutName.value = saved ? null : (layout?.name ?? null)
+    layoutId.value = saved ? null : (layout?.id ?? null)
     if (saved) return { ...saved, timeZone: zone }
     if (layout) return layout
     const guess = suggestProfile(parsed.headers, source.value)
@@ -224,7 +227,7 @@ export const useMatchStore = defineStore('match', () => {
     const file = pending.value
     const p = profile.value
     if (!file || !p || !p.columns.date || !p.columns.amount) return null
-    return applyProfile(file.parsed, { ...p, source: source.value })
+    return applyProfile(file.parsed, { ...p, source: source.value }, { fileName: file.name })
   }
 
   /** Imports the pending file with the profile; the same file twice adds nothing and says so. */
@@ -257,7 +260,7 @@ export const useMatchStore = defineStore('match', () => {
       return
     }
     const p = checked.data
-    const applied = applyProfile(file.parsed, p)
+    const applied = applyProfile(file.parsed, p, { fileName: file.name })
     // Structural problems of the file (an unclosed quote, a Zengin record of the wrong length) too.
     importErrors.value = [
       ...file.parsed.errors.map((e) => ({ row: e.line, column: '', message: e.message })),
@@ -474,6 +477,7 @@ export const useMatchStore = defineStore('match', () => {
     unmatchedReasons,
     payout,
     layoutName,
+    layoutId,
     overlap,
     notice,
     error,
