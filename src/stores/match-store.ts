@@ -351,8 +351,19 @@ export const useMatchStore = defineStore('match', () => {
     const back = (isBank ? payout.value.maxLagDays + PAYOUT_SPAN_DAYS : toleranceDays.value) + 1
     const from = Math.min(...open.map((r) => r.at)) - back * DAY_MS
     const to = Math.max(...open.map((r) => r.at)) + (toleranceDays.value + 1) * DAY_MS
-    const history = await cache.history.inRange(conn.id, from, to)
+    const inRange = await cache.history.inRange(conn.id, from, to)
     const charges = await cache.charges.inRange(conn.id, from, to)
+    // An order's refunds come after the file's last order, often by weeks: all of them, as far as the
+    // cache holds, for the charges the orders can be.
+    const history = isBank
+      ? inRange
+      : withRecords(
+          inRange,
+          await cache.history.refundsOf(
+            conn.id,
+            inRange.filter((h) => h.type === 'charge').map((h) => h.chargeId),
+          ),
+        )
     records.value = new Map(history.map((h) => [h.key, h]))
     const result = proposeMatches({
       rows: open,
@@ -498,6 +509,12 @@ export const useMatchStore = defineStore('match', () => {
     reject,
   }
 })
+
+/** `base` and the `more` records it lacks (by key). */
+function withRecords(base: HistoryRecord[], more: readonly HistoryRecord[]): HistoryRecord[] {
+  const keys = new Set(base.map((h) => h.key))
+  return [...base, ...more.filter((h) => !keys.has(h.key))]
+}
 
 function omitUndefined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
