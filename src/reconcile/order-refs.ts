@@ -127,7 +127,13 @@ export class RefIndex {
       }
     }
     const own = decoratedRef(key)
-    if (!own || !this.known(own.decoration, fileDecorations)) return null
+    if (!own) return null
+    // The same decoration with the number padded otherwise: ORD-4961 is ORD-0004961.
+    const padded = (this.byNumber.get(own.number) ?? []).filter((e) => e.decoration === own.decoration)
+    if (padded.length > 0) {
+      return { key, chargeIds: [...new Set(padded.map((e) => e.chargeId))], rule: 'zero_padding' }
+    }
+    if (!this.known(own.decoration, fileDecorations)) return null
     const plain = this.plainByNumber.get(own.number)
     if (!plain) return null
     return { key, chargeIds: plain, rule: 'decoration', decoration: own.decoration }

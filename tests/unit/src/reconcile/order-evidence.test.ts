@@ -98,6 +98,9 @@ describe('order numbers as shop systems write them', () => {
     expect(refs.lookup('INV-1', new Map([['INV-…', 5]]))).toBeNull()
     expect(refs.lookup('10')).toBeNull()
     expect(refs.lookup('01')).toMatchObject({ chargeIds: ['a'] })
+    // The same decoration padded otherwise is the same number; another number is not.
+    expect(refs.lookup('ORD-0001')).toMatchObject({ chargeIds: ['a'], rule: 'zero_padding' })
+    expect(refs.lookup('ORD-0011')).toBeNull()
   })
 
   it('leaves a plain number that two decorated references share ambiguous', () => {
