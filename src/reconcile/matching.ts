@@ -1,5 +1,7 @@
 /**
- * Matching (消込) of imported order and bank rows to history records (issues 12, 21). Pure and index-based.
+ * Matching (消込) of imported order and bank rows to history records. Pure and index-based. The sales side
+ * is in sales-matching.ts (order numbers: order-refs.ts, payment methods: payment-methods.ts), the shapes
+ * both sides share in match-types.ts; the cash side (payouts) is here.
  *
  * Two kinds of link, which coexist on one record:
  * - sales side: an order (all the lines of one order number) ↔ its charge (and the refunds the order

@@ -57,6 +57,16 @@ export function sameKeyRule(fileRef: string, serviceRef: string): RefRule {
   return 'exact'
 }
 
+/** The charges a file's order number names, and the rule that tied them. */
+export interface RefTie {
+  /** The file's number, normalized. */
+  key: string
+  chargeIds: string[]
+  rule: RefRule
+  /** The decoration removed (`ORD-…`), under the decoration rule. */
+  decoration?: string
+}
+
 /**
  * The references of the payment service, indexed by normalized key and, for decorated ones, by number,
  * so a plain number in a file finds `ORD-0004961`. Decorations used only once are not known: a lone
@@ -101,10 +111,7 @@ export class RefIndex {
    * only when there is none, the same number with a known decoration on exactly one side.
    * `fileDecorations`: how often each decoration occurs among the file's own order numbers.
    */
-  lookup(
-    fileRef: string,
-    fileDecorations: ReadonlyMap<string, number> = new Map(),
-  ): { key: string; chargeIds: string[]; rule: RefRule; decoration?: string } | null {
+  lookup(fileRef: string, fileDecorations: ReadonlyMap<string, number> = new Map()): RefTie | null {
     const key = normalizeRef(fileRef)
     if (key === '') return null
     const same = this.byKey.get(key)

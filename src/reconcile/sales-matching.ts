@@ -26,7 +26,7 @@ import {
   type ExplanationCode,
   type MatchResult,
 } from './match-types'
-import { decorationsOf, normalizeRef, type RefIndex } from './order-refs'
+import { decorationsOf, normalizeRef, type RefIndex, type RefTie } from './order-refs'
 import { methodAllows, paymentMethodOf } from './payment-methods'
 
 export interface SalesInput {
@@ -62,122 +62,121 @@ function differsBy(row: ImportedRow, difference: number): { code: ExplanationCod
   return null
 }
 
+/** Claims of the rows whose order number the service knows; returns the rows it does not know. */
 function referenceClaims(input: SalesInput): Set<number> {
-  const { refs, result, reasons, settled, salesTaken, rejected } = input
-  const isOpen = (c: Candidate, row: ImportedRow): boolean =>
-    !salesTaken.has(c.record.key) &&
-    !(rejected.size > 0 && rejected.has(rejectionKey(row.line, [c.record.key])))
   const fileDecorations = decorationsOf(input.rows.map((r) => r.orderNumber))
   const claims: Claim[] = []
   const unknownRef = new Set<number>()
   for (const row of input.rows) {
-    const found = row.orderNumber === null ? null : refs.lookup(row.orderNumber, fileDecorations)
+    const found = row.orderNumber === null ? null : input.refs.lookup(row.orderNumber, fileDecorations)
     if (!found) {
       if (row.orderNumber !== null && normalizeRef(row.orderNumber) !== '') unknownRef.add(row.line)
       continue
     }
-    settled.add(row.line)
-    const ref = found.key
-    const currency = normalizeCurrency(row.currency)
-    const method = paymentMethodOf(row.paymentMethod)
-    const isRefund = row.amount < 0
-    const what = isRefund ? 'refund' : 'charge'
-    const all: Candidate[] = []
-    for (const id of found.chargeIds) {
-      if (isRefund) all.push(...(input.refundsByCharge.get(id) ?? []))
-      else {
-        const c = input.chargesById.get(id)
-        if (c) all.push(c)
-      }
-    }
-    const pool = all.filter(
-      (c) => isOpen(c, row) && c.currency === currency && methodAllows(method, c.record),
-    )
-    let exact = pool.filter((c) => c.signed === row.amount)
-    let summed = false
-    if (exact.length === 0 && !isRefund && row.linesTotal !== undefined) {
-      exact = pool.filter((c) => c.signed === row.linesTotal)
-      summed = exact.length > 0
-    }
-    const tie: Record<string, string> =
-      found.rule === 'exact'
-        ? {}
-        : { tie: found.rule, ...(found.decoration ? { decoration: found.decoration } : {}) }
-    const params = { ref, amount: summed ? (row.linesTotal ?? row.amount) : row.amount, currency, ...tie }
-    const confidence =
-      found.rule === 'decoration' || summed ? CONFIDENCE.referenceDecorated : CONFIDENCE.reference
-    if (exact.length === 1 && exact[0]) {
-      const c = exact[0]
-      const keys: RecordKey[] = [c.record.key]
-      let explanation: Explanation = {
-        code: summed ? 'reference_lines_summed' : 'reference_exact',
-        params: summed ? { ...params, lines: row.lines?.length ?? 1 } : params,
-      }
-      // The order names what was refunded (Shopify "Refunded Amount"): the charge's refunds of that sum.
-      if (!isRefund && row.refunded) {
-        const refunds = (input.refundsByCharge.get(c.record.chargeId) ?? []).filter((r) => isOpen(r, row))
-        const sum = refunds.reduce((a, r) => a - r.signed, 0)
-        if (refunds.length > 0 && sum === row.refunded) {
-          keys.push(...refunds.map((r) => r.record.key))
-          explanation = { code: 'reference_refunds', params: { ...params, refunded: row.refunded } }
-        } else {
-          explanation = { code: 'reference_refund_missing', params: { ...params, refunded: row.refunded } }
-        }
-      }
-      claims.push({
-        row,
-        keys,
-        rule: 'reference',
-        side: 'sales',
-        confidence,
-        reason: `order number ${ref}${found.rule === 'exact' ? '' : ` (${found.rule})`} and amount ${major(params.amount, currency)} match the ${what}`,
-        explanation,
-      })
-    } else if (exact.length === 0 && pool.length === 1 && pool[0]) {
-      // Same order, different amount: proposed below the threshold, so a person looks.
-      const c = pool[0]
-      const difference = row.amount - c.signed
-      const named = differsBy(row, difference)
-      claims.push({
-        row,
-        keys: [c.record.key],
-        rule: 'reference',
-        side: 'sales',
-        confidence: named ? CONFIDENCE.referenceDiffersByColumn : CONFIDENCE.referenceAmountDiffers,
-        reason: `order number ${ref} matches the ${what}, but the amount differs: ${major(row.amount, currency)} vs ${major(c.signed, c.currency)}`,
-        explanation: {
-          code: named?.code ?? 'reference_amount_differs',
-          params: {
-            ...params,
-            recordAmount: c.signed,
-            difference,
-            ...(named ? { extra: named.extra } : {}),
-          },
-        },
-      })
-    } else if (exact.length > 1 || pool.length > 1) {
-      const list = exact.length > 1 ? exact : pool
-      result.ambiguous.push({
-        rowLine: row.line,
-        candidates: list.slice(0, MAX_CANDIDATES).map((c) => c.record.key),
-        rule: 'reference',
-        side: 'sales',
-        reason: `order number ${ref} matches ${list.length} ${what}s`,
-        explanation: { code: 'reference_several', params: { ...params, count: list.length } },
-      })
-    } else {
-      // Known order, but its records are taken, rejected, of another method, mode or currency.
-      const excludedByMethod = all.some((c) => c.currency === currency && !methodAllows(method, c.record))
-      reasons.set(
-        row.line,
-        excludedByMethod
-          ? { code: 'method_excluded', params: { ...params, method: row.paymentMethod ?? '' } }
-          : { code: 'reference_unavailable', params },
-      )
+    input.settled.add(row.line)
+    const claim = referenceClaim(input, row, found)
+    if (claim) claims.push(claim)
+  }
+  input.settle(claims, input.salesTaken)
+  return unknownRef
+}
+
+/** One row's claim by order number; an ambiguity or a reason instead when there is no single record. */
+function referenceClaim(input: SalesInput, row: ImportedRow, found: RefTie): Claim | null {
+  const { salesTaken, rejected } = input
+  const isOpen = (c: Candidate): boolean =>
+    !salesTaken.has(c.record.key) &&
+    !(rejected.size > 0 && rejected.has(rejectionKey(row.line, [c.record.key])))
+  const ref = found.key
+  const currency = normalizeCurrency(row.currency)
+  const method = paymentMethodOf(row.paymentMethod)
+  const isRefund = row.amount < 0
+  const what = isRefund ? 'refund' : 'charge'
+  const all: Candidate[] = []
+  for (const id of found.chargeIds) {
+    if (isRefund) all.push(...(input.refundsByCharge.get(id) ?? []))
+    else {
+      const c = input.chargesById.get(id)
+      if (c) all.push(c)
     }
   }
-  input.settle(claims, salesTaken)
-  return unknownRef
+  const pool = all.filter((c) => isOpen(c) && c.currency === currency && methodAllows(method, c.record))
+  let exact = pool.filter((c) => c.signed === row.amount)
+  let summed = false
+  if (exact.length === 0 && !isRefund && row.linesTotal !== undefined) {
+    exact = pool.filter((c) => c.signed === row.linesTotal)
+    summed = exact.length > 0
+  }
+  const tie: Record<string, string> =
+    found.rule === 'exact'
+      ? {}
+      : { tie: found.rule, ...(found.decoration ? { decoration: found.decoration } : {}) }
+  const params = { ref, amount: summed ? (row.linesTotal ?? row.amount) : row.amount, currency, ...tie }
+  const base = { row, rule: 'reference', side: 'sales' } as const
+  if (exact.length === 1 && exact[0]) {
+    const c = exact[0]
+    const keys: RecordKey[] = [c.record.key]
+    let explanation: Explanation = {
+      code: summed ? 'reference_lines_summed' : 'reference_exact',
+      params: summed ? { ...params, lines: row.lines?.length ?? 1 } : params,
+    }
+    // The order names what was refunded (Shopify "Refunded Amount"): the charge's refunds of that sum.
+    if (!isRefund && row.refunded) {
+      const refunds = (input.refundsByCharge.get(c.record.chargeId) ?? []).filter(isOpen)
+      const sum = refunds.reduce((a, r) => a - r.signed, 0)
+      const refunded = { ...params, refunded: row.refunded }
+      if (refunds.length > 0 && sum === row.refunded) {
+        keys.push(...refunds.map((r) => r.record.key))
+        explanation = { code: 'reference_refunds', params: refunded }
+      } else explanation = { code: 'reference_refund_missing', params: refunded }
+    }
+    const rule = found.rule === 'exact' ? '' : ` (${found.rule})`
+    return {
+      ...base,
+      keys,
+      confidence:
+        found.rule === 'decoration' || summed ? CONFIDENCE.referenceDecorated : CONFIDENCE.reference,
+      reason: `order number ${ref}${rule} and amount ${major(params.amount, currency)} match the ${what}`,
+      explanation,
+    }
+  }
+  if (exact.length === 0 && pool.length === 1 && pool[0]) {
+    // Same order, different amount: proposed below the threshold, so a person looks.
+    const c = pool[0]
+    const difference = row.amount - c.signed
+    const named = differsBy(row, difference)
+    return {
+      ...base,
+      keys: [c.record.key],
+      confidence: named ? CONFIDENCE.referenceDiffersByColumn : CONFIDENCE.referenceAmountDiffers,
+      reason: `order number ${ref} matches the ${what}, but the amount differs: ${major(row.amount, currency)} vs ${major(c.signed, c.currency)}`,
+      explanation: {
+        code: named?.code ?? 'reference_amount_differs',
+        params: { ...params, recordAmount: c.signed, difference, ...(named ? { extra: named.extra } : {}) },
+      },
+    }
+  }
+  if (exact.length > 1 || pool.length > 1) {
+    const list = exact.length > 1 ? exact : pool
+    input.result.ambiguous.push({
+      rowLine: row.line,
+      candidates: list.slice(0, MAX_CANDIDATES).map((c) => c.record.key),
+      rule: 'reference',
+      side: 'sales',
+      reason: `order number ${ref} matches ${list.length} ${what}s`,
+      explanation: { code: 'reference_several', params: { ...params, count: list.length } },
+    })
+    return null
+  }
+  // Known order, but its records are taken, rejected, of another method, mode or currency.
+  const excludedByMethod = all.some((c) => c.currency === currency && !methodAllows(method, c.record))
+  input.reasons.set(
+    row.line,
+    excludedByMethod
+      ? { code: 'method_excluded', params: { ...params, method: row.paymentMethod ?? '' } }
+      : { code: 'reference_unavailable', params },
+  )
+  return null
 }
 
 function amountDateClaims(input: SalesInput, unknownRef: ReadonlySet<number>): void {
