@@ -183,15 +183,8 @@ export interface Candidate {
   hasRef: boolean
 }
 
-export interface Claim {
-  row: ImportedRow
-  keys: RecordKey[]
-  rule: MatchRule
-  side: MatchSide
-  confidence: number
-  reason: string
-  explanation: Explanation
-}
+/** A proposal before it is settled against the other claims on its records. */
+export type Claim = Omit<MatchProposal, 'rowLine'> & { row: ImportedRow }
 
 /** Days since epoch of a `YYYY-MM-DD`: day distances without time-zone arithmetic. */
 

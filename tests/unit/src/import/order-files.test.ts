@@ -8,7 +8,7 @@ import { en } from '../../../../src/i18n/en'
 import { ja } from '../../../../src/i18n/ja'
 import { BUILT_IN_LAYOUTS } from '../../../../src/import/layouts'
 import type { LineErrorCode } from '../../../../src/import/line-errors'
-import { applyProfile } from '../../../../src/import/profiles'
+import { applyProfile, type MappingProfile } from '../../../../src/import/profiles'
 import { parseCsv } from '../../../../src/import/parse'
 import { builtInProfileFor, readImportFile } from '../../../../src/import/read-file'
 import { proposeMatches } from '../../../../src/reconcile/matching'
@@ -17,6 +17,16 @@ import { byKind, scoreCorpus } from '../../../bench/shared/match-score'
 import { loadOrderFiles } from '../../../bench/shared/order-files'
 
 const corpus = loadOrderFiles()
+
+/** A mapping of a plain order file: number, date, total. */
+const PLAIN: MappingProfile = {
+  id: 'p',
+  name: 'p',
+  source: 'orders',
+  columns: { orderNumber: '注文番号', date: '注文日', amount: '合計金額' },
+  defaultCurrency: 'JPY',
+  timeZone: CORPUS_ZONE,
+}
 
 async function read(name: string) {
   const file = corpus.files.find((f) => f.name === name)
@@ -102,15 +112,7 @@ describe('the order-file corpus', () => {
 
   it('refuses a date without a year when neither the file nor its name gives one', () => {
     const parsed = parseCsv('注文番号,注文日,合計金額\nA-1,10/6,100\n')
-    const profile = {
-      id: 'p',
-      name: 'p',
-      source: 'orders' as const,
-      columns: { orderNumber: '注文番号', date: '注文日', amount: '合計金額' },
-      defaultCurrency: 'JPY',
-      timeZone: CORPUS_ZONE,
-    }
-    expect(applyProfile(parsed, profile, { fileName: 'orders.csv' }).errors).toMatchObject([
+    expect(applyProfile(parsed, PLAIN, { fileName: 'orders.csv' }).errors).toMatchObject([
       { row: 2, code: 'date_no_year', params: { text: '10/6' } },
     ])
   })
@@ -176,15 +178,7 @@ describe('line errors and layout names in the UI’s language', () => {
 
   it('words the errors of a real file in Japanese, the order’s and the cells’', () => {
     const parsed = parseCsv('注文番号,注文日,合計金額\nA-1,someday,100\nA-2,2026/10/01,1.5\n')
-    const profile = {
-      id: 'p',
-      name: 'p',
-      source: 'orders' as const,
-      columns: { orderNumber: '注文番号', date: '注文日', amount: '合計金額' },
-      defaultCurrency: 'JPY',
-      timeZone: CORPUS_ZONE,
-    }
-    const errors = applyProfile(parsed, profile).errors
+    const errors = applyProfile(parsed, PLAIN).errors
     const words = errors.map((e) =>
       i18n.global.t(`orderFiles.lineErrors.${e.code ?? 'other'}`, e.params ?? {}),
     )

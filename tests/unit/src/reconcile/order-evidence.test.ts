@@ -1,27 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import type { ImportedRow } from '../../../../src/import/profiles'
 import type { RecordKey } from '../../../../src/domain/records'
 import { DEFAULT_THRESHOLD, proposeMatches, type MatchInput } from '../../../../src/reconcile/matching'
 import { RefIndex, decoratedRef } from '../../../../src/reconcile/order-refs'
 import { methodAllows, paymentMethodOf } from '../../../../src/reconcile/payment-methods'
-import { charge, history, refund, uuid } from './fixtures'
+import { charge, history, orderRow, refund, uuid } from './fixtures'
 
 const TOKYO = 'Asia/Tokyo'
 
-function row(line: number, over: Partial<ImportedRow> = {}): ImportedRow {
-  return {
-    line,
-    source: 'orders',
-    orderNumber: null,
-    at: 0,
-    day: '2026-10-15',
-    amount: 1000,
-    currency: 'JPY',
-    customer: null,
-    description: null,
-    ...over,
-  }
-}
+const row = orderRow
 
 const key = (n: number): RecordKey => `charge:${uuid(n)}`
 
