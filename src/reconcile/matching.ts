@@ -38,7 +38,7 @@ import {
   type PayoutModel,
   type PayoutOption,
 } from './match-types'
-import { RefIndex } from './order-refs'
+import { RefIndex, metadataOrderRefs } from './order-refs'
 import { matchSales } from './sales-matching'
 
 export * from './match-types'
@@ -135,7 +135,11 @@ export function proposeMatches(input: MatchInput): MatchResult {
     addRef(charge.merchantTransactionId, charge.id)
     chargeRecords.set(charge.id, charge)
   }
-  for (const record of input.history) if (record.type === 'charge') addRef(record.orderRef, record.chargeId)
+  for (const record of input.history) {
+    if (record.type !== 'charge') continue
+    addRef(record.orderRef, record.chargeId)
+    for (const ref of metadataOrderRefs(record.raw)) addRef(ref, record.chargeId)
+  }
 
   // Candidates: successful live charges and refunds. Test-mode records never pay out and never match.
   const candidates: Candidate[] = []

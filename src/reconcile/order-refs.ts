@@ -157,3 +157,22 @@ export function decorationsOf(refs: Iterable<string | null>): Map<string, number
   }
   return out
 }
+
+const ORDER_KEY_RE = /order|注文|受注/i
+
+/**
+ * Every order-like reference in a charge's metadata (`shopify_order_name`, `ec_order_no`, `注文番号`…),
+ * whichever key an integration chose: scalar values of keys that name an order. The cache's `orderRef`
+ * keeps one of them; matching offers all, and still needs the amount to agree.
+ */
+export function metadataOrderRefs(raw: unknown): string[] {
+  const metadata = (raw as { metadata?: unknown } | null)?.metadata
+  if (metadata === null || typeof metadata !== 'object') return []
+  const out: string[] = []
+  for (const [key, value] of Object.entries(metadata as Record<string, unknown>)) {
+    if (!ORDER_KEY_RE.test(key)) continue
+    const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : ''
+    if (text !== '' && text.length <= 64) out.push(text)
+  }
+  return out
+}

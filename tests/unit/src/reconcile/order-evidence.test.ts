@@ -105,6 +105,22 @@ describe('order numbers as shop systems write them', () => {
   })
 })
 
+describe('order numbers under any metadata key that names an order', () => {
+  it('ties a Shopify name an integration kept under its own key', () => {
+    const result = match({
+      rows: [row(2, { orderNumber: '#1234' }), row(3, { orderNumber: '77' })],
+      history: [
+        history(1, { metadata: { shopify_order_name: '#1234', customer: 'x' } }),
+        history(2, { metadata: { 注文番号: 77 } }),
+      ],
+    })
+    expect(accepted(result)).toEqual([
+      [2, [key(1)], 'exact'],
+      [3, [key(2)], 'exact'],
+    ])
+  })
+})
+
 describe('orders of several lines', () => {
   it('takes the lines’ sum as the total when the payment is that sum', () => {
     const result = match({
