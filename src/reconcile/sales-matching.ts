@@ -81,17 +81,28 @@ function referenceClaims(input: SalesInput): Set<number> {
   return unknownRef
 }
 
-/** One row's claim by order number; an ambiguity or a reason instead when there is no single record. */
-function referenceClaim(input: SalesInput, row: ImportedRow, found: RefTie): Claim | null {
+/** Whether a record is still free for the row: not linked on the sales side, not rejected for it. */
+function openFor(input: SalesInput, row: ImportedRow): (c: Candidate) => boolean {
   const { salesTaken, rejected } = input
-  const isOpen = (c: Candidate): boolean =>
+  return (c) =>
     !salesTaken.has(c.record.key) &&
     !(rejected.size > 0 && rejected.has(rejectionKey(row.line, [c.record.key])))
-  const ref = found.key
+}
+
+/**
+ * The records an order number names for the row (its charges, or their refunds for a refund row), those
+ * still possible (free, same currency, method allowed) and those of the same amount: the total, else the
+ * lines' sum (`summed`).
+ */
+function candidatesOf(
+  input: SalesInput,
+  row: ImportedRow,
+  found: RefTie,
+  isOpen: (c: Candidate) => boolean,
+): { all: Candidate[]; pool: Candidate[]; exact: Candidate[]; summed: boolean } {
   const currency = normalizeCurrency(row.currency)
   const method = paymentMethodOf(row.paymentMethod)
   const isRefund = row.amount < 0
-  const what = isRefund ? 'refund' : 'charge'
   const all: Candidate[] = []
   for (const id of found.chargeIds) {
     if (isRefund) all.push(...(input.refundsByCharge.get(id) ?? []))
@@ -101,12 +112,44 @@ function referenceClaim(input: SalesInput, row: ImportedRow, found: RefTie): Cla
     }
   }
   const pool = all.filter((c) => isOpen(c) && c.currency === currency && methodAllows(method, c.record))
-  let exact = pool.filter((c) => c.signed === row.amount)
-  let summed = false
-  if (exact.length === 0 && !isRefund && row.linesTotal !== undefined) {
-    exact = pool.filter((c) => c.signed === row.linesTotal)
-    summed = exact.length > 0
+  const exact = pool.filter((c) => c.signed === row.amount)
+  if (exact.length > 0 || isRefund || row.linesTotal === undefined) return { all, pool, exact, summed: false }
+  const summed = pool.filter((c) => c.signed === row.linesTotal)
+  return { all, pool, exact: summed, summed: summed.length > 0 }
+}
+
+/**
+ * The order names what was refunded (Shopify "Refunded Amount"): the charge's free refunds of that sum
+ * join the link; otherwise the explanation says the refund was not found.
+ */
+function withRefunds(
+  input: SalesInput,
+  row: ImportedRow,
+  charge: Candidate,
+  explanation: Explanation,
+  isOpen: (c: Candidate) => boolean,
+): { keys: RecordKey[]; explained: Explanation } {
+  const keys: RecordKey[] = [charge.record.key]
+  if (row.amount < 0 || !row.refunded) return { keys, explained: explanation }
+  const refunds = (input.refundsByCharge.get(charge.record.chargeId) ?? []).filter(isOpen)
+  const sum = refunds.reduce((a, r) => a - r.signed, 0)
+  const params = { ...explanation.params, refunded: row.refunded }
+  if (refunds.length > 0 && sum === row.refunded) {
+    keys.push(...refunds.map((r) => r.record.key))
+    return { keys, explained: { code: 'reference_refunds', params } }
   }
+  return { keys, explained: { code: 'reference_refund_missing', params } }
+}
+
+/** One row's claim by order number; an ambiguity or a reason instead when there is no single record. */
+function referenceClaim(input: SalesInput, row: ImportedRow, found: RefTie): Claim | null {
+  const isOpen = openFor(input, row)
+  const ref = found.key
+  const currency = normalizeCurrency(row.currency)
+  const method = paymentMethodOf(row.paymentMethod)
+  const isRefund = row.amount < 0
+  const what = isRefund ? 'refund' : 'charge'
+  const { all, pool, exact, summed } = candidatesOf(input, row, found, isOpen)
   const tie: Record<string, string> =
     found.rule === 'exact'
       ? {}
@@ -114,22 +157,11 @@ function referenceClaim(input: SalesInput, row: ImportedRow, found: RefTie): Cla
   const params = { ref, amount: summed ? (row.linesTotal ?? row.amount) : row.amount, currency, ...tie }
   const base = { row, rule: 'reference', side: 'sales' } as const
   if (exact.length === 1 && exact[0]) {
-    const c = exact[0]
-    const keys: RecordKey[] = [c.record.key]
-    let explanation: Explanation = {
+    const explanation: Explanation = {
       code: summed ? 'reference_lines_summed' : 'reference_exact',
       params: summed ? { ...params, lines: row.lines?.length ?? 1 } : params,
     }
-    // The order names what was refunded (Shopify "Refunded Amount"): the charge's refunds of that sum.
-    if (!isRefund && row.refunded) {
-      const refunds = (input.refundsByCharge.get(c.record.chargeId) ?? []).filter(isOpen)
-      const sum = refunds.reduce((a, r) => a - r.signed, 0)
-      const refunded = { ...params, refunded: row.refunded }
-      if (refunds.length > 0 && sum === row.refunded) {
-        keys.push(...refunds.map((r) => r.record.key))
-        explanation = { code: 'reference_refunds', params: refunded }
-      } else explanation = { code: 'reference_refund_missing', params: refunded }
-    }
+    const { keys, explained } = withRefunds(input, row, exact[0], explanation, isOpen)
     const rule = found.rule === 'exact' ? '' : ` (${found.rule})`
     return {
       ...base,
@@ -137,7 +169,7 @@ function referenceClaim(input: SalesInput, row: ImportedRow, found: RefTie): Cla
       confidence:
         found.rule === 'decoration' || summed ? CONFIDENCE.referenceDecorated : CONFIDENCE.reference,
       reason: `order number ${ref}${rule} and amount ${major(params.amount, currency)} match the ${what}`,
-      explanation,
+      explanation: explained,
     }
   }
   if (exact.length === 0 && pool.length === 1 && pool[0]) {
