@@ -242,6 +242,9 @@ export const importedRowSchema = z.object({
   lines: z.array(z.number().int().positive()).optional(),
   paymentMethod: z.string().optional(),
   refunded: z.number().int().nonnegative().optional(),
+  linesTotal: z.number().int().optional(),
+  shipping: z.number().int().nonnegative().optional(),
+  fee: z.number().int().nonnegative().optional(),
 })
 
 const backupSchema = z.object({

@@ -274,6 +274,20 @@ export class HistoryRepository {
     })
   }
 
+  /**
+   * The refunds of some charges, whenever they were made (the charge id index): an order file's refunds
+   * come weeks after its last order, and are read as far as the cache holds them.
+   */
+  async refundsOf(connectionId: string, chargeIds: readonly string[]): Promise<HistoryRecord[]> {
+    if (chargeIds.length === 0) return []
+    const { db } = this
+    const rows = await db.history
+      .where('[connectionId+chargeId]')
+      .anyOf(chargeIds.map((id) => [connectionId, id]))
+      .toArray()
+    return rows.filter((r) => r.type === 'refund').sort(byTimeThenKey)
+  }
+
   /** Every record of a connection in [from, to), oldest first. */
   async inRange(connectionId: string, from: number, to: number): Promise<HistoryRecord[]> {
     return this.dateRange(connectionId, from, to).toArray()

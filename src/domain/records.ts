@@ -234,4 +234,9 @@ export interface ImportedRowRecord {
   paymentMethod?: string
   /** Refunded on the order (minor units, positive). */
   refunded?: number
+  /** A grouped order's line sum when it differs from `amount` (minor units). */
+  linesTotal?: number
+  /** The order's shipping and fee columns (minor units, positive). */
+  shipping?: number
+  fee?: number
 }

@@ -482,6 +482,8 @@ export const en = {
         dateDay: 'Day column (date split over columns)',
         paymentMethod: 'Payment method column',
         refunded: 'Refunded amount column',
+        shipping: 'Shipping column (names a difference, never added)',
+        fee: 'Fee column (COD or payment fee)',
       },
       grouping: 'Lines of one order',
       groupings: {
@@ -531,6 +533,14 @@ export const en = {
         reference_amount_differs:
           'Order number {ref} matches, but the amount differs: {amount} in the file, {recordAmount} in the payment service ({difference}).',
         reference_several: 'Order number {ref} matches {count} payments: pick one.',
+        reference_lines_summed:
+          'Order number {ref} and the sum of its {lines} lines, {amount}, match the payment.',
+        reference_differs_shipping:
+          'Order number {ref} matches; the file’s total {amount} leaves out shipping of {extra}: the payment is {recordAmount}. Check before accepting.',
+        reference_differs_fee:
+          'Order number {ref} matches; the file’s total {amount} and the payment {recordAmount} differ by the fee column, {extra}. Check before accepting.',
+        reference_differs_shipping_fee:
+          'Order number {ref} matches; the file’s total {amount} and the payment {recordAmount} differ by shipping and fee, {extra}. Check before accepting.',
         reference_unavailable:
           'Order number {ref} is known, but its payment is already matched, rejected, in test mode or in another currency.',
         amount_date:
@@ -1043,6 +1053,44 @@ export const en = {
     showCharts: 'Show charts',
     hideCharts: 'Hide charts',
     rows: '{count} row | {count} rows',
+  },
+  orderFiles: {
+    tie: {
+      shopify_name: 'Tied as a Shopify order name (“#” removed).',
+      zero_padding: 'Tied with the zero padding removed.',
+      decoration: 'Tied with the decoration {decoration} removed; the numbers agree exactly.',
+    },
+    layouts: {
+      mufg: '三菱UFJ銀行 (MUFG)',
+      smbc: '三井住友銀行 (SMBC)',
+      mizuho: 'みずほ銀行 (Mizuho)',
+      rakuten: '楽天銀行 (Rakuten Bank)',
+      'paypay-bank': 'PayPay銀行 (PayPay Bank)',
+      zengin: 'Zengin deposit and withdrawal statement (全銀協)',
+      shopify: 'Shopify orders',
+      base: 'BASE orders (注文CSV)',
+      eccube4: 'EC-CUBE 4 orders (受注CSV)',
+    },
+    lineErrors: {
+      column_missing: 'column “{column}” not found in the file',
+      not_a_date: 'not a date: {text}',
+      not_a_time: 'not a time: {text}',
+      date_no_year:
+        'not a date: {text} has no year, and neither the file’s other dates nor its name give one',
+      empty_date: 'empty date',
+      empty_amount: 'empty amount',
+      not_an_amount: 'not an amount: {text}',
+      other_currency: 'the amount is in {found}, expected {expected}',
+      too_many_decimals: '{currency} has {decimals} decimals, got {text}',
+      amount_too_large: 'amount too large: {text}',
+      not_a_currency: 'not a currency: {text}',
+      order_empty_date: 'order {order}: no line gives a date',
+      order_empty_amount: 'order {order}: no line gives an amount',
+      order_several_currencies: 'order {order}: lines in several currencies',
+      quote_unterminated: 'a quoted cell is never closed',
+      quote_malformed: 'a quote inside a quoted cell is not doubled',
+      other: '{message}',
+    },
   },
 } as const
 

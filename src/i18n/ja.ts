@@ -481,6 +481,8 @@ export const ja: MessageSchema = {
         dateDay: '日の列（日付が分かれている場合）',
         paymentMethod: '決済方法の列',
         refunded: '返金額の列',
+        shipping: '送料の列（差額の説明に使い、合計には加えません）',
+        fee: '手数料の列（代引き・決済手数料）',
       },
       grouping: '1 件の注文の行',
       groupings: {
@@ -530,6 +532,13 @@ export const ja: MessageSchema = {
         reference_amount_differs:
           '注文番号 {ref} は一致しますが、金額が違います：ファイル {amount}、決済サービス {recordAmount}（差額 {difference}）。',
         reference_several: '注文番号 {ref} に該当する決済が {count} 件あります。選んでください。',
+        reference_lines_summed: '注文番号 {ref} と {lines} 行の合計 {amount} が決済と一致しました。',
+        reference_differs_shipping:
+          '注文番号 {ref} は一致しますが、ファイルの合計 {amount} には送料 {extra} が含まれていません（決済は {recordAmount}）。確認してから承認してください。',
+        reference_differs_fee:
+          '注文番号 {ref} は一致しますが、ファイルの合計 {amount} と決済 {recordAmount} は手数料欄の {extra} だけ違います。確認してから承認してください。',
+        reference_differs_shipping_fee:
+          '注文番号 {ref} は一致しますが、ファイルの合計 {amount} と決済 {recordAmount} は送料と手数料の {extra} だけ違います。確認してから承認してください。',
         reference_unavailable:
           '注文番号 {ref} の決済は、照合済み・却下済み・テストモード・別通貨のいずれかです。',
         amount_date:
@@ -1050,5 +1059,42 @@ export const ja: MessageSchema = {
     showCharts: 'グラフを表示',
     hideCharts: 'グラフを隠す',
     rows: '{count} 行',
+  },
+  orderFiles: {
+    tie: {
+      shopify_name: 'Shopify の注文名として照合しました（「#」を除く）。',
+      zero_padding: '先頭のゼロを除いて照合しました。',
+      decoration: '付加文字 {decoration} を除いて照合しました。番号は完全に一致しています。',
+    },
+    layouts: {
+      mufg: '三菱UFJ銀行 入出金明細',
+      smbc: '三井住友銀行 入出金明細',
+      mizuho: 'みずほ銀行 入出金明細',
+      rakuten: '楽天銀行 入出金明細',
+      'paypay-bank': 'PayPay銀行 入出金明細',
+      zengin: '全銀協 入出金取引明細',
+      shopify: 'Shopify 注文エクスポート',
+      base: 'BASE 注文CSV',
+      eccube4: 'EC-CUBE 4 受注CSV',
+    },
+    lineErrors: {
+      column_missing: '列「{column}」がファイルにありません',
+      not_a_date: '日付として読めません：{text}',
+      not_a_time: '時刻として読めません：{text}',
+      date_no_year: '日付 {text} に年がなく、ファイルの他の日付からもファイル名からも年が分かりません',
+      empty_date: '日付が空です',
+      empty_amount: '金額が空です',
+      not_an_amount: '金額として読めません：{text}',
+      other_currency: '金額の通貨が {found} です（{expected} のはずです）',
+      too_many_decimals: '{currency} の小数は {decimals} 桁までですが、{text} です',
+      amount_too_large: '金額が大きすぎます：{text}',
+      not_a_currency: '通貨として読めません：{text}',
+      order_empty_date: '注文 {order}：日付のある行がありません',
+      order_empty_amount: '注文 {order}：金額のある行がありません',
+      order_several_currencies: '注文 {order}：行ごとに通貨が違います',
+      quote_unterminated: '引用符で始まるセルが閉じられていません',
+      quote_malformed: '引用符で囲まれたセルの中の引用符が二重になっていません',
+      other: 'この行は読めません（{message}）',
+    },
   },
 }

@@ -5,6 +5,10 @@
 import { z } from 'zod'
 import { normalizeCurrency } from '../domain/currency'
 import { isValidTimeZone } from '../domain/periods'
+import { codeOfMessage, englishOf, type CodedError, type LineErrorCode } from './line-errors'
+import { groupLines, toRow, type ReadLine } from './order-groups'
+import { normalizeHeader } from './suggest'
+import { withYear, yearReference, yearlessParts } from './yearless'
 import { currencyOfSymbol, parseAmount, parseDateDay, type ParsedCsv, type ParsedDate } from './parse'
 
 export const importSourceSchema = z.enum(['orders', 'bank'])
@@ -28,6 +32,9 @@ export const profileColumnsSchema = z.object({
   paymentMethod: headerName.optional(),
   /** Amount refunded on the order (Shopify "Refunded Amount"), positive. */
   refunded: headerName.optional(),
+  /** The order's shipping and fee (COD, payment) columns: they name a difference, never make a total. */
+  shipping: headerName.optional(),
+  fee: headerName.optional(),
 })
 export type ProfileColumns = z.infer<typeof profileColumnsSchema>
 export type ProfileField = keyof ProfileColumns
@@ -72,13 +79,24 @@ export interface ImportedRow {
   paymentMethod?: string
   /** Refunded on the order, minor units, positive. */
   refunded?: number
+  /**
+   * The sum of a grouped order's lines when it differs from `amount` (the total column repeated a line
+   * figure on every line): the order's total if the payment says so.
+   */
+  linesTotal?: number
+  /** The order's shipping and fee columns (minor units), to name a difference; never added on their own. */
+  shipping?: number
+  fee?: number
 }
 
 export interface ImportError {
   /** File line (header = 1). */
   row: number
   column: string
+  /** English, for logs and tests; the view words `code` in the user's language. */
   message: string
+  code?: LineErrorCode
+  params?: Record<string, string | number>
 }
 
 /** A line read but not imported on purpose (a withdrawal on a deposits-only mapping, a total line). */
@@ -95,13 +113,6 @@ export interface AppliedProfile {
   lineCount: number
 }
 
-function normalizeHeader(header: string): string {
-  return header
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\s_\-.()（）・/:]/g, '')
-}
-
 /** Index of a header: exact first, then ignoring case, width, spaces and punctuation. */
 function columnIndex(headers: readonly string[], name: string): number {
   const exact = headers.indexOf(name)
@@ -116,16 +127,9 @@ function optionalCell(row: readonly string[], index: number): string | null {
   return text === '' ? null : text
 }
 
-interface ReadLine {
-  line: number
-  order: string | null
-  date: ParsedDate | null
-  amount: number | null
-  currency: string
-  refunded: number | null
-  customer: string | null
-  description: string | null
-  paymentMethod: string | null
+/** An error about a line, with its code for the view and its English wording. */
+export function lineError(row: number, column: string, error: CodedError): ImportError {
+  return { row, column, message: englishOf(error), code: error.code, params: error.params }
 }
 
 const FIELDS: ProfileField[] = [
@@ -140,13 +144,24 @@ const FIELDS: ProfileField[] = [
   'description',
   'paymentMethod',
   'refunded',
+  'shipping',
+  'fee',
 ]
+
+export interface ApplyOptions {
+  /** The file's name: a year in it dates lines written without one when the file's own dates cannot. */
+  fileName?: string
+}
 
 /**
  * Rows of a parsed file as the profile maps them; a row with a bad cell is reported, not imported. With a
  * grouping, the lines of one order become one row (empty amounts on continuation lines are not errors).
  */
-export function applyProfile(parsed: ParsedCsv, profile: MappingProfile): AppliedProfile {
+export function applyProfile(
+  parsed: ParsedCsv,
+  profile: MappingProfile,
+  options: ApplyOptions = {},
+): AppliedProfile {
   const errors: ImportError[] = []
   const skipped: SkippedLine[] = []
   const index = {} as Record<ProfileField, number>
@@ -154,7 +169,7 @@ export function applyProfile(parsed: ParsedCsv, profile: MappingProfile): Applie
     const name = profile.columns[field]
     index[field] = name === undefined ? -1 : columnIndex(parsed.headers, name)
     if (name !== undefined && index[field] < 0) {
-      errors.push({ row: 1, column: name, message: `column "${name}" not found in the file` })
+      errors.push(lineError(1, name, { code: 'column_missing', params: { column: name } }))
     }
   }
   const lineCount = parsed.rows.length
@@ -163,165 +178,127 @@ export function applyProfile(parsed: ParsedCsv, profile: MappingProfile): Applie
 
   const grouping: Grouping =
     profile.grouping && profile.columns.orderNumber !== undefined ? profile.grouping : 'none'
-  const defaultCurrency = normalizeCurrency(profile.defaultCurrency)
-  const cols = profile.columns
+  const yearOf = yearResolver(parsed, index.date, index.dateMonth >= 0, options.fileName)
   const read: ReadLine[] = []
   parsed.rows.forEach((cells, i) => {
     const line = parsed.lines[i] ?? i + 2
-    const before = errors.length
-    const cell = (field: ProfileField): string | null => optionalCell(cells, index[field])
-    let currency = defaultCurrency
-    const currencyText = cell('currency')
-    if (currencyText !== null) {
-      const code = currencyOfSymbol(currencyText)
-      if (code === null) {
-        errors.push({ row: line, column: cols.currency ?? '', message: `not a currency: ${currencyText}` })
-      } else currency = code
-    }
-    let dateText = cell('date')
-    if (dateText !== null && index.dateMonth >= 0) {
-      dateText = `${dateText}/${cell('dateMonth') ?? ''}/${cell('dateDay') ?? ''}`
-    }
-    let date: ParsedDate | null = null
-    if (dateText !== null) {
-      const parsedDate = parseDateDay(dateText, profile.timeZone)
-      if (parsedDate.ok) date = parsedDate.value
-      else errors.push({ row: line, column: cols.date, message: parsedDate.error })
-    }
-    const amountOf = (field: 'amount' | 'withdrawal' | 'refunded'): number | null => {
-      const text = cell(field)
-      if (text === null) return null
-      const result = parseAmount(text, currency)
-      if (result.ok) return result.value
-      errors.push({ row: line, column: cols[field] ?? '', message: result.error })
-      return null
-    }
-    const deposit = amountOf('amount')
-    const withdrawal = index.withdrawal >= 0 ? amountOf('withdrawal') : null
-    const refunded = index.refunded >= 0 ? amountOf('refunded') : null
-    if (errors.length > before) return
-    const amount = deposit === null && withdrawal === null ? null : (deposit ?? 0) - Math.abs(withdrawal ?? 0)
-    const order = cell('orderNumber')
+    const r = readLine(cells, line, index, profile, errors, yearOf)
+    if (r === null) return
     if (grouping === 'none') {
-      if (date === null) {
-        errors.push({ row: line, column: cols.date, message: 'empty date' })
+      if (r.date === null) {
+        errors.push(lineError(line, profile.columns.date, { code: 'empty_date', params: {} }))
         return
       }
-      if (amount === null) {
+      if (r.amount === null) {
         // A bank line with no deposit is a withdrawal the mapping leaves out, not an error.
         if (profile.source === 'bank') skipped.push({ row: line, reason: 'no_amount' })
-        else errors.push({ row: line, column: cols.amount, message: 'empty amount' })
+        else errors.push(lineError(line, profile.columns.amount, { code: 'empty_amount', params: {} }))
         return
       }
-      if (amount === 0 && profile.source === 'bank') {
+      if (r.amount === 0 && profile.source === 'bank') {
         skipped.push({ row: line, reason: 'zero_amount' })
         return
       }
     }
-    read.push({
-      line,
-      order,
-      date,
-      amount,
-      currency,
-      refunded,
-      customer: cell('customer'),
-      description: cell('description'),
-      paymentMethod: cell('paymentMethod'),
-    })
+    read.push(r)
   })
   const rows =
     grouping === 'none'
       ? read.map((r) => toRow(r, [r], profile.source, r.date as ParsedDate, r.amount as number))
-      : groupLines(read, grouping, profile, errors)
+      : groupLines(read, grouping, profile, (row, column, error) =>
+          errors.push(lineError(row, column, error)),
+        )
   return { rows, errors, skipped, lineCount }
 }
 
-function toRow(
-  first: ReadLine,
-  lines: readonly ReadLine[],
-  source: ImportSource,
-  date: ParsedDate,
-  amount: number,
-): ImportedRow {
-  const row: ImportedRow = {
-    line: first.line,
-    source,
-    orderNumber: first.order,
-    at: date.at,
-    day: date.day,
-    amount,
-    currency: first.currency,
-    customer: lines.find((l) => l.customer !== null)?.customer ?? null,
-    description: first.description,
+/** Turns a date cell without a year into one with the year the file gives; null when it gives none. */
+function yearResolver(
+  parsed: ParsedCsv,
+  dateIndex: number,
+  split: boolean,
+  fileName: string | undefined,
+): (text: string) => string | null {
+  let reference: number | null | undefined
+  return (text) => {
+    const parts = split ? null : yearlessParts(text)
+    if (parts === null) return text
+    if (reference === undefined) {
+      reference = yearReference(
+        parsed.rows.map((cells) => (cells[dateIndex] ?? '').trim()).filter((t) => t !== ''),
+        fileName,
+      )
+    }
+    return reference === null ? null : withYear(parts, reference)
   }
-  if (lines.length > 1) row.lines = lines.map((l) => l.line)
-  const method = lines.find((l) => l.paymentMethod !== null)?.paymentMethod
-  if (method) row.paymentMethod = method
-  const refunded = lines.find((l) => l.refunded !== null)?.refunded
-  if (refunded) row.refunded = Math.abs(refunded)
-  return row
 }
 
-/** One row per order number, in the order of first appearance; lines without a number stand alone. */
-function groupLines(
-  read: readonly ReadLine[],
-  grouping: Exclude<Grouping, 'none'>,
+/** One file line's cells read; null when a cell is bad (its error recorded). */
+function readLine(
+  cells: readonly string[],
+  line: number,
+  index: Record<ProfileField, number>,
   profile: MappingProfile,
   errors: ImportError[],
-): ImportedRow[] {
-  const groups = new Map<string, ReadLine[]>()
-  for (const r of read) {
-    const key = r.order === null ? `\u0000${r.line}` : r.order
-    const list = groups.get(key)
-    if (list) list.push(r)
-    else groups.set(key, [r])
+  yearOf: (text: string) => string | null,
+): ReadLine | null {
+  const cols = profile.columns
+  const before = errors.length
+  const cell = (field: ProfileField): string | null => optionalCell(cells, index[field])
+  const fail = (column: string, message: string): void => {
+    errors.push(lineError(line, column, codeOfMessage(message)))
   }
-  const rows: ImportedRow[] = []
-  for (const lines of groups.values()) {
-    const first = lines[0]
-    if (!first) continue
-    const date = lines.find((l) => l.date !== null)?.date
-    const amounts = lines.filter((l) => l.amount !== null).map((l) => l.amount as number)
-    const currencies = new Set(lines.filter((l) => l.amount !== null).map((l) => l.currency))
-    const label = first.order ?? String(first.line)
-    if (!date) {
-      errors.push({ row: first.line, column: profile.columns.date, message: `order ${label}: empty date` })
-      continue
-    }
-    if (amounts.length === 0) {
-      errors.push({
-        row: first.line,
-        column: profile.columns.amount,
-        message: `order ${label}: empty amount`,
-      })
-      continue
-    }
-    if (currencies.size > 1) {
-      errors.push({
-        row: first.line,
-        column: profile.columns.currency ?? profile.columns.amount,
-        message: `order ${label}: lines in several currencies`,
-      })
-      continue
-    }
-    let amount: number
-    if (grouping === 'order-lines') amount = amounts.reduce((a, b) => a + b, 0)
-    else {
-      amount = amounts[0] ?? 0
-      if (amounts.some((a) => a !== amount)) {
-        errors.push({
-          row: first.line,
-          column: profile.columns.amount,
-          message: `order ${label}: lines give different totals (${amounts.join(', ')})`,
-        })
-        continue
-      }
-    }
-    const withAmount = lines.find((l) => l.amount !== null) ?? first
-    rows.push(toRow({ ...first, currency: withAmount.currency }, lines, profile.source, date, amount))
+  let currency = normalizeCurrency(profile.defaultCurrency)
+  const currencyText = cell('currency')
+  if (currencyText !== null) {
+    const code = currencyOfSymbol(currencyText)
+    if (code === null) {
+      errors.push(
+        lineError(line, cols.currency ?? '', { code: 'not_a_currency', params: { text: currencyText } }),
+      )
+    } else currency = code
   }
-  return rows
+  let dateText = cell('date')
+  if (dateText !== null && index.dateMonth >= 0) {
+    dateText = `${dateText}/${cell('dateMonth') ?? ''}/${cell('dateDay') ?? ''}`
+  }
+  let date: ParsedDate | null = null
+  if (dateText !== null) {
+    const dated = yearOf(dateText)
+    if (dated === null) {
+      errors.push(lineError(line, cols.date, { code: 'date_no_year', params: { text: dateText } }))
+    } else {
+      const parsedDate = parseDateDay(dated, profile.timeZone)
+      if (parsedDate.ok) date = parsedDate.value
+      else fail(cols.date, parsedDate.error.replace(dated, dateText))
+    }
+  }
+  const amountOf = (field: 'amount' | 'withdrawal' | 'refunded' | 'shipping' | 'fee'): number | null => {
+    const text = index[field] >= 0 ? cell(field) : null
+    if (text === null) return null
+    const result = parseAmount(text, currency)
+    if (result.ok) return result.value
+    fail(cols[field] ?? '', result.error)
+    return null
+  }
+  const deposit = amountOf('amount')
+  const withdrawal = amountOf('withdrawal')
+  const refunded = amountOf('refunded')
+  const shipping = amountOf('shipping')
+  const fee = amountOf('fee')
+  if (errors.length > before) return null
+  return {
+    line,
+    order: cell('orderNumber'),
+    date,
+    amount: deposit === null && withdrawal === null ? null : (deposit ?? 0) - Math.abs(withdrawal ?? 0),
+    currency,
+    refunded,
+    shipping,
+    fee,
+    customer: cell('customer'),
+    description: cell('description'),
+    paymentMethod: cell('paymentMethod'),
+  }
 }
 
 /**
@@ -334,162 +311,4 @@ export async function fileHash(bytes: Uint8Array): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('')
 }
 
-/** Header names seen in English and Japanese exports, by field, most specific first (normalized form). */
-const SYNONYMS: Readonly<Record<ImportSource, Readonly<Partial<Record<ProfileField, readonly string[]>>>>> = {
-  orders: {
-    orderNumber: [
-      '注文番号',
-      '受注番号',
-      '注文id',
-      '注文no',
-      'オーダー番号',
-      '伝票番号',
-      'ordernumber',
-      'orderno',
-      'orderid',
-      'order',
-      'merchanttransactionid',
-      '番号',
-    ],
-    date: [
-      '注文日',
-      '注文日時',
-      '受注日',
-      '決済日',
-      '日付',
-      '日時',
-      'orderdate',
-      'date',
-      'createdat',
-      'created',
-    ],
-    amount: ['合計金額', '請求金額', '決済金額', '金額', '合計', 'total', 'amount', 'grandtotal', 'price'],
-    currency: ['通貨', '通貨コード', 'currency', 'currencycode'],
-    customer: [
-      '顧客名',
-      '顧客',
-      '購入者',
-      '購入者名',
-      'お客様名',
-      '氏名',
-      '名前',
-      'customer',
-      'customername',
-      'name',
-    ],
-    description: ['摘要', '備考', '内容', '商品名', 'description', 'memo', 'note', 'notes'],
-    paymentMethod: [
-      '決済方法',
-      '支払方法',
-      '支払方法名称',
-      'お支払方法',
-      '支払い方法',
-      'paymentmethod',
-      'paymentgateway',
-    ],
-    refunded: ['返金額', '返金金額', 'refundedamount'],
-  },
-  bank: {
-    orderNumber: ['参照番号', 'reference', 'ref'],
-    date: [
-      '取引日',
-      '入金日',
-      '勘定日',
-      '日付',
-      '年月日',
-      'date',
-      'transactiondate',
-      'valuedate',
-      'bookingdate',
-    ],
-    amount: [
-      '入金額',
-      '入金金額',
-      'お預り金額',
-      'お預入金額',
-      'お預入れ',
-      '預かり金額',
-      '預入金額',
-      '入出金円',
-      '入出金',
-      '入金',
-      '金額',
-      'deposit',
-      'credit',
-      'amount',
-    ],
-    withdrawal: [
-      '出金額',
-      '出金金額',
-      'お支払金額',
-      '支払い金額',
-      'お引出金額',
-      'お引出し',
-      '引出金額',
-      'withdrawal',
-      'debit',
-    ],
-    currency: ['通貨', 'currency'],
-    customer: ['振込依頼人名', '振込依頼人', '依頼人名', '相手先', 'payer', 'counterparty', 'name'],
-    description: [
-      '摘要',
-      'お取引内容',
-      'お取り扱い内容',
-      '入出金先内容',
-      '入出金内容',
-      '取引内容',
-      '内容',
-      '備考',
-      'description',
-      'memo',
-      'details',
-    ],
-  },
-}
-
-const WITHDRAWAL_RE = /支払|支出|引出|出金(?!.*入)|withdraw|debit/
-
-/** A first guess at the mapping from header names; fields with no plausible header are left out. */
-export function suggestProfile(headers: readonly string[], source: ImportSource): Partial<ProfileColumns> {
-  const normalized = headers.map(normalizeHeader)
-  const used = new Set<number>()
-  const columns: Partial<ProfileColumns> = {}
-  // Required fields first so "date"/"amount" win a header another field could also claim.
-  const order: ProfileField[] = [
-    'date',
-    'amount',
-    'withdrawal',
-    'orderNumber',
-    'currency',
-    'customer',
-    'description',
-    'paymentMethod',
-    'refunded',
-  ]
-  for (const field of order) {
-    const synonyms = SYNONYMS[source][field]
-    if (!synonyms) continue
-    let found = -1
-    // Exact (normalized) names beat a header that merely contains a synonym ("注文日時" vs "日付").
-    for (const synonym of synonyms) {
-      found = normalized.findIndex((h, i) => !used.has(i) && h === synonym)
-      if (found >= 0) break
-    }
-    if (found < 0) {
-      for (const synonym of synonyms) {
-        if (synonym.length < 2) continue
-        // A deposit column is never one that names a withdrawal ("支払い金額" contains "金額").
-        found = normalized.findIndex(
-          (h, i) => !used.has(i) && h.includes(synonym) && !(field === 'amount' && WITHDRAWAL_RE.test(h)),
-        )
-        if (found >= 0) break
-      }
-    }
-    const header = headers[found]
-    if (found >= 0 && header !== undefined) {
-      used.add(found)
-      columns[field] = header
-    }
-  }
-  return columns
-}
+export { suggestProfile } from './suggest'

@@ -19,7 +19,7 @@ import type {
   RecordKey,
 } from '../domain/records'
 import { checkImportFileSize, ImportFileError } from '../import/limits'
-import type { FileIssue, ParsedCsv } from '../import/parse'
+import type { FileIssue, FileIssueCode, ParsedCsv } from '../import/parse'
 import {
   applyProfile,
   fileHash,
@@ -97,7 +97,24 @@ const planRemoval =
     planUnlink({ ...input, importId, ...author })
 
 /** A line that could not be read; a file problem with a `code` is said in the display language. */
-export type ShownImportError = ImportError & Pick<FileIssue, 'code' | 'params'>
+export type ShownImportError =
+  ImportError | (Omit<ImportError, 'code'> & { code: FileIssueCode; params?: FileIssue['params'] })
+
+/** What importing would do, with the file's own problems among the lines refused. */
+export type PendingPreview = Omit<AppliedProfile, 'errors'> & { errors: ShownImportError[] }
+
+const FILE_ISSUE_CODES: ReadonlySet<string> = new Set<FileIssueCode>([
+  'row_width',
+  'unclosed_quote',
+  'bad_quote',
+])
+
+/** A problem of the file itself (its rows' width, its quotes), worded under `importFile`. */
+export function isFileIssue(
+  error: ShownImportError,
+): error is Omit<ImportError, 'code'> & { code: FileIssueCode; params?: FileIssue['params'] } {
+  return error.code !== undefined && FILE_ISSUE_CODES.has(error.code)
+}
 
 function fileIssues(parsed: ParsedCsv): ShownImportError[] {
   return parsed.errors.map((e) => ({
@@ -133,6 +150,8 @@ export const useMatchStore = defineStore('match', () => {
   const rejectedPairs = ref(new Set<string>())
   /** Name of the built-in layout the chosen file was recognised as, if any. */
   const layoutName = ref<string | null>(null)
+  /** The recognised built-in layout (`builtin:shopify`…): the view words its name in the UI's language. */
+  const layoutId = ref<string | null>(null)
   /** Lines of the last import left out because an earlier file already held them. */
   const overlap = ref(0)
 
@@ -212,6 +231,7 @@ export const useMatchStore = defineStore('match', () => {
     )
     const layout = builtInProfileFor(parsed.headers, zone, source.value)
     layoutName.value = saved ? null : (layout?.name ?? null)
+    layoutId.value = saved ? null : (layout?.id ?? null)
     if (saved) return { ...saved, timeZone: zone }
     if (layout) return layout
     const guess = suggestProfile(parsed.headers, source.value)
@@ -232,11 +252,11 @@ export const useMatchStore = defineStore('match', () => {
   }
 
   /** What importing would do with the current mapping: shown before anything is stored. */
-  function previewPending(): AppliedProfile | null {
+  function previewPending(): PendingPreview | null {
     const file = pending.value
     const p = profile.value
     if (!file || !p || !p.columns.date || !p.columns.amount) return null
-    const applied = applyProfile(file.parsed, { ...p, source: source.value })
+    const applied = applyProfile(file.parsed, { ...p, source: source.value }, { fileName: file.name })
     // Lines the file itself could not give (a row of the wrong width) count as read and refused.
     const issues = fileIssues(file.parsed)
     const refused = issues.filter((i) => i.code === 'row_width').length
@@ -273,7 +293,7 @@ export const useMatchStore = defineStore('match', () => {
       return
     }
     const p = checked.data
-    const applied = applyProfile(file.parsed, p)
+    const applied = applyProfile(file.parsed, p, { fileName: file.name })
     // Structural problems of the file (an unclosed quote, a Zengin record of the wrong length) too.
     importErrors.value = [...fileIssues(file.parsed), ...applied.errors]
     overlap.value = 0
@@ -361,8 +381,19 @@ export const useMatchStore = defineStore('match', () => {
     const back = (isBank ? payout.value.maxLagDays + PAYOUT_SPAN_DAYS : toleranceDays.value) + 1
     const from = Math.min(...open.map((r) => r.at)) - back * DAY_MS
     const to = Math.max(...open.map((r) => r.at)) + (toleranceDays.value + 1) * DAY_MS
-    const history = await cache.history.inRange(conn.id, from, to)
+    const inRange = await cache.history.inRange(conn.id, from, to)
     const charges = await cache.charges.inRange(conn.id, from, to)
+    // An order's refunds come after the file's last order, often by weeks: all of them, as far as the
+    // cache holds, for the charges the orders can be.
+    const history = isBank
+      ? inRange
+      : withRecords(
+          inRange,
+          await cache.history.refundsOf(
+            conn.id,
+            inRange.filter((h) => h.type === 'charge').map((h) => h.chargeId),
+          ),
+        )
     records.value = new Map(history.map((h) => [h.key, h]))
     const result = proposeMatches({
       rows: open,
@@ -487,6 +518,7 @@ export const useMatchStore = defineStore('match', () => {
     unmatchedReasons,
     payout,
     layoutName,
+    layoutId,
     overlap,
     notice,
     error,
@@ -507,6 +539,12 @@ export const useMatchStore = defineStore('match', () => {
     reject,
   }
 })
+
+/** `base` and the `more` records it lacks (by key). */
+function withRecords(base: HistoryRecord[], more: readonly HistoryRecord[]): HistoryRecord[] {
+  const keys = new Set(base.map((h) => h.key))
+  return [...base, ...more.filter((h) => !keys.has(h.key))]
+}
 
 function omitUndefined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {

@@ -47,6 +47,8 @@ export const REQUIRED_METRICS: Record<string, { unit: string; target: string }> 
   'backup.peak_renderer_mb': { unit: 'MiB', target: 'bounded' },
   'match.precision': { unit: 'ratio', target: '== 1 (at the default threshold 0.9)' },
   'match.recall': { unit: 'ratio', target: '>= 0.95 (lines with exact evidence)' },
+  'match.recall_orders': { unit: 'ratio', target: '>= 0.95 (order lines with exact number and amount)' },
+  'match.recall_deposits': { unit: 'ratio', target: 'informational (fed by the payouts tie-out)' },
   // Opening a cache left by an older version, 500k records (migration-bench.ts), per version step.
   'migration.v5_v6_s': { unit: 's', target: 'informational' },
   'migration.v6_v7_s': { unit: 's', target: 'informational' },

@@ -92,7 +92,7 @@ const SUITES: Suite[] = [
     name: 'match-corpus',
     module: './match-corpus-bench',
     exportName: 'benchMatchCorpus',
-    metrics: ['match.precision', 'match.recall'],
+    metrics: ['match.precision', 'match.recall', 'match.recall_orders', 'match.recall_deposits'],
   },
   {
     // A cache as version 5 left it, 500k records, opened one version step at a time, in Chromium.

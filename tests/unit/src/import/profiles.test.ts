@@ -102,15 +102,27 @@ describe('applyProfile', () => {
       [5, 'A-3'],
     ])
     expect(errors).toEqual([
-      { row: 4, column: '注文日', message: 'not a date: someday' },
-      { row: 4, column: '合計金額', message: 'JPY has 0 decimals, got 1.5' },
+      {
+        row: 4,
+        column: '注文日',
+        message: 'not a date: someday',
+        code: 'not_a_date',
+        params: { text: 'someday' },
+      },
+      {
+        row: 4,
+        column: '合計金額',
+        message: 'JPY has 0 decimals, got 1.5',
+        code: 'too_many_decimals',
+        params: { currency: 'JPY', decimals: 0, text: '1.5' },
+      },
     ])
   })
 
   it('reports an unknown currency cell', () => {
     const parsed = parseCsv('注文番号,注文日,合計金額,通貨,顧客名\nA-1,2026/10/01,100,dollars,X\n')
-    expect(applyProfile(parsed, ORDERS).errors).toEqual([
-      { row: 2, column: '通貨', message: 'not a currency: dollars' },
+    expect(applyProfile(parsed, ORDERS).errors).toMatchObject([
+      { row: 2, column: '通貨', message: 'not a currency: dollars', code: 'not_a_currency' },
     ])
   })
 
@@ -119,7 +131,12 @@ describe('applyProfile', () => {
     const { rows, errors } = applyProfile(parsed, ORDERS)
     expect(rows).toEqual([])
     expect(errors.map((e) => e.column)).toEqual(['注文日', '合計金額', '通貨', '顧客名'])
-    expect(errors[0]).toEqual({ row: 1, column: '注文日', message: 'column "注文日" not found in the file' })
+    expect(errors[0]).toMatchObject({
+      row: 1,
+      column: '注文日',
+      message: 'column "注文日" not found in the file',
+      code: 'column_missing',
+    })
   })
 
   it('finds columns ignoring case, width and spacing', () => {

@@ -7,6 +7,7 @@ import type { ChargeItem, HistoryItem } from '../../../../electron/shared/paymen
 import { chargeRecordOf } from '../../../../src/db/charge-record'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../../../../src/domain/records'
+import type { ImportedRow } from '../../../../src/import/profiles'
 import { CONN, chargeItem as cacheChargeItem, historyItem as cacheHistoryItem, uuid } from '../db/fixtures'
 
 export { CONN, STORE_1, STORE_2, uuid } from '../db/fixtures'
@@ -35,4 +36,20 @@ export function charge(n: number, over: Partial<ChargeItem> = {}): ChargeRecord 
 
 export function marksOf(...marks: MarkRecord[]): Map<RecordKey, MarkRecord> {
   return new Map(marks.map((m) => [m.key, m]))
+}
+
+/** An order-file row: 1,000 JPY on 2026-10-15, no order number, unless a test says otherwise. */
+export function orderRow(line: number, over: Partial<ImportedRow> = {}): ImportedRow {
+  return {
+    line,
+    source: 'orders',
+    orderNumber: null,
+    at: 0,
+    day: '2026-10-15',
+    amount: 1000,
+    currency: 'JPY',
+    customer: null,
+    description: null,
+    ...over,
+  }
 }

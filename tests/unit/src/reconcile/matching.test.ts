@@ -8,24 +8,11 @@ import {
   rejectionKey,
   type MatchInput,
 } from '../../../../src/reconcile/matching'
-import { STORE_2, charge, history, refund, uuid } from './fixtures'
+import { STORE_2, charge, history, orderRow, refund, uuid } from './fixtures'
 
 const TOKYO = 'Asia/Tokyo'
 
-function row(line: number, over: Partial<ImportedRow> = {}): ImportedRow {
-  return {
-    line,
-    source: 'orders',
-    orderNumber: null,
-    at: 0,
-    day: '2026-10-15',
-    amount: 1000,
-    currency: 'JPY',
-    customer: null,
-    description: null,
-    ...over,
-  }
-}
+const row = orderRow
 
 /** A charge record with no order number in metadata (so only amount and date can match it). */
 function bare(n: number, amount: number, createdOn: string): HistoryRecord {
