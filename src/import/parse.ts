@@ -37,7 +37,12 @@ function isBlank(row: readonly string[]): boolean {
 }
 
 /** First full-width row is the header (a short preamble is skipped); empty lines are skipped; a leading BOM is dropped. */
-export function parseCsv(text: string): ParsedCsv {
+export interface ParseOptions {
+  /** Recognises a header row (a known layout's), looked for among the first lines before any width rule. */
+  isHeader?: (cells: readonly string[]) => boolean
+}
+
+export function parseCsv(text: string, options: ParseOptions = {}): ParsedCsv {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   const records: { row: string[]; line: number }[] = []
   const errors: { line: number; message: string }[] = []
@@ -60,11 +65,7 @@ export function parseCsv(text: string): ParsedCsv {
       rowStart = result.meta.cursor
     },
   })
-  // Some banks (Mizuho) put an account preamble of short lines above the header: the header is the first
-  // row about as wide as the widest of the file's first lines; what comes before it is dropped.
-  const widths = records.slice(0, 30).map((r) => r.row.filter((c) => c.trim() !== '').length)
-  const wanted = Math.max(2, Math.ceil(Math.max(0, ...widths) * 0.6))
-  const headerAt = widths.findIndex((w) => w >= wanted)
+  const headerAt = headerIndex(records.slice(0, HEADER_SEARCH_ROWS), options)
   if (headerAt > 0) records.splice(0, headerAt)
   const header = records.shift()
   const kept = header ? records.filter((r) => fitsHeader(r, header.row, errors)) : records
@@ -74,6 +75,25 @@ export function parseCsv(text: string): ParsedCsv {
     lines: kept.map((r) => r.line),
     errors: errors.sort((a, b) => a.line - b.line),
   }
+}
+
+/** How far down a file its header is looked for. */
+const HEADER_SEARCH_ROWS = 30
+
+/**
+ * Some banks (Mizuho) put an account preamble above the header, of short lines or of one as wide as the
+ * header (照会口座, branch, type, number): the header is the first row a known layout names, else the first
+ * row about as wide as the widest of the file's first lines. What comes before it is dropped, so the
+ * preamble's width never makes the data rows look malformed.
+ */
+function headerIndex(first: readonly { row: string[] }[], options: ParseOptions): number {
+  const known = options.isHeader
+    ? first.findIndex((r) => options.isHeader?.(r.row.map((c) => c.trim())) === true)
+    : -1
+  if (known >= 0) return known
+  const widths = first.map((r) => r.row.filter((c) => c.trim() !== '').length)
+  const wanted = Math.max(2, Math.ceil(Math.max(0, ...widths) * 0.6))
+  return widths.findIndex((w) => w >= wanted)
 }
 
 function quoteIssue(line: number, error: Papa.ParseError): FileIssue {

@@ -22,31 +22,9 @@ export async function readImportFile(name: string, bytes: Uint8Array): Promise<R
   const decoded = decodeBytes(bytes)
   if (isZengin(decoded.text))
     return { parsed: readZengin(decoded.text), encoding: decoded.encoding, format: 'zengin' }
-  return { parsed: atLayoutHeader(parseCsv(decoded.text)), encoding: decoded.encoding, format: 'csv' }
-}
-
-/** How far below the first wide line a layout's header is looked for. */
-const HEADER_SEARCH_ROWS = 30
-
-/**
- * A bank's account preamble can be as wide as its header (Mizuho's 照会口座 line names branch, type and
- * number in as many cells): when the line taken as the header names no layout but one of the next lines
- * does, that line is the header and what is above it is preamble.
- */
-export function atLayoutHeader(parsed: ParsedCsv): ParsedCsv {
-  if (detectLayout(parsed.headers)) return parsed
-  const limit = Math.min(parsed.rows.length, HEADER_SEARCH_ROWS)
-  for (let i = 0; i < limit; i++) {
-    const headers = (parsed.rows[i] ?? []).map((h) => h.trim())
-    if (!detectLayout(headers)) continue
-    return {
-      headers,
-      rows: parsed.rows.slice(i + 1),
-      lines: parsed.lines.slice(i + 1),
-      errors: parsed.errors.filter((e) => e.line > (parsed.lines[i] ?? 0)),
-    }
-  }
-  return parsed
+  // A known layout's header is found below any account preamble, however wide that preamble is.
+  const isHeader = (cells: readonly string[]): boolean => detectLayout(cells) !== null
+  return { parsed: parseCsv(decoded.text, { isHeader }), encoding: decoded.encoding, format: 'csv' }
 }
 
 /** The built-in profile for a file's headers (any kind when `source` is not given), or null. */
