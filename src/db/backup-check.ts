@@ -68,6 +68,7 @@ export async function checkBackupFile(
   let head: { seq: number; entry: AuditEntry; parts: Set<number> } | null = null
   const seqsDone = new Set<number>()
   let header: { exportedAt: string; version: number } | null = null
+  const connectionIds = new Set<string>()
 
   for await (const item of items) {
     if (item.kind === 'header') {
@@ -76,6 +77,15 @@ export async function checkBackupFile(
     }
     const row = rowOf(item)
     counts[item.table]++
+    // Every row belongs to a connection of the file (connections come first).
+    const owner = (row.record as { connectionId?: unknown }).connectionId
+    if (typeof owner === 'string' && !connectionIds.has(owner))
+      throw new BackupError('unknown_connection', {
+        table: item.table,
+        line: item.line,
+        connection: owner.slice(0, 80),
+      })
+    if (row.table === 'connections') connectionIds.add((row.record as CachedConnection).id)
     const keyOf = SMALL_KEY[item.table] as ((r: unknown) => string) | undefined
     if (keyOf) {
       let keys = seen.get(item.table)

@@ -60,6 +60,12 @@ export type BackupErrorCode =
   | 'changed_during_backup'
   | 'restore_interrupted'
   | 'restore_failed'
+  | 'text_too_long'
+  | 'unknown_connection'
+  | 'mark_without_record'
+  | 'audit_without_record'
+  | 'lock_without_record'
+  | 'changed_since_check'
 
 /** A backup refused (or a backup that could not be made), with a code the UI words and its details. */
 export class BackupError extends Error {

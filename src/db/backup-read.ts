@@ -27,6 +27,7 @@ import {
   STREAM_BACKUP_VERSION,
   STREAM_TABLE_ORDER,
 } from './backup-format'
+import { checkTextBounds } from './backup-bounds'
 import { chargeRecordOf } from './charge-record'
 import { historyRecordOf } from './history-record'
 import type { ChargeRecord, HistoryRecord } from '../domain/records'
@@ -311,6 +312,7 @@ export type Row =
 
 /** A checked row; history and charges rebuilt from their API payload, whatever else the line says. */
 export function rowOf(item: Extract<Item, { kind: 'row' }>): Row {
+  checkTextBounds(item.table, item.value, item.line)
   const parsed = ROW_SCHEMAS[item.table].safeParse(item.value)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]

@@ -39,6 +39,7 @@ import type {
   ChargeRecord,
   HistoryRecord,
   MarkRecord,
+  PeriodLock,
   RecordKey,
 } from '../domain/records'
 import type { AuditRow, MarkDayRecord, SettingRecord } from './storage-rows'
@@ -56,6 +57,32 @@ type ChargeTable = Table<ChargeRecord, [string, string]>
 
 /** Each connection's time zone, by id: pass two checks periods in it (connections come first in a file). */
 type Zones = ReadonlyMap<string, string>
+
+/**
+ * What pass two holds rows to: periods in their connection's zone and, unless the file's signature
+ * verified (a cache whose synced copy was cleared keeps its marks, so a genuine backup can have them),
+ * no mark, audit entry or closing that names a record the file does not hold.
+ */
+interface StageRules {
+  zones: Zones
+  acceptOrphans: boolean
+}
+
+/** Refuses a closing whose snapshot lists a record the file does not hold (unless the file is trusted). */
+async function checkLockSnapshots(db: ClosebookDb, rules: StageRules): Promise<void> {
+  if (rules.acceptOrphans) return
+  const locks = (await db.staged('locks').toArray()) as PeriodLock[]
+  for (const lock of locks) {
+    const keys = Object.keys(lock.snapshot ?? {}) as RecordKey[]
+    const times = await stagedTimes(
+      db,
+      keys.map((key) => ({ connectionId: lock.connectionId, key })),
+    )
+    const missing = times.findIndex((t) => t === undefined)
+    if (missing >= 0)
+      throw new BackupError('lock_without_record', { period: lock.period, key: keys[missing] ?? '' })
+  }
+}
 
 /** A checked row with its line in the file (for the errors that name it). */
 type PageRow = Row & { line: number }
@@ -88,17 +115,20 @@ async function stageHistory(db: ClosebookDb, rows: readonly PageRow[]): Promise<
 }
 
 /**
- * Adds marks to their staged day rows, merging with rows an earlier page wrote; refuses a mark twice
- * and a mark whose period its record (staged before marks) contradicts. In a transaction.
+ * Adds marks to their staged day rows, merging with rows an earlier page wrote; refuses a mark twice,
+ * a mark whose period its record (staged before marks) contradicts and, unless the backup is trusted,
+ * a mark for a record the file does not hold. In a transaction.
  */
-async function stageMarks(db: ClosebookDb, rows: readonly PageRow[], zones: Zones): Promise<void> {
+async function stageMarks(db: ClosebookDb, rows: readonly PageRow[], rules: StageRules): Promise<void> {
   const marks = rows.map((r) => r.record as MarkRecord)
   // The day of each mark's record, from the staged history (records come before marks in the file).
   const times = await stagedTimes(db, marks)
   const byRow = new Map<string, { connectionId: string; day: number; marks: MarkRecord[]; lines: number[] }>()
   for (const [i, mark] of marks.entries()) {
     const at = times[i]
-    const actual = contradiction(at, zones.get(mark.connectionId), mark.period)
+    if (at === undefined && !rules.acceptOrphans)
+      throw new BackupError('mark_without_record', { key: mark.key, line: rows[i]?.line ?? 0 })
+    const actual = contradiction(at, rules.zones.get(mark.connectionId), mark.period)
     if (actual !== null)
       throw new BackupError('mark_contradicts_record', { key: mark.key, period: mark.period, actual })
     const day = at === undefined ? ORPHAN_MARK_DAY : markDayOf(at)
@@ -127,14 +157,18 @@ async function stageMarks(db: ClosebookDb, rows: readonly PageRow[], zones: Zone
   await table.bulkPut(merged)
 }
 
-/** Refuses an audit entry whose period its record (staged before the audit log) contradicts. */
-async function checkAuditRecords(db: ClosebookDb, entries: readonly AuditEntry[], zones: Zones) {
-  const about = entries.filter(
-    (e): e is AuditEntry & { key: RecordKey; period: string } => e.key !== null && e.period !== null,
-  )
+/**
+ * Refuses an audit entry whose period its record (staged before the audit log) contradicts and, unless
+ * the backup is trusted, one about a record the file does not hold.
+ */
+async function checkAuditRecords(db: ClosebookDb, entries: readonly AuditEntry[], rules: StageRules) {
+  const about = entries.filter((e): e is AuditEntry & { key: RecordKey } => e.key !== null)
   const times = await stagedTimes(db, about)
   for (const [i, e] of about.entries()) {
-    const actual = contradiction(times[i], zones.get(e.connectionId), e.period)
+    if (times[i] === undefined && !rules.acceptOrphans)
+      throw new BackupError('audit_without_record', { seq: e.seq ?? 0, key: e.key })
+    if (e.period === null) continue
+    const actual = contradiction(times[i], rules.zones.get(e.connectionId), e.period)
     if (actual !== null)
       throw new BackupError('audit_contradicts_record', {
         seq: e.seq ?? 0,
@@ -164,15 +198,15 @@ function auditRowsBySeq(entries: readonly AuditEntry[]): AuditRow[] {
 }
 
 /** Writes one page of checked rows (all of one table) into the staging tables. */
-async function stagePage(db: ClosebookDb, rows: readonly PageRow[], zones: Zones): Promise<void> {
+async function stagePage(db: ClosebookDb, rows: readonly PageRow[], rules: StageRules): Promise<void> {
   const table = rows[0]?.table
   if (!table) return
   await db.transaction('rw', db.stagedTables(), async () => {
     if (table === 'history') await stageHistory(db, rows)
-    else if (table === 'marks') await stageMarks(db, rows, zones)
+    else if (table === 'marks') await stageMarks(db, rows, rules)
     else if (table === 'audit') {
       const entries = rows.map((r) => r.record as AuditEntry)
-      await checkAuditRecords(db, entries, zones)
+      await checkAuditRecords(db, entries, rules)
       await db.staged('audit').bulkPut(auditRowsBySeq(entries))
     } else await db.staged(table).bulkPut(rows.map((r) => r.record))
   })
@@ -246,6 +280,15 @@ export async function clearRestoreStaging(db: ClosebookDb): Promise<void> {
   await db.transaction('rw', db.stagedTables(), async () => {
     await Promise.all(db.stagedTables().map((t) => t.clear()))
   })
+}
+
+/**
+ * What a restore knew of its file's origin: its signature's status (`verified` when it matched a key in
+ * the keychain) and, when it did not verify, that the user restored it past the warning.
+ */
+export interface RestoreVerification {
+  status: 'verified' | 'unsigned' | 'unknown_key' | 'mismatch' | 'unavailable'
+  warned: boolean
 }
 
 /** Test hooks: a fault injected at a named point of pass two, as a crash or a failing disk would. */
@@ -325,6 +368,8 @@ export async function restoreBackupFile(
     pageRows?: number
     faults?: RestoreFaults
     inflateLimits?: ReadOptions['inflateLimits']
+    /** What the file's signature said, and whether the user was warned: kept in the restore's audit entry. */
+    verification?: RestoreVerification
   } = {},
 ): Promise<void> {
   const pageRows = options.pageRows ?? PAGE_ROWS
@@ -339,6 +384,7 @@ export async function restoreBackupFile(
     // The connections whose records get day rows (stageDayRows).
     const connectionIds = { history: new Set<string>(), charges: new Set<string>() }
     const zones = new Map<string, string>()
+    const rules: StageRules = { zones, acceptOrphans: options.verification?.status === 'verified' }
     let exportedAt = ''
     let page: PageRow[] = []
     let pages = 0
@@ -349,7 +395,7 @@ export async function restoreBackupFile(
       page = []
       if (rows.length === 0 || !pageTable) return
       options.faults?.beforeStagePage?.(pageTable, pages++, rows.length)
-      await stagePage(db, rows, zones)
+      await stagePage(db, rows, rules)
     }
     for await (const item of items) {
       if (item.kind === 'header') {
@@ -375,6 +421,7 @@ export async function restoreBackupFile(
       page.push({ ...row, line: item.line })
     }
     await flush()
+    await db.transaction('r', db.stagedTables(), () => checkLockSnapshots(db, rules))
     const records = (await db.staged('history').count()) + (await db.staged('charges').count())
     await stageDayRows(db, connectionIds, signal, (done) =>
       options.onProgress?.({ done, total: records, phase: 'index' }),
@@ -393,7 +440,7 @@ export async function restoreBackupFile(
             key: null,
             period: null,
             before: null,
-            after: { exportedAt },
+            after: options.verification ? { exportedAt, ...options.verification } : { exportedAt },
           }))
     await switchIn(db, owner, audit, pageRows, options.faults, signal, (done, total) =>
       options.onProgress?.({ done, total, phase: 'switch' }),

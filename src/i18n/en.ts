@@ -971,8 +971,6 @@ export const en = {
         'A row of “{table}” (line {line}) belongs to connection {connection}, which is not in the backup. Nothing was changed.',
       lock_without_record:
         'The closing of {period} lists {key}, a record the backup does not hold. Nothing was changed.',
-      after_export:
-        'A row of “{table}” (line {line}) is dated after the backup was made. Nothing was changed.',
       changed_since_check:
         'The backup file changed after it was checked. Choose it again; nothing was changed.',
     },

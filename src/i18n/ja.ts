@@ -977,8 +977,6 @@ export const ja: MessageSchema = {
         '「{table}」の行（{line} 行目）は接続 {connection} のものですが、その接続はバックアップにありません。何も変更していません。',
       lock_without_record:
         '{period} の締めに {key} が含まれていますが、バックアップにその取引がありません。何も変更していません。',
-      after_export:
-        '「{table}」の行（{line} 行目）の日時がバックアップの作成より後になっています。何も変更していません。',
       changed_since_check:
         'バックアップファイルが確認の後に変更されました。もう一度選択してください。何も変更していません。',
     },

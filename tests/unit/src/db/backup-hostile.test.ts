@@ -48,6 +48,34 @@ async function backupText(source: ClosebookDb): Promise<string> {
   return text
 }
 
+/** The backup's lines with `extra` rows added to `table` (its section's and the end line's counts kept right). */
+function withRows(text: string, table: string, extra: readonly object[]): string {
+  const lines = text.split('\n').filter((l) => l !== '')
+  const at = lines.findIndex((l) => l.startsWith(`{"table":"${table}"`))
+  const section = JSON.parse(lines[at]!) as { rows: number }
+  lines[at] = JSON.stringify({ table, rows: section.rows + extra.length })
+  lines.splice(at + 1 + section.rows, 0, ...extra.map((r) => JSON.stringify(r)))
+  const end = JSON.parse(lines[lines.length - 1]!) as { rows: number }
+  lines[lines.length - 1] = JSON.stringify({ end: true, rows: end.rows + extra.length })
+  return `${lines.join('\n')}\n`
+}
+
+/** The backup with the rows of `table` that `match` rewritten by `edit`. */
+function editRows(
+  text: string,
+  match: (row: Record<string, unknown>) => boolean,
+  edit: (row: Record<string, unknown>) => object,
+): string {
+  return text
+    .split('\n')
+    .map((l) => {
+      if (!l) return l
+      const row = JSON.parse(l) as Record<string, unknown>
+      return match(row) ? JSON.stringify(edit(row)) : l
+    })
+    .join('\n')
+}
+
 async function refusal(p: Promise<unknown>): Promise<BackupError> {
   const error = await p.then(
     () => null,
@@ -120,5 +148,140 @@ describe('a compressed backup is inflated within a limit', () => {
     const bomb = new Blob([gzipSync(Buffer.alloc(64 * MIB, 0x20))])
     const error = await refusal(checkBackupFile(bomb, { inflateLimits: { floorBytes: MIB, ratio: 2 } }))
     expect(error.code).toBe('inflated_too_large')
+  })
+})
+
+describe('a backup cannot bring work that points at nothing, nor text past any limit', () => {
+  const absent = 'charge:not-in-this-backup'
+  const cases: [string, string, Record<string, unknown>, (text: string) => string][] = [
+    [
+      'a reconciled mark for a record the backup does not hold',
+      'mark_without_record',
+      { key: absent },
+      (t) => withRows(t, 'marks', [mark(absent, { note: 'forged', updatedAt: T0 })]),
+    ],
+    [
+      'an audit entry about a record the backup does not hold',
+      'audit_without_record',
+      { key: absent },
+      (t) => withRows(t, 'audit', [auditEntry({ seq: 99, key: absent, actor: 'External Auditor' })]),
+    ],
+    [
+      'a closed month (with its closing in the audit log) of a connection not in the backup',
+      'unknown_connection',
+      { table: 'locks', connection: 'conn-forged' },
+      (t) =>
+        withRows(
+          withRows(t, 'locks', [
+            { connectionId: 'conn-forged', period: '2026-10', lockedAt: T0, lockedBy: 'External Auditor' },
+          ]),
+          'audit',
+          [
+            auditEntry({
+              seq: 98,
+              connectionId: 'conn-forged',
+              action: 'close-period',
+              key: null,
+              period: '2026-10',
+              actor: 'External Auditor',
+            }),
+          ],
+        ),
+    ],
+    [
+      'a closing whose snapshot lists a record the backup does not hold',
+      'lock_without_record',
+      { period: '2026-10', key: absent },
+      (t) =>
+        withRows(
+          withRows(t, 'locks', [
+            {
+              connectionId: CONN,
+              period: '2026-10',
+              lockedAt: T0 + 30 * 24 * HOUR,
+              lockedBy: 'External Auditor',
+              snapshot: { [absent]: 'abc' },
+            },
+          ]),
+          'audit',
+          [
+            auditEntry({
+              seq: 98,
+              action: 'close-period',
+              key: null,
+              period: '2026-10',
+              at: T0 + 30 * 24 * HOUR,
+            }),
+          ],
+        ),
+    ],
+    [
+      'a 100,000-character actor name',
+      'text_too_long',
+      { table: 'audit', field: 'actor', max: 200 },
+      (t) =>
+        editRows(
+          t,
+          (r) => r['action'] === 'mark',
+          (r) => ({ ...r, actor: 'A'.repeat(100_000) }),
+        ),
+    ],
+    [
+      'a note of 10,000 characters',
+      'text_too_long',
+      { table: 'marks', field: 'note', max: 2_000 },
+      (t) =>
+        editRows(
+          t,
+          (r) => r['note'] === 'ok',
+          (r) => ({ ...r, note: 'n'.repeat(10_000) }),
+        ),
+    ],
+    [
+      "a 1 MB string inside a record's API payload",
+      'text_too_long',
+      { table: 'history', max: 100_000 },
+      (t) =>
+        editRows(
+          t,
+          (r) => 'raw' in r,
+          (r) => ({ ...r, raw: { ...(r['raw'] as object), description: 'x'.repeat(1_000_000) } }),
+        ),
+    ],
+  ]
+
+  it.each(cases)('refuses %s, naming it, and changes nothing', async (_, code, params, edit) => {
+    const before = await countTables(other)
+    const file = new Blob([edit(await backupText(db))])
+    const error = await refusal(checkBackupFile(file).then(() => restoreBackupFile(other, file)))
+    expect(error.code).toBe(code)
+    expect(error.params).toMatchObject(params)
+    expect(await countTables(other)).toEqual(before)
+  })
+
+  it('accepts a mark for a record it does not hold only from a backup whose signature verified', async () => {
+    // A cache whose synced copy was cleared keeps its marks: its genuine (signed) backup still restores.
+    const file = new Blob([withRows(await backupText(db), 'marks', [mark(absent, { updatedAt: T0 })])])
+    await checkBackupFile(file)
+    await expect(
+      restoreBackupFile(other, file, { verification: { status: 'verified', warned: false } }),
+    ).resolves.toBeUndefined()
+    const refused = await refusal(
+      restoreBackupFile(other, file, { verification: { status: 'mismatch', warned: true } }),
+    )
+    expect(refused.code).toBe('mark_without_record')
+  })
+
+  it('records in the restore entry what the signature said and that the user was warned', async () => {
+    const file = new Blob([await backupText(db)])
+    await restoreBackupFile(other, file, {
+      actor: 'Kim',
+      verification: { status: 'unsigned', warned: true },
+    })
+    const rows = await other.audit.toArray()
+    const restore = rows
+      .flatMap((r) => r.changes.map((c) => ({ ...r, ...c })))
+      .find((e) => e.action === 'restore')
+    expect(restore).toMatchObject({ actor: 'Kim', after: { status: 'unsigned', warned: true } })
   })
 })
