@@ -2,6 +2,7 @@
  * Pass one of a restore: the whole file read once and refused for the first problem its lines show on
  * their own or against the small tables, keeping nothing per record.
  */
+import type { BackupSignature } from '../../electron/shared/contract/backup'
 import { isValidTimeZone, periodOf } from '../domain/periods'
 import { auditRowsOf } from './audit-repository'
 import type { BackupTableName, TableCounts } from './backup'
@@ -23,6 +24,9 @@ export interface BackupCheck {
   exportedAt: string
   version: number
   counts: TableCounts
+  /** The digest of the file's text (before its signature line): main checks the signature against it. */
+  digest: string
+  signature: BackupSignature | null
 }
 
 /**
@@ -69,10 +73,15 @@ export async function checkBackupFile(
   const seqsDone = new Set<number>()
   let header: { exportedAt: string; version: number } | null = null
   const connectionIds = new Set<string>()
+  let trailer: { digest: string; signature: BackupSignature | null } = { digest: '', signature: null }
 
   for await (const item of items) {
     if (item.kind === 'header') {
       header = item
+      continue
+    }
+    if (item.kind === 'trailer') {
+      trailer = item
       continue
     }
     const row = rowOf(item)
@@ -157,5 +166,11 @@ export async function checkBackupFile(
         action: last.action,
       })
   }
-  return { exportedAt: header.exportedAt, version: header.version, counts }
+  return {
+    exportedAt: header.exportedAt,
+    version: header.version,
+    counts,
+    digest: trailer.digest,
+    signature: trailer.signature,
+  }
 }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { boundedInflate, InflateLimitError } from '../../electron/shared/bounded-inflate'
+import { backupSignatureSchema, type BackupSignature } from '../../electron/shared/contract/backup'
 import { chargeItemSchema, historyItemSchema } from '../../electron/shared/payment-api'
 import {
   auditSchema,
@@ -28,6 +29,7 @@ import {
   STREAM_TABLE_ORDER,
 } from './backup-format'
 import { checkTextBounds } from './backup-bounds'
+import { BackupDigest } from './backup-digest'
 import { chargeRecordOf } from './charge-record'
 import { historyRecordOf } from './history-record'
 import type { ChargeRecord, HistoryRecord } from '../domain/records'
@@ -35,6 +37,8 @@ import type { ChargeRecord, HistoryRecord } from '../domain/records'
 export type Item =
   | { kind: 'header'; exportedAt: string; version: number }
   | { kind: 'row'; table: BackupTableName; value: unknown; line: number }
+  /** Last: the digest of the text before the signature line, and the signature, if the file has one. */
+  | { kind: 'trailer'; digest: string; signature: BackupSignature | null }
 
 const isGzip = async (file: Blob): Promise<boolean> => {
   const head = new Uint8Array(await file.slice(0, 2).arrayBuffer())
@@ -149,6 +153,7 @@ const sectionSchema = z.strictObject({
   table: z.enum(STREAM_TABLE_ORDER),
   rows: z.number().int().nonnegative(),
 })
+const signatureLineSchema = z.strictObject({ signature: backupSignatureSchema })
 const endSchema = z.strictObject({ end: z.literal(true), rows: z.number().int().nonnegative() })
 
 /** The items of a version-2 file, checking sections, their row counts and the end line. */
@@ -158,6 +163,8 @@ async function* streamItems(file: Blob, options: ReadOptions): AsyncGenerator<It
   let order = 0
   let total = 0
   let ended = false
+  let signature: BackupSignature | null = null
+  const digest = new BackupDigest()
   const closeSection = (): void => {
     if (section && section.seen !== section.rows)
       throw new BackupError('truncated', {
@@ -168,8 +175,15 @@ async function* streamItems(file: Blob, options: ReadOptions): AsyncGenerator<It
   }
   for await (const text of linesOf(await textStream(file, options), options.signal)) {
     line++
+    // After the end line only a signature may come, once; it is not part of what it signs.
+    if (ended && text.trim() !== '') {
+      const signed = signatureLineSchema.safeParse(parseLine(text, line))
+      if (signature !== null || !signed.success) throw new BackupError('invalid_line', { line })
+      signature = signed.data.signature
+      continue
+    }
+    if (signature === null) await digest.updateText(`${text}\n`)
     if (text.trim() === '') continue
-    if (ended) throw new BackupError('invalid_line', { line })
     const value = parseLine(text, line)
     if (line === 1) {
       const head = headerSchema.safeParse(value)
@@ -212,15 +226,18 @@ async function* streamItems(file: Blob, options: ReadOptions): AsyncGenerator<It
     closeSection()
     throw new BackupError('truncated', { table: section?.table ?? '', line })
   }
+  yield { kind: 'trailer', digest: await digest.hex(), signature }
 }
 
 /** A version-1 file: one JSON document, read whole (they were only ever made for small caches). */
 async function* legacyItems(file: Blob, options: ReadOptions): AsyncGenerator<Item> {
   let text = ''
+  const digest = new BackupDigest()
   for await (const part of linesOfWhole(
     await textStream(file, { ...options, onBytes: undefined }),
     options.signal,
   )) {
+    await digest.updateText(part)
     text += part
     if (text.length > LEGACY_MAX_CHARS) throw new BackupError('legacy_too_large', { max: LEGACY_MAX_CHARS })
   }
@@ -246,6 +263,8 @@ async function* legacyItems(file: Blob, options: ReadOptions): AsyncGenerator<It
       throw new BackupError('invalid_row', { table, line: 1, issue: 'expected a list' })
     for (const [i, value] of rows.entries()) yield { kind: 'row', table, value, line: i + 1 }
   }
+  // Version-1 files were never signed.
+  yield { kind: 'trailer', digest: await digest.hex(), signature: null }
 }
 
 async function* linesOfWhole(stream: ReadableStream<string>, signal?: AbortSignal): AsyncGenerator<string> {

@@ -370,6 +370,8 @@ export async function restoreBackupFile(
     inflateLimits?: ReadOptions['inflateLimits']
     /** What the file's signature said, and whether the user was warned: kept in the restore's audit entry. */
     verification?: RestoreVerification
+    /** The digest `checkBackupFile` reported: a file that reads differently now is refused. */
+    expectDigest?: string
   } = {},
 ): Promise<void> {
   const pageRows = options.pageRows ?? PAGE_ROWS
@@ -400,6 +402,12 @@ export async function restoreBackupFile(
     for await (const item of items) {
       if (item.kind === 'header') {
         exportedAt = item.exportedAt
+        continue
+      }
+      // The file read now must be the file the check read (and whose signature it checked).
+      if (item.kind === 'trailer') {
+        if (options.expectDigest !== undefined && item.digest !== options.expectDigest)
+          throw new BackupError('changed_since_check')
         continue
       }
       const row = rowOf(item)

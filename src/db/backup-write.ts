@@ -6,6 +6,8 @@ import { type IndexableType, type Table } from 'dexie'
 import { auditEntriesOf } from './audit-repository'
 import { BACKUP_FORMAT, countBackupRows, type BackupTableName } from './backup'
 import { BackupError, STREAM_BACKUP_VERSION, STREAM_TABLE_ORDER } from './backup-format'
+import type { BackupSignature } from '../../electron/shared/contract/backup'
+import { BackupDigest } from './backup-digest'
 import type { ClosebookDb } from './database'
 import type {
   CachedConnection,
@@ -139,11 +141,22 @@ async function changeStamp(db: ClosebookDb): Promise<string> {
  */
 export async function* streamBackup(
   db: ClosebookDb,
-  options: { now?: Date; signal?: AbortSignal; pageRows?: number; chunkChars?: number } = {},
+  options: {
+    now?: Date
+    signal?: AbortSignal
+    pageRows?: number
+    chunkChars?: number
+    /**
+     * Signs the digest of everything before the signature line (main, with the keychain's key); the
+     * signature is the file's last line. null, or no `sign`: an unsigned backup.
+     */
+    sign?: (digest: string) => Promise<BackupSignature | null>
+  } = {},
 ): AsyncGenerator<string> {
   const stamp = await changeStamp(db)
   const pageRows = options.pageRows ?? PAGE_ROWS
   const chunkChars = options.chunkChars ?? 256 * 1024
+  const digest = options.sign ? new BackupDigest() : null
   let chunk = `${JSON.stringify({ format: BACKUP_FORMAT, version: STREAM_BACKUP_VERSION, exportedAt: (options.now ?? new Date()).toISOString() })}\n`
   let total = 0
   for (const name of STREAM_TABLE_ORDER) {
@@ -162,6 +175,7 @@ export async function* streamBackup(
             written++
           }
           if (chunk.length >= chunkChars) {
+            await digest?.updateText(chunk)
             yield chunk
             chunk = ''
           }
@@ -172,5 +186,12 @@ export async function* streamBackup(
     total += written
   }
   if ((await changeStamp(db)) !== stamp) throw new BackupError('changed_during_backup', { table: '' })
-  yield `${chunk}${JSON.stringify({ end: true, rows: total })}\n`
+  const last = `${chunk}${JSON.stringify({ end: true, rows: total })}\n`
+  if (!digest || !options.sign) {
+    yield last
+    return
+  }
+  await digest.updateText(last)
+  const signature = await options.sign(await digest.hex())
+  yield signature ? `${last}${JSON.stringify({ signature })}\n` : last
 }
