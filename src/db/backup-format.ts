@@ -84,7 +84,8 @@ export interface StreamProgress {
   total: number | null
   /**
    * A restore's phase: reading the file into the staging tables, filing the day rows (records), then
-   * switching the staged rows in (rows). Absent: reading.
+   * switching the staged rows in (rows), then committing them (all `total` rows copied, the transaction
+   * being written). Absent: reading.
    */
-  phase?: 'read' | 'index' | 'switch'
+  phase?: 'read' | 'index' | 'switch' | 'commit'
 }

@@ -285,3 +285,19 @@ describe('a backup cannot bring work that points at nothing, nor text past any l
     expect(restore).toMatchObject({ actor: 'Kim', after: { status: 'unsigned', warned: true } })
   })
 })
+
+describe('the restore says what it does to the end', () => {
+  it('reports the switch row by row, then that every row is copied and being committed', async () => {
+    const seen: { phase: string; done: number; total: number | null }[] = []
+    await restoreBackupFile(other, new Blob([await backupText(db)]), {
+      pageRows: 2,
+      onProgress: (p) => void seen.push({ phase: p.phase ?? 'read', done: p.done, total: p.total }),
+    })
+    const switching = seen.filter((p) => p.phase === 'switch')
+    expect(switching.length).toBeGreaterThan(2)
+    const last = seen.at(-1)!
+    expect(last.phase).toBe('commit')
+    expect(last.done).toBe(last.total)
+    expect(last.total).toBe(switching.at(-1)!.total)
+  })
+})
