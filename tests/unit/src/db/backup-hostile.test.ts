@@ -4,28 +4,11 @@
  */
 import { gzipSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { appendAuditEntries } from '../../../../src/db/audit-repository'
 import { countTables } from '../../../../src/db/backup'
-import {
-  BackupError,
-  checkBackupFile,
-  restoreBackupFile,
-  streamBackup,
-} from '../../../../src/db/backup-stream'
+import { checkBackupFile, restoreBackupFile, streamBackup } from '../../../../src/db/backup-stream'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { historyRecordOf } from '../../../../src/db/history-record'
-import {
-  CONN,
-  HOUR,
-  STORE_1,
-  T0,
-  auditEntry,
-  connectionRow,
-  historyItem,
-  mark,
-  openDb,
-  putMarks,
-} from './fixtures'
+import { CONN, HOUR, T0, auditEntry, mark, openDb } from './fixtures'
+import { refusal, seedMarkedCache } from './backup-support'
 
 const MIB = 1024 * 1024
 
@@ -33,15 +16,6 @@ let db: ClosebookDb
 let other: ClosebookDb
 
 /** Three records, a mark on one, its audit entry. */
-async function seed(target: ClosebookDb): Promise<void> {
-  const history = [1, 2, 3].map((n) => historyRecordOf(CONN, historyItem(n), T0))
-  await target.connections.put(connectionRow())
-  await target.stores.put({ connectionId: CONN, storeId: STORE_1, storeName: 'One', merchantName: 'M' })
-  await target.history.bulkPut(history)
-  await putMarks(target, [mark(history[0]!.key, { note: 'ok' })], () => history[0]!.createdAt)
-  await appendAuditEntries(target.audit, [auditEntry({ key: history[0]!.key, at: T0 + HOUR })])
-}
-
 async function backupText(source: ClosebookDb): Promise<string> {
   let text = ''
   for await (const chunk of streamBackup(source, { now: new Date(T0 + 40 * 24 * HOUR) })) text += chunk
@@ -76,15 +50,6 @@ function editRows(
     .join('\n')
 }
 
-async function refusal(p: Promise<unknown>): Promise<BackupError> {
-  const error = await p.then(
-    () => null,
-    (e: unknown) => e,
-  )
-  if (!(error instanceof BackupError)) throw new Error(`expected a BackupError, got ${String(error)}`)
-  return error
-}
-
 /** A file read as a disk file is: in small chunks, only as fast as the reader takes them; counts them. */
 class PulledBlob extends Blob {
   static readonly CHUNK = 4 * 1024
@@ -113,8 +78,8 @@ class PulledBlob extends Blob {
 beforeEach(async () => {
   db = openDb()
   other = openDb('other')
-  await seed(db)
-  await seed(other)
+  await seedMarkedCache(db, 3)
+  await seedMarkedCache(other, 3)
 })
 afterEach(() => {
   db.close()

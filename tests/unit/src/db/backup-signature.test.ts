@@ -2,10 +2,9 @@
  * A signed backup: its digest is computed while it streams, main signs it, and any change made outside
  * Closebook (one byte, a forged audit entry, a dropped signature) no longer verifies.
  */
+import { createHmac, randomBytes } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createHmac, randomBytes } from 'node:crypto'
-import { appendAuditEntries } from '../../../../src/db/audit-repository'
 import { countTables } from '../../../../src/db/backup'
 import {
   BackupError,
@@ -14,19 +13,8 @@ import {
   streamBackup,
 } from '../../../../src/db/backup-stream'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { historyRecordOf } from '../../../../src/db/history-record'
-import {
-  CONN,
-  HOUR,
-  STORE_1,
-  T0,
-  auditEntry,
-  connectionRow,
-  historyItem,
-  mark,
-  openDb,
-  putMarks,
-} from './fixtures'
+import { T0, auditEntry, openDb } from './fixtures'
+import { seedMarkedCache } from './backup-support'
 
 let db: ClosebookDb
 let other: ClosebookDb
@@ -44,15 +32,6 @@ class TestSigner {
     if (keyId !== this.keyId) return Promise.resolve('unknown_key')
     return Promise.resolve(mac === this.macOf(digest) ? 'verified' : 'mismatch')
   }
-}
-
-async function seed(target: ClosebookDb): Promise<void> {
-  const history = Array.from({ length: 40 }, (_, n) => historyRecordOf(CONN, historyItem(n + 1), T0))
-  await target.connections.put(connectionRow())
-  await target.stores.put({ connectionId: CONN, storeId: STORE_1, storeName: 'One', merchantName: 'M' })
-  await target.history.bulkPut(history)
-  await putMarks(target, [mark(history[0]!.key, { note: 'ok' })], () => history[0]!.createdAt)
-  await appendAuditEntries(target.audit, [auditEntry({ key: history[0]!.key, at: T0 + HOUR })])
 }
 
 async function signedText(source: ClosebookDb, chunkChars?: number): Promise<string> {
@@ -74,7 +53,7 @@ beforeEach(async () => {
   signer = new TestSigner()
   db = openDb()
   other = openDb('other')
-  await seed(db)
+  await seedMarkedCache(db, 40)
 })
 afterEach(() => {
   db.close()
@@ -128,7 +107,7 @@ describe('signed backups', () => {
   })
 
   it('refuses to restore a file that reads differently from the one that was checked', async () => {
-    await seed(other)
+    await seedMarkedCache(other, 40)
     const before = await countTables(other)
     const checked = await checkBackupFile(new Blob([await signedText(db)]))
     const swapped = new Blob([(await signedText(db)).replace('"note":"ok"', '"note":"no"')])
