@@ -83,8 +83,13 @@ export class BackupSigner {
       throw noKeychainError(await this.store.probe())
     }
     if (value === null) return []
-    const parsed = storedKeysSchema.safeParse(JSON.parse(value) as unknown)
-    return parsed.success ? parsed.data : []
+    try {
+      const parsed = storedKeysSchema.safeParse(JSON.parse(value) as unknown)
+      if (parsed.success) return parsed.data
+    } catch {
+      // Not JSON: treated as no key, like a value of the wrong shape.
+    }
+    return []
   }
 
   private async save(keys: readonly StoredKey[]): Promise<void> {
