@@ -19,6 +19,8 @@ import { filesHandlers } from './handlers/files-handlers'
 import { sandboxHandlers } from './handlers/sandbox-handlers'
 import type { Handlers } from './handlers/types'
 import { vaultHandlers } from './handlers/vault-handlers'
+import { backupHandlers } from './handlers/backup-handlers'
+import { BackupSigner } from './vault/backup-signing'
 import { systemClock, type Clock } from './scheduler/clock'
 import { Scheduler } from './scheduler/scheduler'
 import type { KeychainStatus, SecretStore } from './vault/secret-store'
@@ -131,5 +133,6 @@ export function createHandlers(services: AppServices): Handlers {
     ...apiHandlers(services.gateway),
     ...sandboxHandlers(services.demo),
     ...exportHandlers(services.workbooks),
+    ...backupHandlers(new BackupSigner(services.secretStore)),
   }
 }

@@ -1092,6 +1092,51 @@ export const en = {
       other: '{message}',
     },
   },
+  backupTrust: {
+    errors: {
+      inflated_too_large:
+        'This compressed backup expands to more than {max} MB, far more than any backup of its size: it is damaged or not a backup. Reading stopped there; nothing was changed.',
+      text_too_long:
+        'A row of “{table}” (line {line}) has a {field} longer than {max} characters, which Closebook never writes. Nothing was changed.',
+      mark_without_record:
+        'The backup has a mark for {key} (line {line}) but not that record. Nothing was changed.',
+      audit_without_record:
+        'Audit entry {seq} is about {key}, a record the backup does not hold. Nothing was changed.',
+      unknown_connection:
+        'A row of “{table}” (line {line}) belongs to connection {connection}, which is not in the backup. Nothing was changed.',
+      lock_without_record:
+        'The closing of {period} lists {key}, a record the backup does not hold. Nothing was changed.',
+      changed_since_check:
+        'The backup file changed after it was checked. Choose it again; nothing was changed.',
+    },
+    status: {
+      verified: 'This backup was made by Closebook with your signing key and has not been changed since.',
+      unsigned:
+        'This backup carries no signature (it was made by an older Closebook, or the signature was removed).',
+      unknown_key:
+        'This backup was signed with a key this computer does not have. Import that key (Settings) to check it.',
+      mismatch: 'This backup was changed after Closebook wrote it: its signature does not match its content.',
+      unavailable: 'The signature could not be checked: {reason}.',
+    },
+    warning:
+      'Closebook cannot confirm that this backup is unchanged. Restore it only if you know where it came from: its marks, closed months and audit log will replace yours as they are. The restore records that you were warned.',
+    acknowledge: 'I understand; restore this unverified backup',
+    key: {
+      title: 'Backup signing key',
+      hint: 'Backups are signed with a key kept in this computer’s keychain, so a backup edited outside Closebook is detected. To restore your backups on another computer, export the key here with a passphrase and import it there.',
+      passphrase: 'Passphrase (at least 10 characters)',
+      export: 'Export signing key',
+      import: 'Import signing key…',
+      exported: 'Signing key saved as {file}. Keep the passphrase apart from the file.',
+      imported: 'Signing key imported: backups signed with it now verify on this computer.',
+      wrongPassphrase: 'The passphrase does not open this key file, or the file is damaged.',
+      notAKeyFile: 'This is not a Closebook key file.',
+      tooShort: 'Choose a passphrase of at least 10 characters.',
+    },
+    committing:
+      'Restoring: switching in {rows} rows — writing them to disk. This can take a minute or two; the cache stays as it was until it is done.',
+    switching: 'Restoring: switching in {done} of {total} rows…',
+  },
 } as const
 
 type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> }

@@ -119,5 +119,6 @@ export function backupRefusalText(tr: Translator, refused: BackupRefusal): strin
     params['table'] = tr.t(`settings.tables.${table}`)
   // A restore that stopped before its switch: the cache was never touched (restoreStaging).
   if (refused.code === 'restore_failed') return tr.t('settings.restoreStaging.failed', params)
+  if (tr.te(`backupTrust.errors.${refused.code}`)) return tr.t(`backupTrust.errors.${refused.code}`, params)
   return tr.t(`settings.backupStream.errors.${refused.code}`, params)
 }

@@ -2,8 +2,10 @@
  * What an imported file may cost before it is read: its size, and for Excel files (zip archives) the
  * number of entries, what they expand to and how far each expands. A 700 KB zip bomb used to take the tab
  * to 2 GB before exceljs gave up; now it is refused from its directory, and an entry whose directory lies
- * about its size is refused while it is being inflated, a chunk at a time, before exceljs sees it.
+ * about its size is refused while it is being inflated, a slice at a time, as soon as the output passes what
+ * it declared (bounded-inflate.ts): memory never holds more than a few slices' output, whatever it claims.
  */
+import { boundedInflate, InflateLimitError, type InflateOptions } from '../../electron/shared/bounded-inflate'
 
 export const IMPORT_LIMITS = {
   /** CSV: 64 MiB is several times the largest order export or statement the app is meant for. */
@@ -129,6 +131,7 @@ async function inflatedSize(
   entry: ZipEntry,
   totalBefore: number,
   limits: ImportLimits,
+  onChunk: InflateOptions['onChunk'],
 ): Promise<number> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const at = entry.localHeaderOffset
@@ -140,9 +143,24 @@ async function inflatedSize(
   if (entry.method === 0) return entry.compressedSize
   if (entry.method !== 8)
     throw new ImportFileError('xlsx_unreadable', { reason: `compression method ${entry.method}` })
-  const stream = new Blob([bytes.slice(start, end)])
-    .stream()
-    .pipeThrough(new DecompressionStream('deflate-raw'))
+  const compressed = bytes.slice(start, end)
+  // Never more than the entry declared (a directory that lies is refused as soon as the output passes
+  // it), nor than what the limits leave: the inflater stops there, a slice at a time (bounded-inflate.ts).
+  const maxBytes = Math.min(
+    entry.uncompressedSize,
+    limits.maxXlsxUncompressedBytes - totalBefore,
+    Math.max(limits.ratioAppliesAboveBytes, Math.max(1, entry.compressedSize) * limits.maxXlsxRatio),
+  )
+  const stream = boundedInflate(
+    new ReadableStream<Uint8Array<ArrayBuffer>>({
+      start(controller) {
+        controller.enqueue(compressed)
+        controller.close()
+      },
+    }),
+    'deflate-raw',
+    { maxBytes, ...(onChunk ? { onChunk } : {}) },
+  )
   const reader = stream.getReader()
   let expanded = 0
   try {
@@ -150,19 +168,16 @@ async function inflatedSize(
       const { done, value } = await reader.read()
       if (done) break
       expanded += value.byteLength
-      // An entry that inflates past what its directory declared lies about its size: refused as soon
-      // as it does, whatever the limits.
-      const problem =
-        checkExpansion(entry, expanded, totalBefore + expanded, limits) ??
-        (expanded > entry.uncompressedSize
-          ? new ImportFileError('xlsx_unreadable', { reason: `${entry.name.slice(0, 80)}: size mismatch` })
-          : null)
-      if (problem) throw problem
     }
   } catch (error) {
     await reader.cancel().catch(() => undefined)
-    if (error instanceof ImportFileError) throw error
-    throw new ImportFileError('xlsx_unreadable', { reason: `${entry.name.slice(0, 80)}: corrupt data` })
+    if (!(error instanceof InflateLimitError))
+      throw new ImportFileError('xlsx_unreadable', { reason: `${entry.name.slice(0, 80)}: corrupt data` })
+    // Which limit: the limits' own errors first, then the directory's lie.
+    throw (
+      checkExpansion(entry, error.inflated, totalBefore + error.inflated, limits) ??
+      new ImportFileError('xlsx_unreadable', { reason: `${entry.name.slice(0, 80)}: size mismatch` })
+    )
   }
   return expanded
 }
@@ -174,6 +189,8 @@ async function inflatedSize(
 export async function checkXlsxArchive(
   bytes: Uint8Array,
   limits: ImportLimits = IMPORT_LIMITS,
+  /** Sees each entry's running counts (inflated, compressed bytes handed over): tests measure with it. */
+  onChunk?: InflateOptions['onChunk'],
 ): Promise<void> {
   const entries = centralDirectory(bytes, limits)
   let declared = 0
@@ -183,5 +200,5 @@ export async function checkXlsxArchive(
     if (problem) throw problem
   }
   let total = 0
-  for (const entry of entries) total += await inflatedSize(bytes, entry, total, limits)
+  for (const entry of entries) total += await inflatedSize(bytes, entry, total, limits, onChunk)
 }

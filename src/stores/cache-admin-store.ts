@@ -15,11 +15,14 @@ import {
   checkBackupFile,
   restoreBackupFile,
   streamBackup,
+  type BackupCheck,
+  type RestoreVerification,
   type StreamProgress,
 } from '../db/backup-stream'
 import { appCache } from '../db/cache'
 import { estimateStorage, requestPersistentStorage, type StorageEstimateResult } from '../db/storage'
 import { writeFileThroughHost } from '../platform/files'
+import { desktopApi } from '../platform'
 import { DEFAULT_ACTOR } from '../i18n/actor'
 
 /**
@@ -45,6 +48,31 @@ export function* backupChunks(backup: Backup): Generator<string> {
   yield '}}'
 }
 
+/** A checked file waiting for the user's go: what it would replace, and whether its signature verified. */
+export interface PendingRestore {
+  file: File
+  summary: RestoreSummary
+  digest: string
+  verification: { status: RestoreVerification['status']; reason?: string }
+}
+
+/** What main says of a checked file's signature; `unavailable` (with why) when it could not ask. */
+async function verificationOf(check: BackupCheck): Promise<PendingRestore['verification']> {
+  if (!check.signature) return { status: 'unsigned' }
+  try {
+    return await desktopApi().backup.verify({ digest: check.digest, ...check.signature })
+  } catch (e) {
+    const error = toAppError(e)
+    return { status: 'unavailable', reason: (error.detail ?? error.code).slice(0, 200) }
+  }
+}
+
+/** Main signs the finished backup's digest; with no keychain the backup is written unsigned. */
+const signDigest = (digest: string) =>
+  desktopApi()
+    .backup.sign({ digest })
+    .catch(() => null)
+
 export const useCacheAdminStore = defineStore('cache-admin', () => {
   const storage = ref<StorageEstimateResult | null>(null)
   const counts = ref<TableCounts | null>(null)
@@ -55,7 +83,7 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
   const error = ref<AppError | null>(null)
   /** A backup refused or interrupted: the view words it from the code. */
   const backupError = shallowRef<BackupError | null>(null)
-  const pending = shallowRef<{ file: File; summary: RestoreSummary } | null>(null)
+  const pending = shallowRef<PendingRestore | null>(null)
   let abort: AbortController | null = null
 
   function fail(e: unknown): void {
@@ -108,7 +136,7 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
       const delivered = await writeFileThroughHost(
         `closebook-backup-${now.toISOString().slice(0, 10)}.jsonl`,
         'application/json',
-        streamBackup(appCache().db, { now, signal }),
+        streamBackup(appCache().db, { now, signal, sign: signDigest }),
         { signal, onProgress: (done) => (progress.value = { done, total: null }) },
       )
       return delivered.fileName
@@ -133,7 +161,12 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
       const tables = Object.fromEntries(
         BACKUP_TABLE_NAMES.map((t) => [t, { current: current[t], incoming: check.counts[t] }]),
       ) as RestoreSummary['tables']
-      pending.value = { file, summary: { exportedAt: check.exportedAt, tables } }
+      pending.value = {
+        file,
+        summary: { exportedAt: check.exportedAt, tables },
+        digest: check.digest,
+        verification: await verificationOf(check),
+      }
     } catch (e) {
       if (!signal.aborted) fail(e)
     } finally {
@@ -144,11 +177,14 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
   /**
    * Replaces the cache with the checked file (pass two). The file is staged first and switched in with
    * one transaction, so Cancel, a refusal (a record or mark twice, a mark or audit entry against its
-   * record) or a failure before the switch leaves the cache as it was.
+   * record) or a failure before the switch leaves the cache as it was. A file whose signature did not
+   * verify restores only with `acknowledged` (the user saw the warning), which its audit entry records.
    */
-  async function confirmRestore(): Promise<boolean> {
+  async function confirmRestore(acknowledged = false): Promise<boolean> {
     const p = pending.value
     if (!p) return false
+    const verified = p.verification.status === 'verified'
+    if (!verified && !acknowledged) return false
     const signal = begin('restore')
     try {
       await restoreBackupFile(appCache().db, p.file, {
@@ -156,6 +192,8 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
         at: Date.now(),
         signal,
         onProgress: (next) => (progress.value = next),
+        verification: { status: p.verification.status, warned: !verified },
+        expectDigest: p.digest,
       })
       pending.value = null
       await load()

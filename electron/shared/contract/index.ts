@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod'
 import { apiContract } from './api'
+import { backupContract } from './backup'
 import { appContract } from './app'
 import { connectionsContract } from './connections'
 import { exportContract } from './export'
@@ -18,6 +19,7 @@ export const desktopApiContract = {
   ...apiContract,
   ...sandboxContract,
   ...exportContract,
+  ...backupContract,
 } as const
 
 export type DesktopApiContract = typeof desktopApiContract
@@ -44,3 +46,4 @@ export * from './connections'
 export * from './api'
 export * from './sandbox'
 export * from './export'
+export * from './backup'

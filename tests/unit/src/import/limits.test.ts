@@ -10,6 +10,7 @@ import {
   type ImportLimits,
 } from '../../../../src/import/limits'
 import { readXlsx } from '../../../../src/import/xlsx'
+import { SLICE_BYTES } from '../../../../electron/shared/bounded-inflate'
 
 interface TestEntry {
   name: string
@@ -108,9 +109,22 @@ describe('xlsx archive limits (zip bombs)', () => {
   it('refuses a directory that lies about sizes, while inflating, before the bomb is out', async () => {
     const bytes = zip([{ name: 'xl/sharedStrings.xml', data: new Uint8Array(200 * MIB), declaredSize: 1000 }])
     const before = process.memoryUsage().arrayBuffers
-    const error = await refusal(checkXlsxArchive(bytes))
-    expect(['xlsx_ratio', 'xlsx_unreadable']).toContain(error.code)
-    // Counted and dropped chunk by chunk: nowhere near 200 MB held.
+    let inflated = 0
+    let consumed = 0
+    const error = await refusal(
+      checkXlsxArchive(bytes, IMPORT_LIMITS, (i, c) => {
+        inflated = i
+        consumed = c
+      }),
+    )
+    expect(error).toMatchObject({
+      code: 'xlsx_unreadable',
+      params: { reason: 'xl/sharedStrings.xml: size mismatch' },
+    })
+    // Stopped at the first chunk past the 1,000 bytes declared: one output chunk read, a few slices of the
+    // 200 KB of deflate handed to the inflater, nowhere near 200 MB held.
+    expect(inflated).toBeLessThanOrEqual(1000 + 64 * 1024)
+    expect(consumed).toBeLessThanOrEqual(4 * SLICE_BYTES)
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * MIB)
   })
 

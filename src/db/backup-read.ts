@@ -1,0 +1,359 @@
+/**
+ * Reading a backup file: its text (gunzipped within a limit when it is gzip), its lines, and the items of
+ * a version-2 file (header, sections, rows, end line) or of a version-1 JSON document, each row checked
+ * against its table's schema (rowOf). Nothing here keeps more than one line, or one version-1 document.
+ */
+import { z } from 'zod'
+import { boundedInflate, InflateLimitError } from '../../electron/shared/bounded-inflate'
+import { backupSignatureSchema, type BackupSignature } from '../../electron/shared/contract/backup'
+import { chargeItemSchema, historyItemSchema } from '../../electron/shared/payment-api'
+import {
+  auditSchema,
+  BACKUP_FORMAT,
+  checkpointSchema,
+  connectionSchema,
+  importedRowSchema,
+  importSchema,
+  lockSchema,
+  markSchema,
+  settingSchema,
+  storeSchema,
+  type BackupTableName,
+} from './backup'
+import {
+  BackupError,
+  LEGACY_MAX_CHARS,
+  MAX_LINE_CHARS,
+  maxInflatedBytes,
+  STREAM_BACKUP_VERSION,
+  STREAM_TABLE_ORDER,
+} from './backup-format'
+import { checkTextBounds } from './backup-bounds'
+import { BackupDigest } from './backup-digest'
+import { chargeRecordOf } from './charge-record'
+import { historyRecordOf } from './history-record'
+import type { ChargeRecord, HistoryRecord } from '../domain/records'
+
+export type Item =
+  | { kind: 'header'; exportedAt: string; version: number }
+  | { kind: 'row'; table: BackupTableName; value: unknown; line: number }
+  /** Last: the digest of the text before the signature line, and the signature, if the file has one. */
+  | { kind: 'trailer'; digest: string; signature: BackupSignature | null }
+
+const isGzip = async (file: Blob): Promise<boolean> => {
+  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer())
+  return head[0] === 0x1f && head[1] === 0x8b
+}
+
+/** How a read goes: Cancel, the file's bytes as they are read, and what a gzip file may inflate to. */
+export interface ReadOptions {
+  signal?: AbortSignal
+  onBytes?: (bytes: number) => void
+  /** Tests lower them; the app uses BACKUP_INFLATE_LIMITS. */
+  inflateLimits?: { floorBytes: number; ratio: number }
+}
+
+/**
+ * The file's text as a stream (gunzipped when it is gzip, stopping as soon as the output passes
+ * maxInflatedBytes), counting the file's bytes as they are read.
+ */
+async function textStream(file: Blob, options: ReadOptions = {}): Promise<ReadableStream<string>> {
+  let read = 0
+  let bytes: ReadableStream<Uint8Array<ArrayBuffer>> = file.stream().pipeThrough(
+    new TransformStream<Uint8Array<ArrayBuffer>, Uint8Array<ArrayBuffer>>({
+      transform(chunk, controller) {
+        read += chunk.byteLength
+        options.onBytes?.(read)
+        controller.enqueue(chunk)
+      },
+    }),
+  )
+  if (await isGzip(file))
+    bytes = boundedInflate(bytes, 'gzip', { maxBytes: maxInflatedBytes(file.size, options.inflateLimits) })
+  return bytes.pipeThrough(new TextDecoderStream('utf-8', { fatal: true }))
+}
+
+const MIB = 1024 * 1024
+
+/** A failure while reading the text, as the BackupError that names it. */
+function readError(error: unknown): unknown {
+  if (error instanceof InflateLimitError)
+    return new BackupError('inflated_too_large', { max: Math.round(error.limit / MIB) })
+  if (error instanceof TypeError) return new BackupError('not_a_backup', { reason: 'not UTF-8 text' })
+  return error
+}
+
+/** Lines of a text stream, never more than MAX_LINE_CHARS held. */
+async function* linesOf(stream: ReadableStream<string>, signal?: AbortSignal): AsyncGenerator<string> {
+  const reader = stream.getReader()
+  let rest = ''
+  try {
+    for (;;) {
+      signal?.throwIfAborted()
+      const { done, value } = await reader.read()
+      if (done) break
+      // Only the new text can hold the next line break: a long line is not searched again per chunk.
+      let at = value.indexOf('\n')
+      if (at >= 0) at += rest.length
+      rest += value
+      let from = 0
+      while (at >= 0) {
+        yield rest.slice(from, at)
+        from = at + 1
+        at = rest.indexOf('\n', from)
+      }
+      rest = rest.slice(from)
+      if (rest.length > MAX_LINE_CHARS) throw new BackupError('line_too_long', { chars: MAX_LINE_CHARS })
+    }
+    if (rest.trim() !== '') yield rest
+  } catch (error) {
+    throw readError(error)
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+}
+
+/** The first line, if it comes within the first MiB of text (a version-1 file has no line break). */
+async function firstLine(file: Blob, options: ReadOptions): Promise<string | null> {
+  const reader = (await textStream(file, { ...options, onBytes: undefined })).getReader()
+  let text = ''
+  try {
+    while (text.length < MIB) {
+      const { done, value } = await reader.read()
+      if (done) return text
+      text += value
+      const at = text.indexOf('\n')
+      if (at >= 0) return text.slice(0, at)
+    }
+    return null
+  } catch (error) {
+    const refused = readError(error)
+    throw refused instanceof BackupError
+      ? refused
+      : new BackupError('not_a_backup', { reason: 'not UTF-8 text' })
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+}
+
+function parseLine(text: string, line: number): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new BackupError('invalid_line', { line })
+  }
+}
+
+const headerSchema = z.object({
+  format: z.literal(BACKUP_FORMAT),
+  version: z.number(),
+  exportedAt: z.string(),
+})
+const sectionSchema = z.strictObject({
+  table: z.enum(STREAM_TABLE_ORDER),
+  rows: z.number().int().nonnegative(),
+})
+const signatureLineSchema = z.strictObject({ signature: backupSignatureSchema })
+const endSchema = z.strictObject({ end: z.literal(true), rows: z.number().int().nonnegative() })
+
+/** The items of a version-2 file, checking sections, their row counts and the end line. */
+async function* streamItems(file: Blob, options: ReadOptions): AsyncGenerator<Item> {
+  let line = 0
+  let section: { table: BackupTableName; rows: number; seen: number } | null = null
+  let order = 0
+  let total = 0
+  let ended = false
+  let signature: BackupSignature | null = null
+  const digest = new BackupDigest()
+  const closeSection = (): void => {
+    if (section && section.seen !== section.rows)
+      throw new BackupError('truncated', {
+        table: section.table,
+        expected: section.rows,
+        found: section.seen,
+      })
+  }
+  for await (const text of linesOf(await textStream(file, options), options.signal)) {
+    line++
+    // After the end line only a signature may come, once; it is not part of what it signs.
+    if (ended && text.trim() !== '') {
+      const signed = signatureLineSchema.safeParse(parseLine(text, line))
+      if (signature !== null || !signed.success) throw new BackupError('invalid_line', { line })
+      signature = signed.data.signature
+      continue
+    }
+    if (signature === null) await digest.updateText(`${text}\n`)
+    if (text.trim() === '') continue
+    const value = parseLine(text, line)
+    if (line === 1) {
+      const head = headerSchema.safeParse(value)
+      if (!head.success) throw new BackupError('not_a_backup', { reason: 'no Closebook header' })
+      if (head.data.version !== STREAM_BACKUP_VERSION)
+        throw new BackupError('unsupported_version', { version: head.data.version })
+      yield { kind: 'header', exportedAt: head.data.exportedAt, version: head.data.version }
+      continue
+    }
+    if (typeof value === 'object' && value !== null && 'table' in value) {
+      const next = sectionSchema.safeParse(value)
+      if (!next.success) throw new BackupError('invalid_line', { line })
+      closeSection()
+      const at = STREAM_TABLE_ORDER.indexOf(next.data.table)
+      if (at < order) throw new BackupError('invalid_line', { line })
+      order = at + 1
+      section = { table: next.data.table, rows: next.data.rows, seen: 0 }
+      continue
+    }
+    if (typeof value === 'object' && value !== null && 'end' in value) {
+      const end = endSchema.safeParse(value)
+      closeSection()
+      if (!end.success || end.data.rows !== total) throw new BackupError('truncated', { table: '', line })
+      ended = true
+      continue
+    }
+    if (!section) throw new BackupError('invalid_line', { line })
+    section.seen++
+    total++
+    if (section.seen > section.rows)
+      throw new BackupError('truncated', {
+        table: section.table,
+        expected: section.rows,
+        found: section.seen,
+      })
+    yield { kind: 'row', table: section.table, value, line }
+  }
+  if (line === 0) throw new BackupError('not_a_backup', { reason: 'empty file' })
+  if (!ended) {
+    closeSection()
+    throw new BackupError('truncated', { table: section?.table ?? '', line })
+  }
+  yield { kind: 'trailer', digest: await digest.hex(), signature }
+}
+
+/** A version-1 file: one JSON document, read whole (they were only ever made for small caches). */
+async function* legacyItems(file: Blob, options: ReadOptions): AsyncGenerator<Item> {
+  let text = ''
+  const digest = new BackupDigest()
+  for await (const part of linesOfWhole(
+    await textStream(file, { ...options, onBytes: undefined }),
+    options.signal,
+  )) {
+    await digest.updateText(part)
+    text += part
+    if (text.length > LEGACY_MAX_CHARS) throw new BackupError('legacy_too_large', { max: LEGACY_MAX_CHARS })
+  }
+  let doc: unknown
+  try {
+    doc = JSON.parse(text) as unknown
+  } catch {
+    throw new BackupError('not_a_backup', { reason: 'not JSON' })
+  }
+  text = ''
+  const head = headerSchema.safeParse(doc)
+  if (!head.success) throw new BackupError('not_a_backup', { reason: 'no Closebook header' })
+  if (head.data.version !== 1) throw new BackupError('unsupported_version', { version: head.data.version })
+  const tables = (doc as { tables?: unknown }).tables
+  if (typeof tables !== 'object' || tables === null)
+    throw new BackupError('invalid_row', { table: 'tables', line: 1, issue: 'missing' })
+  yield { kind: 'header', exportedAt: head.data.exportedAt, version: 1 }
+  for (const table of STREAM_TABLE_ORDER) {
+    const rows = (tables as Record<string, unknown>)[table]
+    // Imports came later: older backups have none.
+    if (rows === undefined && (table === 'imports' || table === 'importedRows')) continue
+    if (!Array.isArray(rows))
+      throw new BackupError('invalid_row', { table, line: 1, issue: 'expected a list' })
+    for (const [i, value] of rows.entries()) yield { kind: 'row', table, value, line: i + 1 }
+  }
+  // Version-1 files were never signed.
+  yield { kind: 'trailer', digest: await digest.hex(), signature: null }
+}
+
+async function* linesOfWhole(stream: ReadableStream<string>, signal?: AbortSignal): AsyncGenerator<string> {
+  const reader = stream.getReader()
+  try {
+    for (;;) {
+      signal?.throwIfAborted()
+      const { done, value } = await reader.read()
+      if (done) return
+      yield value
+    }
+  } catch (error) {
+    throw readError(error)
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+}
+
+export async function itemsOf(file: Blob, options: ReadOptions): Promise<AsyncGenerator<Item>> {
+  const first = await firstLine(file, options)
+  if (first !== null && first.trim() !== '') {
+    let head: unknown
+    try {
+      head = JSON.parse(first) as unknown
+    } catch {
+      head = null
+    }
+    const parsed = headerSchema.safeParse(head)
+    if (parsed.success && parsed.data.version !== 1) return streamItems(file, options)
+  }
+  if (file.size > LEGACY_MAX_CHARS * 4) throw new BackupError('legacy_too_large', { max: LEGACY_MAX_CHARS })
+  return legacyItems(file, options)
+}
+
+const historyRowSchema = z.object({
+  connectionId: z.string().min(1),
+  syncedAt: z.number().finite(),
+  raw: historyItemSchema,
+})
+const chargeRowSchema = z.object({
+  connectionId: z.string().min(1),
+  syncedAt: z.number().finite(),
+  raw: chargeItemSchema,
+})
+
+const ROW_SCHEMAS = {
+  connections: connectionSchema,
+  stores: storeSchema,
+  locks: lockSchema,
+  history: historyRowSchema,
+  charges: chargeRowSchema,
+  marks: markSchema,
+  audit: auditSchema,
+  checkpoints: checkpointSchema,
+  settings: settingSchema,
+  imports: importSchema,
+  importedRows: importedRowSchema,
+} satisfies Record<BackupTableName, z.ZodType>
+
+export type Row =
+  | { table: 'history'; record: HistoryRecord }
+  | { table: 'charges'; record: ChargeRecord }
+  | { table: Exclude<BackupTableName, 'history' | 'charges'>; record: unknown }
+
+/** A checked row; history and charges rebuilt from their API payload, whatever else the line says. */
+export function rowOf(item: Extract<Item, { kind: 'row' }>): Row {
+  checkTextBounds(item.table, item.value, item.line)
+  const parsed = ROW_SCHEMAS[item.table].safeParse(item.value)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new BackupError('invalid_row', {
+      table: item.table,
+      line: item.line,
+      issue: `${(issue?.path ?? []).join('.')}: ${issue?.message ?? ''}`.slice(0, 200),
+    })
+  }
+  if (item.table === 'history') {
+    const r = parsed.data as z.infer<typeof historyRowSchema>
+    const record = historyRecordOf(r.connectionId, r.raw, r.syncedAt)
+    if (!Number.isFinite(record.createdAt))
+      throw new BackupError('invalid_row', { table: 'history', line: item.line, issue: 'raw.created_on' })
+    return { table: 'history', record }
+  }
+  if (item.table === 'charges') {
+    const r = parsed.data as z.infer<typeof chargeRowSchema>
+    const record = chargeRecordOf(r.connectionId, r.raw, r.syncedAt)
+    if (!Number.isFinite(record.createdAt))
+      throw new BackupError('invalid_row', { table: 'charges', line: item.line, issue: 'raw.created_on' })
+    return { table: 'charges', record }
+  }
+  return { table: item.table, record: parsed.data }
+}

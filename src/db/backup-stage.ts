@@ -1,0 +1,181 @@
+/**
+ * Pass two's pages: each page of checked rows (all of one table) written into the staging tables in one
+ * transaction, refused for what contradicts the records staged before it (a record or mark twice, a
+ * period that is not the record's, a mark, audit entry or closing about a record the file lacks).
+ */
+import Dexie, { type Table } from 'dexie'
+import { auditRowsOf } from './audit-repository'
+import { contradiction } from './backup-check'
+import { BackupError } from './backup-format'
+import type { Row } from './backup-read'
+import type { ClosebookDb } from './database'
+import { markDayOf, ORPHAN_MARK_DAY } from './marks-repository'
+import type {
+  AuditEntry,
+  ChargeRecord,
+  HistoryRecord,
+  MarkRecord,
+  PeriodLock,
+  RecordKey,
+} from '../domain/records'
+import type { AuditRow, MarkDayRecord } from './storage-rows'
+
+export type HistoryTable = Table<HistoryRecord, [string, RecordKey]>
+export type ChargeTable = Table<ChargeRecord, [string, string]>
+
+/** Each connection's time zone, by id: pass two checks periods in it (connections come first in a file). */
+type Zones = ReadonlyMap<string, string>
+
+/**
+ * What pass two holds rows to: periods in their connection's zone and, unless the file's signature
+ * verified (a cache whose synced copy was cleared keeps its marks, so a genuine backup can have them),
+ * no mark, audit entry or closing that names a record the file does not hold.
+ */
+export interface StageRules {
+  zones: Zones
+  acceptOrphans: boolean
+}
+
+/** Refuses a closing whose snapshot lists a record the file does not hold (unless the file is trusted). */
+export async function checkLockSnapshots(db: ClosebookDb, rules: StageRules): Promise<void> {
+  if (rules.acceptOrphans) return
+  const locks = (await db.staged('locks').toArray()) as PeriodLock[]
+  for (const lock of locks) {
+    const keys = Object.keys(lock.snapshot ?? {}) as RecordKey[]
+    const times = await stagedTimes(
+      db,
+      keys.map((key) => ({ connectionId: lock.connectionId, key })),
+    )
+    const missing = times.findIndex((t) => t === undefined)
+    if (missing >= 0)
+      throw new BackupError('lock_without_record', { period: lock.period, key: keys[missing] ?? '' })
+  }
+}
+
+/** A checked row with its line in the file (for the errors that name it). */
+export type PageRow = Row & { line: number }
+
+/** The staged records (createdAt) of `refs`, in order; undefined where the file has no such record. */
+async function stagedTimes(
+  db: ClosebookDb,
+  refs: readonly { connectionId: string; key: RecordKey }[],
+): Promise<(number | undefined)[]> {
+  const history = db.staged('history') as HistoryTable
+  const records = await history.bulkGet(refs.map((r): [string, RecordKey] => [r.connectionId, r.key]))
+  return records.map((r) => r?.createdAt)
+}
+
+/**
+ * Adds history to the staging, refusing a record the file holds twice (in this page or an earlier one:
+ * the staged table is the index, so no pass keeps one in memory). In a transaction.
+ */
+async function stageHistory(db: ClosebookDb, rows: readonly PageRow[]): Promise<void> {
+  const records = rows.map((r) => r.record as HistoryRecord)
+  try {
+    await db.staged('history').bulkAdd(records)
+  } catch (error) {
+    const failed = error instanceof Dexie.BulkError ? Object.keys(error.failuresByPos).map(Number) : []
+    const at = failed.length > 0 ? Math.min(...failed) : -1
+    const row = rows[at]
+    if (!row) throw error
+    throw new BackupError('duplicate_key', { table: 'history', line: row.line, key: records[at]?.key ?? '' })
+  }
+}
+
+/**
+ * Adds marks to their staged day rows, merging with rows an earlier page wrote; refuses a mark twice,
+ * a mark whose period its record (staged before marks) contradicts and, unless the backup is trusted,
+ * a mark for a record the file does not hold. In a transaction.
+ */
+async function stageMarks(db: ClosebookDb, rows: readonly PageRow[], rules: StageRules): Promise<void> {
+  const marks = rows.map((r) => r.record as MarkRecord)
+  // The day of each mark's record, from the staged history (records come before marks in the file).
+  const times = await stagedTimes(db, marks)
+  const byRow = new Map<string, { connectionId: string; day: number; marks: MarkRecord[]; lines: number[] }>()
+  for (const [i, mark] of marks.entries()) {
+    const at = times[i]
+    if (at === undefined && !rules.acceptOrphans)
+      throw new BackupError('mark_without_record', { key: mark.key, line: rows[i]?.line ?? 0 })
+    const actual = contradiction(at, rules.zones.get(mark.connectionId), mark.period)
+    if (actual !== null)
+      throw new BackupError('mark_contradicts_record', { key: mark.key, period: mark.period, actual })
+    const day = at === undefined ? ORPHAN_MARK_DAY : markDayOf(at)
+    const id = `${mark.connectionId}\u0001${day}`
+    let row = byRow.get(id)
+    if (!row) byRow.set(id, (row = { connectionId: mark.connectionId, day, marks: [], lines: [] }))
+    row.marks.push(mark)
+    row.lines.push(rows[i]?.line ?? 0)
+  }
+  const table = db.staged('markDays') as Table<MarkDayRecord, [string, number]>
+  const groups = [...byRow.values()]
+  const stored = await table.bulkGet(groups.map((g): [string, number] => [g.connectionId, g.day]))
+  const merged = groups.map((g, i): MarkDayRecord => {
+    const all = [...(stored[i]?.marks ?? [])]
+    // A record's marks are all in its day's row: a key seen there already is the file's second mark.
+    const keys = new Set(all.map((m) => m.key))
+    for (const [j, mark] of g.marks.entries()) {
+      if (keys.has(mark.key))
+        throw new BackupError('duplicate_key', { table: 'marks', line: g.lines[j] ?? 0, key: mark.key })
+      keys.add(mark.key)
+      all.push(mark)
+    }
+    const changed = all.some((m) => m.state === 'reconciled' && m.changedSinceReconciled === 1) ? 1 : 0
+    return { connectionId: g.connectionId, day: g.day, marks: all, changed }
+  })
+  await table.bulkPut(merged)
+}
+
+/**
+ * Refuses an audit entry whose period its record (staged before the audit log) contradicts and, unless
+ * the backup is trusted, one about a record the file does not hold.
+ */
+async function checkAuditRecords(db: ClosebookDb, entries: readonly AuditEntry[], rules: StageRules) {
+  const about = entries.filter((e): e is AuditEntry & { key: RecordKey } => e.key !== null)
+  const times = await stagedTimes(db, about)
+  for (const [i, e] of about.entries()) {
+    if (times[i] === undefined && !rules.acceptOrphans)
+      throw new BackupError('audit_without_record', { seq: e.seq ?? 0, key: e.key })
+    if (e.period === null) continue
+    const actual = contradiction(times[i], rules.zones.get(e.connectionId), e.period)
+    if (actual !== null)
+      throw new BackupError('audit_contradicts_record', {
+        seq: e.seq ?? 0,
+        key: e.key,
+        period: e.period,
+        actual,
+      })
+  }
+}
+
+/** One action's audit entries as the cache stores them: a row per action, keeping its sequence. */
+function auditRowsBySeq(entries: readonly AuditEntry[]): AuditRow[] {
+  const rows: AuditRow[] = []
+  let group: AuditEntry[] = []
+  const close = (): void => {
+    if (group.length === 0) return
+    group.sort((a, b) => (a.part ?? 0) - (b.part ?? 0))
+    for (const row of auditRowsOf(group)) rows.push({ ...row, seq: group[0]?.seq ?? 0 })
+    group = []
+  }
+  for (const e of entries) {
+    if (group.length > 0 && group[0]?.seq !== e.seq) close()
+    group.push(e)
+  }
+  close()
+  return rows
+}
+
+/** Writes one page of checked rows (all of one table) into the staging tables. */
+export async function stagePage(db: ClosebookDb, rows: readonly PageRow[], rules: StageRules): Promise<void> {
+  const table = rows[0]?.table
+  if (!table) return
+  await db.transaction('rw', db.stagedTables(), async () => {
+    if (table === 'history') await stageHistory(db, rows)
+    else if (table === 'marks') await stageMarks(db, rows, rules)
+    else if (table === 'audit') {
+      const entries = rows.map((r) => r.record as AuditEntry)
+      await checkAuditRecords(db, entries, rules)
+      await db.staged('audit').bulkPut(auditRowsBySeq(entries))
+    } else await db.staged(table).bulkPut(rows.map((r) => r.record))
+  })
+}
