@@ -9,6 +9,7 @@
  * same list that have, so the bar moves from the start and does not jump at the end.
  */
 import type { SyncResource } from '../domain/records'
+import { endAfter, isOpenEnd } from './plan'
 import type { PartitionProgress, SyncState } from './sync-engine'
 
 export interface ListCount {
@@ -28,7 +29,16 @@ export interface ProgressEstimate {
   charges: ListCount
 }
 
-function countList(partitions: readonly PartitionProgress[], resource: SyncResource): ListCount {
+/**
+ * A partition's span for the density estimate: an open window ends at the present, not at the end of
+ * time (else one open part not yet answered would be guessed to hold billions of records).
+ */
+function spanOf(p: PartitionProgress, now: number): number {
+  const to = isOpenEnd(p.to) ? Math.max(p.from, endAfter(now)) : p.to
+  return Math.max(1, to - p.from)
+}
+
+function countList(partitions: readonly PartitionProgress[], resource: SyncResource, now: number): ListCount {
   const own = partitions.filter((p) => p.resource === resource)
   let records = 0
   let known = 0
@@ -36,7 +46,7 @@ function countList(partitions: readonly PartitionProgress[], resource: SyncResou
   let unknownSpan = 0
   for (const p of own) {
     records += p.records
-    const span = Math.max(1, p.to - p.from)
+    const span = spanOf(p, now)
     if (p.done) {
       known += p.records
       knownSpan += span
@@ -53,12 +63,15 @@ function countList(partitions: readonly PartitionProgress[], resource: SyncResou
   return { parts, records, expected: Math.max(records, known + guessed), estimated: true }
 }
 
-export function estimateProgress(progress: {
-  state: SyncState
-  partitions: readonly PartitionProgress[]
-}): ProgressEstimate {
-  const history = countList(progress.partitions, 'transaction_history')
-  const charges = countList(progress.partitions, 'charges')
+export function estimateProgress(
+  progress: {
+    state: SyncState
+    partitions: readonly PartitionProgress[]
+  },
+  now = Date.now(),
+): ProgressEstimate {
+  const history = countList(progress.partitions, 'transaction_history', now)
+  const charges = countList(progress.partitions, 'charges', now)
   if (progress.state === 'done') return { percent: 100, history, charges }
   const lists = [history, charges].filter((l) => l.expected !== null)
   if (lists.length === 0) return { percent: null, history, charges }

@@ -96,6 +96,8 @@ describe('sync guards', () => {
     expect(result.partitions[0]?.error).toEqual({
       code: 'malformed_response',
       message: expect.stringMatching(/does not move on/) as string,
+      reason: 'cursor_stuck',
+      params: {},
     })
     // One page stored, one more asked for (same cursor back): then it stops.
     expect(calls).toHaveLength(2)
