@@ -83,9 +83,9 @@ const CORPUS: [string, string | Buffer, Expected][] = [
   ['HTML instead of JSON', '<html><script>alert(1)</script></html>', /not valid JSON/],
   ['JSON cut short', page([item()]).slice(0, 200), /not valid JSON/],
   [
-    'a page over 32 MB',
-    page([item({ metadata: { blob: 'x'.repeat(33 * 1024 * 1024) } })]),
-    /larger than 32 MB/,
+    'a page over 16 MB',
+    page([item({ metadata: { blob: 'x'.repeat(17 * 1024 * 1024) } })]),
+    /larger than 16 MB/,
   ],
   [
     'a 10 MB string in metadata',
