@@ -13,7 +13,9 @@ import { fetchQuarantinedAgain, type RefetchOutcome } from '../sync/quarantine-r
 export const useQuarantineStore = defineStore('quarantine', () => {
   const connectionId = ref<string | null>(null)
   const rows = shallowRef<QuarantineRecord[]>([])
-  /** The connection whose rows `rows` holds, once read (null while a read is under way). */
+  /** The connection whose rows `rows` holds (kept while they are read again). */
+  const rowsFor = ref<string | null>(null)
+  /** The same, once read and while no read is under way. */
   const loadedFor = ref<string | null>(null)
   /** The row being fetched again, if any. */
   const fetching = ref<string | null>(null)
@@ -27,6 +29,7 @@ export const useQuarantineStore = defineStore('quarantine', () => {
     // Another connection may have been chosen meanwhile.
     if (connectionId.value === id) {
       rows.value = list
+      rowsFor.value = id
       loadedFor.value = id
     }
   }
@@ -57,5 +60,16 @@ export const useQuarantineStore = defineStore('quarantine', () => {
     }
   }
 
-  return { connectionId, rows, loadedFor, fetching, lastOutcome, error, load, countForMonth, fetchAgain }
+  return {
+    connectionId,
+    rows,
+    rowsFor,
+    loadedFor,
+    fetching,
+    lastOutcome,
+    error,
+    load,
+    countForMonth,
+    fetchAgain,
+  }
 })
