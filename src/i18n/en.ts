@@ -165,6 +165,8 @@ export const en = {
   syncGuard: {
     doneSetAside:
       'Up to date, {count} item set aside: fetch again. | Up to date, {count} items set aside: fetch again.',
+    cutLabel: 'Shortened text',
+    cutFields: 'Cut to {max} characters when stored (the payment service sent more): {fields}',
     stoppedPart: '{list}, {period}: {reason}',
     reasons: {
       empty_page:

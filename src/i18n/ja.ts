@@ -167,6 +167,8 @@ export const ja: MessageSchema = {
   syncGuard: {
     doneSetAside:
       '最新の状態です。ただし {count} 件を保留にしています：再取得してください。 | 最新の状態です。ただし {count} 件を保留にしています：再取得してください。',
+    cutLabel: '短縮したテキスト',
+    cutFields: '保存時に {max} 文字までに切り詰めました（決済サービスはそれ以上を送信）：{fields}',
     stoppedPart: '{list}・{period}：{reason}',
     reasons: {
       empty_page:
