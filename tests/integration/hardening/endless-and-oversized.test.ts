@@ -37,6 +37,21 @@ afterAll(async () => {
   await h.close()
 })
 
+/** A page of history asked for through the contract: the error it failed with, or null. */
+function listError(): Promise<unknown> {
+  return h.api.api
+    .listPage({
+      connectionId: h.connectionId,
+      resource: 'transaction_history',
+      storeId: STORE,
+      paging: { limit: 100 },
+    })
+    .then(
+      () => null,
+      (e: unknown) => e,
+    )
+}
+
 function say(locale: 'en' | 'ja', m: Message | null): string {
   if (!m) return ''
   const { global } = createAppI18n(locale)
@@ -169,17 +184,7 @@ describe('unbounded answers', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' })
       res.end(body)
     })
-    const error = await h.api.api
-      .listPage({
-        connectionId: h.connectionId,
-        resource: 'transaction_history',
-        storeId: STORE,
-        paging: { limit: 100 },
-      })
-      .then(
-        () => null,
-        (e: unknown) => e,
-      )
+    const error = await listError()
     expect(error).toBeInstanceOf(DesktopApiError)
     expect((error as DesktopApiError).details).toMatchObject({
       reason: 'too_many_items',
@@ -228,19 +233,7 @@ describe('unbounded answers', () => {
     const sent = { bytes: 0 }
     const head = `{"items":[{"resource_id":"${idOf(1)}","metadata":{"blob":"`
     h.setHandler((_req, res) => stream(res, head, 'z'.repeat(MB), 1024, sent))
-    const measured = await peakMemory(() =>
-      h.api.api
-        .listPage({
-          connectionId: h.connectionId,
-          resource: 'transaction_history',
-          storeId: STORE,
-          paging: { limit: 100 },
-        })
-        .then(
-          () => null,
-          (e: unknown) => e,
-        ),
-    )
+    const measured = await peakMemory(listError)
     const error = measured.value
     expect(error).toBeInstanceOf(DesktopApiError)
     expect((error as DesktopApiError).details).toMatchObject({
@@ -269,17 +262,7 @@ describe('unbounded answers', () => {
       }
       more()
     })
-    const error = await h.api.api
-      .listPage({
-        connectionId: h.connectionId,
-        resource: 'transaction_history',
-        storeId: STORE,
-        paging: { limit: 100 },
-      })
-      .then(
-        () => null,
-        (e: unknown) => e,
-      )
+    const error = await listError()
     expect(error).toBeInstanceOf(DesktopApiError)
     await new Promise((r) => setTimeout(r, 200))
     expect(sent.bytes).toBeLessThan(64 * MB)

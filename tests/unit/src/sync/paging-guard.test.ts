@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ListPageArgs, ListPageResult } from '../../../../electron/shared/contract/api'
 import type { HistoryItem } from '../../../../electron/shared/payment-api'
-import type { SyncCheckpoint } from '../../../../src/domain/records'
 import {
   maxPagesOf,
   PagingGuard,
@@ -14,36 +13,14 @@ import {
   recordsSpanCanHold,
 } from '../../../../src/sync/paging-guard'
 import { estimateProgress } from '../../../../src/sync/progress-estimate'
-import { SyncEngine, type SyncProgress, type SyncStorePort } from '../../../../src/sync/sync-engine'
+import { SyncEngine, type SyncProgress } from '../../../../src/sync/sync-engine'
 import { historyItem, uuid } from '../../../support/api-items'
+import { memoryStore } from './memory-sync-store'
 
 const CONNECTION = '0f0e0d0c-0b0a-4908-8706-050403020100'
 const T0 = Date.UTC(2026, 9, 1)
 /** Far more calls than any guard allows in these tests: reaching it means a guard failed. */
 const RUNAWAY = 2_000
-
-function memoryStore() {
-  let plan: SyncCheckpoint[] = []
-  const records = new Map<string, HistoryItem>()
-  const store: SyncStorePort = {
-    loadPlan: () => Promise.resolve(plan),
-    savePlan: (_c, p) => {
-      plan = p.map((cp) => ({ ...cp }))
-      return Promise.resolve()
-    },
-    putPage: (page, cp) => {
-      if (page.resource === 'transaction_history') for (const i of page.items) records.set(i.resource_id, i)
-      plan = plan.map((p) => (p.partitionId === cp.partitionId ? { ...cp } : p))
-      return Promise.resolve({ added: page.items.length, changedKeys: [] })
-    },
-    staleRefundedCharges: () => Promise.resolve([]),
-    finishRun: () => {
-      plan = []
-      return Promise.resolve()
-    },
-  }
-  return { store, records, plan: () => plan }
-}
 
 type Answer = (args: ListPageArgs, call: number) => Omit<ListPageResult, 'fetchedAt'>
 
