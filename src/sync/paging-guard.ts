@@ -81,19 +81,46 @@ export interface PageSeen {
   cursor: string | null
 }
 
+/**
+ * Records received and the span of their dates. A partition keeps its own; the partitions of one list
+ * and store (a partition and the parts split from it) also share one, since their windows lie in the
+ * same range: a service that looks dense enough to be split then stops after a few thousand records in
+ * all, not that many per part.
+ */
+export class SpanTally {
+  received = 0
+  private oldest = Number.POSITIVE_INFINITY
+  private newest = Number.NEGATIVE_INFINITY
+
+  add(page: Pick<PageSeen, 'received' | 'oldestCreated' | 'newestCreated'>): void {
+    this.received += page.received
+    if (Number.isFinite(page.oldestCreated)) this.oldest = Math.min(this.oldest, page.oldestCreated)
+    if (Number.isFinite(page.newestCreated)) this.newest = Math.max(this.newest, page.newestCreated)
+  }
+
+  /**
+   * Records the span between the oldest and newest dates seen can hold (those set aside count too, at
+   * no time of their own), the newest bounded by `end`.
+   */
+  canHold(end: number): number {
+    const newest = Math.min(this.newest, end)
+    const oldest = Math.min(this.oldest, newest)
+    return Number.isFinite(newest) ? recordsSpanCanHold(oldest, newest) : recordsSpanCanHold(0, 0)
+  }
+}
+
 /** The guard of one partition for one run; kept across the times the partition gives its worker back. */
 export class PagingGuard {
   private readonly cursors = new Set<string>()
   private pages = 0
-  private received = 0
-  private oldest = Number.POSITIVE_INFINITY
-  private newest = Number.NEGATIVE_INFINITY
+  private readonly own = new SpanTally()
   private expected: number | undefined
   private readonly maxPages: number
 
   constructor(
     private readonly cp: Pick<SyncCheckpoint, 'from' | 'to' | 'cursor'>,
     private readonly now: number,
+    private readonly shared = new SpanTally(),
     limit = PAGE_LIMIT,
   ) {
     this.maxPages = maxPagesOf(cp, now, limit)
@@ -112,9 +139,8 @@ export class PagingGuard {
   check(page: PageSeen, askedFrom: string | null): PagingStop | null {
     const first = this.pages === 0 && askedFrom === null
     this.pages++
-    this.received += page.received
-    if (Number.isFinite(page.oldestCreated)) this.oldest = Math.min(this.oldest, page.oldestCreated)
-    if (Number.isFinite(page.newestCreated)) this.newest = Math.max(this.newest, page.newestCreated)
+    this.own.add(page)
+    this.shared.add(page)
     const total = this.total(page.totalHits)
     if (first && total !== undefined) this.expected = total
     if (!page.hasMore) return null
@@ -122,17 +148,16 @@ export class PagingGuard {
     if (page.cursor === null || page.cursor === askedFrom) return stop('cursor_stuck', {})
     if (this.cursors.has(page.cursor)) return stop('cursor_repeated', { pages: this.pages })
     this.cursors.add(page.cursor)
+    const received = this.own.received
     // After a split, later pages hold only the narrowed window: never more than the first page's total.
-    if (this.expected !== undefined && this.received > this.expected)
-      return stop('more_than_total', { received: this.received, expected: this.expected })
+    if (this.expected !== undefined && received > this.expected)
+      return stop('more_than_total', { received, expected: this.expected })
     if (this.pages >= this.maxPages) return stop('too_many_pages', { pages: this.pages })
-    // Every record received lies between the oldest and the newest seen (those set aside are counted too,
-    // at no time of their own): no more of them than that span can hold.
     const end = effectiveEnd(this.cp, this.now)
-    const newest = Math.min(this.newest, end)
-    const oldest = Math.min(this.oldest, newest)
-    const canHold = Number.isFinite(newest) ? recordsSpanCanHold(oldest, newest) : recordsSpanCanHold(0, 0)
-    if (this.received > canHold) return stop('too_dense', { received: this.received, canHold })
+    for (const tally of [this.own, this.shared]) {
+      const canHold = tally.canHold(end)
+      if (tally.received > canHold) return stop('too_dense', { received: tally.received, canHold })
+    }
     return null
   }
 }

@@ -34,7 +34,7 @@ import {
   type SyncScope,
   type TimeWindow,
 } from './plan'
-import { PagingGuard, type PagingStop } from './paging-guard'
+import { PagingGuard, SpanTally, type PagingStop } from './paging-guard'
 import { recheckChangeable, type ChangeableRecord } from './recheck'
 
 export interface PageWriteResult {
@@ -213,6 +213,8 @@ interface RunContext {
   requeue: (entry: Entry) => void
   /** Each partition's paging guard, kept while the partition gives its worker back and takes one again. */
   guards: Map<string, PagingGuard>
+  /** What the partitions of one list and store received in all (plan.ts `partitionKeyOf`). */
+  tallies: Map<string, SpanTally>
 }
 
 function viewOf(cp: SyncCheckpoint): PartitionProgress {
@@ -493,6 +495,7 @@ export class SyncEngine {
           wakeAll()
         },
         guards: new Map(),
+        tallies: new Map(),
       }
       const worker = async () => {
         while (!abort.signal.aborted) {
@@ -732,7 +735,10 @@ export class SyncEngine {
     let writing: Promise<boolean> = Promise.resolve(true)
     let guard = run.guards.get(cp.partitionId)
     if (!guard) {
-      guard = new PagingGuard(cp, this.now())
+      const key = partitionKeyOf(cp.resource, cp.storeId)
+      const tally = run.tallies.get(key) ?? new SpanTally()
+      run.tallies.set(key, tally)
+      guard = new PagingGuard(cp, this.now(), tally)
       run.guards.set(cp.partitionId, guard)
     }
     const stop = async ({ reason, params, message }: PagingStop): Promise<void> => {

@@ -142,6 +142,20 @@ describe('a sync that would never end', () => {
     expect(await db.history.count()).toBe(2_000)
   }, 60_000)
 
+  it('the same, at an instant far enough back that the partition is split: the parts share one bound', async () => {
+    let n = 0
+    h.setHandler((_req, res) => {
+      if (h.requests() > RUNAWAY) return res.destroy()
+      const items = Array.from({ length: 100 }, () => hostileItem(++n, T0 - 3_600_000))
+      json(res, { items, has_more: true })
+    })
+    const { result } = await h.sync()
+    expect(result.partitions.length).toBeGreaterThan(1)
+    expect(new Set(result.partitions.map((p) => p.error?.reason))).toEqual(new Set(['too_dense']))
+    // 2,000 records at one instant in all, then one more page per part at most.
+    expect(h.requests()).toBeLessThanOrEqual(21 + result.partitions.length)
+  }, 60_000)
+
   it('a total_hits of 10^12 is unknown: the progress never reads "of about" an absurd number', async () => {
     h.setHandler((_req, res, url) => {
       const cursor = url.searchParams.get('cursor')
