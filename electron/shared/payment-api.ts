@@ -183,12 +183,22 @@ export const chargeItemSchema = z
   })
 export type ChargeItem = z.infer<typeof chargeItemSchema>
 
-/** Seed §2.1. `total_hits` is validated when present but not required: the client must cope without it. */
+/**
+ * A `total_hits` above this is not taken as a count: 50 times the 2 million records the cache is built
+ * for, far beyond a merchant's history in one list.
+ */
+export const MAX_PLAUSIBLE_TOTAL = 100_000_000
+
+/**
+ * Seed §2.1. `total_hits` is not required (the client must cope without it), and one that cannot be a
+ * count (negative, fractional, beyond `MAX_PLAUSIBLE_TOTAL`, not a number) is read as absent: unknown,
+ * never a reason to refuse the page nor a number to show.
+ */
 export function listEnvelopeSchema<T extends z.ZodType>(item: T) {
   return z.looseObject({
     items: z.array(item),
     has_more: z.boolean(),
-    total_hits: z.number().int().nonnegative().optional(),
+    total_hits: z.number().int().nonnegative().max(MAX_PLAUSIBLE_TOTAL).optional().catch(undefined),
     /** History answers may carry it while has_more is true (real-service.md). Ignored unless a UUID. */
     next_cursor: z.string().nullish(),
   })

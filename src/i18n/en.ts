@@ -162,6 +162,33 @@ export const en = {
       outsideWindow: 'dated outside its request',
     },
   },
+  syncGuard: {
+    doneSetAside:
+      'Up to date, {count} item set aside: fetch again. | Up to date, {count} items set aside: fetch again.',
+    cutLabel: 'Shortened text',
+    cutFields: 'Cut to {max} characters when stored (the payment service sent more): {fields}',
+    stoppedPart: '{list}, {period}: {reason}',
+    reasons: {
+      empty_page:
+        'The payment service said there was more but sent an empty page. This part stopped; what was stored before stays.',
+      cursor_stuck:
+        'The payment service sent a page that does not move on (the same cursor again). This part stopped instead of asking for it forever; what was stored before stays.',
+      cursor_repeated:
+        'The payment service sent a cursor it had already sent (after {pages} pages): its pages go round in circles. This part stopped; what was stored before stays.',
+      more_than_total:
+        'The payment service sent {received} records for a period it said holds {expected}, and still says there are more. This part stopped; what was stored before stays.',
+      too_many_pages:
+        'The payment service sent {pages} pages, more than this period can hold, and still says there are more. This part stopped; what was stored before stays.',
+      too_dense:
+        'The payment service sent {received} records dated within a span that can hold at most {canHold}, and still says there are more. This part stopped; what was stored before stays.',
+      page_too_large:
+        'The payment service sent a page larger than {maxMb} MB. It was refused unread; nothing of it was stored.',
+      too_many_items:
+        'The payment service sent {received} items in a page of at most {asked}. The page was refused; nothing of it was stored.',
+      nested_too_deep:
+        'The payment service sent a page nested more than {maxDepth} levels deep. It was refused unread; nothing of it was stored.',
+    },
+  },
   ledger: {
     title: 'Ledger',
     empty: 'Nothing cached yet. Add a connection and sync it to see its charges and refunds here.',

@@ -13,6 +13,10 @@ import { fetchQuarantinedAgain, type RefetchOutcome } from '../sync/quarantine-r
 export const useQuarantineStore = defineStore('quarantine', () => {
   const connectionId = ref<string | null>(null)
   const rows = shallowRef<QuarantineRecord[]>([])
+  /** The connection whose rows `rows` holds (kept while they are read again). */
+  const rowsFor = ref<string | null>(null)
+  /** The same, once read and while no read is under way. */
+  const loadedFor = ref<string | null>(null)
   /** The row being fetched again, if any. */
   const fetching = ref<string | null>(null)
   const lastOutcome = ref<{ id: string; result: RefetchOutcome } | null>(null)
@@ -20,9 +24,14 @@ export const useQuarantineStore = defineStore('quarantine', () => {
 
   async function load(id: string): Promise<void> {
     connectionId.value = id
+    loadedFor.value = null
     const list = await new QuarantineRepository(appCache().db).list(id)
     // Another connection may have been chosen meanwhile.
-    if (connectionId.value === id) rows.value = list
+    if (connectionId.value === id) {
+      rows.value = list
+      rowsFor.value = id
+      loadedFor.value = id
+    }
   }
 
   /** How many set-aside items of a connection fall in a month of the accounting time zone. */
@@ -51,5 +60,16 @@ export const useQuarantineStore = defineStore('quarantine', () => {
     }
   }
 
-  return { connectionId, rows, fetching, lastOutcome, error, load, countForMonth, fetchAgain }
+  return {
+    connectionId,
+    rows,
+    rowsFor,
+    loadedFor,
+    fetching,
+    lastOutcome,
+    error,
+    load,
+    countForMonth,
+    fetchAgain,
+  }
 })

@@ -34,6 +34,7 @@ import {
   type SyncScope,
   type TimeWindow,
 } from './plan'
+import { PagingGuard, SpanTally, type PagingStop } from './paging-guard'
 import { estimateTimeLeft } from './progress-estimate'
 import { recheckChangeable, type ChangeableRecord } from './recheck'
 
@@ -114,7 +115,18 @@ export interface PartitionProgress {
    */
   estimate: number | null
   done: boolean
-  error: { code: ApiErrorCode; message: string } | null
+  error: PartitionError | null
+}
+
+/**
+ * Why a partition stopped: the error's code and English message, and when known a specific reason (a
+ * paging guard's, paging-guard.ts, or main's `details.reason`) with its numbers, for the display language.
+ */
+export interface PartitionError {
+  code: ApiErrorCode
+  message: string
+  reason?: string
+  params?: Record<string, number>
 }
 
 export type SyncState = 'running' | 'cancelling' | 'cancelled' | 'done' | 'partial' | 'offline' | 'failed'
@@ -208,6 +220,10 @@ interface RunContext {
   perMinute: Partial<Record<SyncResource, number>>
   /** Puts a partition that gave its worker back at the end of the queue, to go on where it stopped. */
   requeue: (entry: Entry) => void
+  /** Each partition's paging guard, kept while the partition gives its worker back and takes one again. */
+  guards: Map<string, PagingGuard>
+  /** What the partitions of one list and store received in all (plan.ts `partitionKeyOf`). */
+  tallies: Map<string, SpanTally>
 }
 
 function viewOf(cp: SyncCheckpoint): PartitionProgress {
@@ -228,6 +244,38 @@ function viewOf(cp: SyncCheckpoint): PartitionProgress {
 
 function createdMs(item: HistoryItem | ChargeItem | undefined): number {
   return item ? Date.parse(item.created_on) : Number.NaN
+}
+
+/** The oldest and newest `created_on` of a page's valid items; NaN when it has none. */
+function createdSpanOf(page: ListPageResult): { oldestCreated: number; newestCreated: number } {
+  let oldest = Number.NaN
+  let newest = Number.NaN
+  for (const item of page.items) {
+    const at = createdMs(item)
+    if (!(at >= oldest)) oldest = at
+    if (!(at <= newest)) newest = at
+  }
+  return { oldestCreated: oldest, newestCreated: newest }
+}
+
+/** A failed call as its partition shows it: with main's specific reason, when it gave one. */
+function errorOf(error: DesktopApiError): PartitionError {
+  const reason = error.details?.['reason']
+  const params = error.details?.['params']
+  return {
+    code: error.code,
+    message: error.message,
+    ...(typeof reason === 'string' ? { reason } : {}),
+    ...(isNumberRecord(params) ? { params } : {}),
+  }
+}
+
+function isNumberRecord(value: unknown): value is Record<string, number> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.values(value).every((v) => typeof v === 'number' && Number.isFinite(v))
+  )
 }
 
 /**
@@ -469,6 +517,8 @@ export class SyncEngine {
           queue.push(entry)
           wakeAll()
         },
+        guards: new Map(),
+        tallies: new Map(),
       }
       const worker = async () => {
         while (!abort.signal.aborted) {
@@ -706,13 +756,17 @@ export class SyncEngine {
     let cp = checkpoint
     view.error = null
     let writing: Promise<boolean> = Promise.resolve(true)
-    // Guard against a service that pages forever: what its first page said the window holds, and the
-    // items seen since (stored or quarantined).
-    let expected: number | undefined
-    let seen = 0
-    const stop = async (message: string): Promise<void> => {
+    let guard = run.guards.get(cp.partitionId)
+    if (!guard) {
+      const key = partitionKeyOf(cp.resource, cp.storeId)
+      const tally = run.tallies.get(key) ?? new SpanTally()
+      run.tallies.set(key, tally)
+      guard = new PagingGuard(cp, this.now(), tally)
+      run.guards.set(cp.partitionId, guard)
+    }
+    const stop = async ({ reason, params, message }: PagingStop): Promise<void> => {
       await writing
-      view.error = { code: 'malformed_response', message }
+      view.error = { code: 'malformed_response', message, reason, params }
       emit()
     }
     while (!cp.done && !signal.aborted) {
@@ -731,18 +785,17 @@ export class SyncEngine {
           progress.state = 'cancelling'
           return
         }
-        view.error = { code: shaped.code, message: shaped.message }
+        view.error = errorOf(shaped)
         emit()
         return
       }
       if (page.routePerMinute !== undefined) run.perMinute[cp.resource] = page.routePerMinute
+      // An impossible total_hits is unknown: it would only make the progress line absurd.
+      const { totalHits: claimed, ...rest } = page
+      const totalHits = guard.total(claimed)
+      page = totalHits === undefined ? rest : { ...rest, totalHits }
       const last = page.items[page.items.length - 1]
       const quarantined = page.quarantined ?? []
-      const received = page.items.length + quarantined.length
-      if (page.hasMore && received === 0) {
-        await stop('The service said there was more but sent an empty page.')
-        return
-      }
       // The service's next_cursor when it sends one, else the id of the page's last item, quarantined or
       // not (main works it out); the last stored item's id from an older main.
       const cursor =
@@ -752,21 +805,18 @@ export class SyncEngine {
             ? (last as ChargeItem).id
             : (last as HistoryItem).resource_id
           : cp.cursor)
-      if (page.hasMore && (cursor === null || cursor === cp.cursor)) {
-        await stop(
-          'The service sent a page that does not move on (its cursor stayed where it was); this part stopped ' +
-            'instead of asking for the same page again.',
-        )
-        return
-      }
-      if (cp.cursor === null && page.totalHits !== undefined) expected = page.totalHits
-      seen += received
-      // After a split, later pages hold only the narrowed window: never more than the first page's total.
-      if (page.hasMore && expected !== undefined && seen > expected) {
-        await stop(
-          `The service has sent ${seen} records for a window it said holds ${expected}, and still says there ` +
-            'are more; this part stopped instead of paging on.',
-        )
+      const stopped = guard.check(
+        {
+          hasMore: page.hasMore,
+          received: page.items.length + quarantined.length,
+          ...createdSpanOf(page),
+          totalHits,
+          cursor,
+        },
+        cp.cursor,
+      )
+      if (stopped) {
+        await stop(stopped)
         return
       }
       const next: SyncCheckpoint = {

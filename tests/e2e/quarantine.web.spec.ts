@@ -65,6 +65,8 @@ test.describe('quarantine on the web host', () => {
 
     await nav.getByRole('link', { name: 'Connections' }).click()
     await expect(page.getByTestId('quarantine-count')).toHaveText('Set aside: 1 item')
+    // Never a bare "Up to date." while an item is set aside.
+    await expect(page.getByTestId('sync-state')).toHaveText('Up to date, 1 item set aside: fetch again.')
     const table = page.getByRole('table', { name: 'Items set aside' })
     await expect(table).toContainText(itemId)
     await expect(table).toContainText('amount: expected number, received string')
@@ -74,6 +76,7 @@ test.describe('quarantine on the web host', () => {
       'Fetched again: the item is valid now and was stored.',
     )
     await expect(page.getByTestId('quarantine-count')).toHaveCount(0)
+    await expect(page.getByTestId('sync-state')).toHaveText('Up to date.')
 
     await nav.getByRole('link', { name: 'Ledger' }).click()
     await expect(page.getByRole('heading', { level: 1, name: 'Ledger' })).toBeVisible()

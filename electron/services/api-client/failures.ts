@@ -164,11 +164,12 @@ export function malformedSchema(error: z.core.$ZodError, limits?: RateLimitInfo)
 }
 
 /** Not retried: the same page would be as large again. */
-export function pageTooLarge(limits?: RateLimitInfo): Failure {
+export function pageTooLarge(maxBytes: number, limits?: RateLimitInfo): Failure {
+  const maxMb = Math.round(maxBytes / (1024 * 1024))
   return malformed(
     'never',
-    'The payment service sent a page larger than 32 MB; it was refused unread.',
-    { reason: 'page_too_large' },
+    `The payment service sent a page larger than ${maxMb} MB; it was refused unread.`,
+    { reason: 'page_too_large', params: { maxMb } },
     limits,
   )
 }
@@ -178,7 +179,17 @@ export function nestedTooDeep(maxDepth: number, limits?: RateLimitInfo): Failure
   return malformed(
     'never',
     `The payment service sent a page nested more than ${maxDepth} levels deep; it was refused unread.`,
-    { reason: 'nested_too_deep' },
+    { reason: 'nested_too_deep', params: { maxDepth } },
+    limits,
+  )
+}
+
+/** Not retried: a page with more items than asked for is not the page asked for; none of it is kept. */
+export function tooManyItems(received: number, asked: number, limits?: RateLimitInfo): Failure {
+  return malformed(
+    'never',
+    `The payment service sent ${received} items in a page of at most ${asked}; the page was refused.`,
+    { reason: 'too_many_items', params: { received, asked } },
     limits,
   )
 }

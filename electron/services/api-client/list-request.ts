@@ -6,6 +6,7 @@
  */
 import { listQuerySchema, type ListQuery, type Resource } from '../../shared/contract/api'
 import { DesktopApiError, fieldIssuesFromZod, invalidArgument } from '../../shared/errors'
+import { MAX_PAGE_LIMIT } from '../../shared/payment-api'
 import type { LimitKeys } from '../scheduler/rate-limiter'
 import type { RequestedWindow } from './page-validation'
 
@@ -18,6 +19,8 @@ export interface BuiltRequest extends Omit<LimitKeys, 'namespace'> {
   display: string
   /** The window the filters ask for; items dated outside it are quarantined. */
   window?: RequestedWindow
+  /** Items a page may hold: the `limit` asked for, else the most the service serves. More refuse the page. */
+  limit: number
 }
 
 /** History: from ≥, to ≤; charges: from ≥, to < (seed §4.1, §4.2). */
@@ -74,5 +77,6 @@ export function buildListRequest(baseUrl: string, rawQuery: unknown): BuiltReque
     jsonContentType: query.resource === 'transaction_history',
     display: `GET ${url.pathname}${url.search}`,
     ...(window ? { window } : {}),
+    limit: query.paging?.limit ?? MAX_PAGE_LIMIT,
   }
 }

@@ -15,6 +15,7 @@ import {
   type ChargeItem,
   type HistoryItem,
 } from '../../shared/payment-api'
+import { capItemText, MAX_STORED_ITEM } from '../../shared/stored-text'
 import { formatPath } from './failures'
 
 /** The time window a list request asked for, as epoch ms (the history list's `to` is inclusive). */
@@ -64,6 +65,30 @@ function readableText(value: unknown, max = 100): string | null {
 
 function isUuid(value: unknown): value is string {
   return uuidSchema.safeParse(value).success
+}
+
+/** Top-level fields of the accounting core: too long, they quarantine the item; they are never cut. */
+const CORE_FIELDS: Record<Resource, ReadonlySet<string>> = {
+  transaction_history: new Set([
+    'store_id',
+    'resource_id',
+    'charge_id',
+    'currency',
+    'type',
+    'status',
+    'created_on',
+    'mode',
+  ]),
+  charges: new Set([
+    'id',
+    'store_id',
+    'requested_currency',
+    'charged_currency',
+    'fee_currency',
+    'status',
+    'created_on',
+    'mode',
+  ]),
 }
 
 /** The id the service pages by: `resource_id` for history, `id` for charges (real-service.md). */
@@ -148,7 +173,22 @@ export function validatePage(
   const quarantined: QuarantinedItem[] = []
   const schema = resource === 'charges' ? chargeItemSchema : historyItemSchema
   const good: (HistoryItem | ChargeItem)[] = []
-  for (const item of rawItems) {
+  for (const raw of rawItems) {
+    // Free text is cut to what is stored before anything else reads the item (stored-text.ts).
+    const capped = capItemText(raw, CORE_FIELDS[resource])
+    const item = capped.item
+    if (capped.tooLong.length > 0) {
+      quarantined.push(quarantine(resource, item, source, 'invalid', capped.tooLong))
+      continue
+    }
+    if (capped.size > MAX_STORED_ITEM) {
+      const issue = {
+        path: '(item)',
+        message: `about ${capped.size} characters once its text is cut, more than the ${MAX_STORED_ITEM} kept`,
+      }
+      quarantined.push(quarantine(resource, item, source, 'invalid', [issue]))
+      continue
+    }
     const parsed = schema.safeParse(item)
     if (!parsed.success) {
       quarantined.push(quarantine(resource, item, source, 'invalid', issuesOf(parsed.error)))

@@ -12,6 +12,7 @@ import {
   nestedTooDeep,
   pageTooLarge,
   malformedSchema,
+  tooManyItems,
   statusFailure,
   transportFailure,
 } from './failures'
@@ -20,6 +21,7 @@ import { validatePage, type ValidatedPage } from './page-validation'
 import { parseRateLimitHeaders } from './rate-limit-headers'
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../shared/json-depth'
 import { credentialScrubber } from './scrub-credentials'
+import { BodyGate, LARGE_BODY } from './body-gate'
 
 /** A page whose envelope was valid: its good items, and the bad ones quarantined (page-validation.ts). */
 export type ListEnvelope = ValidatedPage
@@ -35,18 +37,34 @@ export interface PaymentApiClientOptions {
 
 /** Error bodies are read only this far: they are for a code and a field list, not for content. */
 const MAX_ERROR_BODY = 64 * 1024
-/** A page of 100 items is ~200 KB; a body far beyond that is refused before it can exhaust main's memory. */
-export const MAX_PAGE_BODY = 32 * 1024 * 1024
+/**
+ * A page of 100 items is ~200 KB, and one whose every text field is at the stored limit (stored-text.ts)
+ * a few MB; a body beyond this is refused as it streams in, before it can exhaust main's memory.
+ */
+export const MAX_PAGE_BODY = 16 * 1024 * 1024
 
-async function readBytes(response: Response, max: number): Promise<{ bytes: Buffer; size: number }> {
+/**
+ * The body as it streams in, with a running count: reading stops (and the rest is cancelled) once `max`
+ * bytes are in. `onLarge` runs once when the count passes `LARGE_BODY`, and reading waits for it.
+ */
+async function readBytes(
+  response: Response,
+  max: number,
+  onLarge?: () => Promise<void>,
+): Promise<{ bytes: Buffer; size: number }> {
   if (!response.body) return { bytes: Buffer.alloc(0), size: 0 }
   const chunks: Uint8Array[] = []
   let size = 0
+  let large = false
   // Leaving the loop early cancels the rest of the body.
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     chunks.push(chunk)
     size += chunk.byteLength
     if (size >= max) break
+    if (!large && onLarge && size > LARGE_BODY) {
+      large = true
+      await onLarge()
+    }
   }
   return { bytes: Buffer.concat(chunks).subarray(0, max), size }
 }
@@ -59,6 +77,8 @@ export class PaymentApiClient {
   private readonly clock: Clock
   private readonly fetchImpl: FetchLike
   readonly timeoutMs: number
+  /** Large answers read and parsed at once, across every call of this client (body-gate.ts). */
+  readonly bodies = new BodyGate()
 
   constructor(options: PaymentApiClientOptions) {
     this.clock = options.clock
@@ -96,6 +116,7 @@ export class PaymentApiClient {
     if (signal.aborted) controller.abort()
     else signal.addEventListener('abort', onAbort, { once: true })
     const timer = new AbortController()
+    let releaseSlot: (() => void) | undefined
     this.clock.sleep(timeoutMs, timer.signal).then(
       () => {
         timedOut = true
@@ -142,8 +163,10 @@ export class PaymentApiClient {
       }
       let text: string
       try {
-        const page = await readBytes(response, MAX_PAGE_BODY + 1)
-        if (page.size > MAX_PAGE_BODY) return pageTooLarge(limits)
+        const page = await readBytes(response, MAX_PAGE_BODY + 1, async () => {
+          releaseSlot = await this.bodies.acquire(controller.signal)
+        })
+        if (page.size > MAX_PAGE_BODY) return pageTooLarge(MAX_PAGE_BODY, limits)
         text = new TextDecoder().decode(page.bytes)
       } catch (error) {
         return failed(error, limits)
@@ -155,6 +178,9 @@ export class PaymentApiClient {
       } catch {
         return malformedJson(limits)
       }
+      const items = (json as { items?: unknown } | null)?.items
+      if (Array.isArray(items) && items.length > request.limit)
+        return tooManyItems(items.length, request.limit, limits)
       // A page that echoes our own credentials must not carry them on to the cache and exports.
       const validated = validatePage(request.resource, credentialScrubber(credentials).echoes(json), {
         request: request.display,
@@ -164,6 +190,7 @@ export class PaymentApiClient {
         ? { ok: true, value: validated.page, limits }
         : malformedSchema(validated.error, limits)
     } finally {
+      releaseSlot?.()
       timer.abort()
       signal.removeEventListener('abort', onAbort)
     }

@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest'
 import type { ListPageArgs, ListPageResult, QuarantinedItem } from '../../../../electron/shared/contract/api'
 import type { HistoryItem } from '../../../../electron/shared/payment-api'
-import type { SyncCheckpoint } from '../../../../src/domain/records'
-import { SyncEngine, type SyncStorePort } from '../../../../src/sync/sync-engine'
+import { SyncEngine } from '../../../../src/sync/sync-engine'
 import { quarantinedItem, uuid as id } from '../../../support/api-items'
+import { memoryStore } from './memory-sync-store'
 
 const CONNECTION = '0f0e0d0c-0b0a-4908-8706-050403020100'
 
@@ -28,31 +28,6 @@ function item(i: number): HistoryItem {
 
 function quarantined(i: number): QuarantinedItem {
   return quarantinedItem(i, { request: 'GET /transaction_history', raw: { resource_id: id(i), amount: 'x' } })
-}
-
-function memoryStore() {
-  let plan: SyncCheckpoint[] = []
-  const records = new Map<string, HistoryItem>()
-  const quarantine = new Map<string, QuarantinedItem>()
-  const store: SyncStorePort = {
-    loadPlan: () => Promise.resolve(plan),
-    savePlan: (_c, p) => {
-      plan = p.map((cp) => ({ ...cp }))
-      return Promise.resolve()
-    },
-    putPage: (page, cp) => {
-      if (page.resource === 'transaction_history') for (const i of page.items) records.set(i.resource_id, i)
-      for (const q of page.quarantined ?? []) quarantine.set(q.itemId ?? '', q)
-      plan = plan.map((p) => (p.partitionId === cp.partitionId ? { ...cp } : p))
-      return Promise.resolve({ added: page.items.length, changedKeys: [] })
-    },
-    staleRefundedCharges: () => Promise.resolve([]),
-    finishRun: () => {
-      plan = []
-      return Promise.resolve()
-    },
-  }
-  return { store, records, quarantine, plan: () => plan }
 }
 
 /** A fake `api:listPage` answering from a script: the n-th call gets the n-th answer (or the last). */
@@ -96,6 +71,8 @@ describe('sync guards', () => {
     expect(result.partitions[0]?.error).toEqual({
       code: 'malformed_response',
       message: expect.stringMatching(/does not move on/) as string,
+      reason: 'cursor_stuck',
+      params: {},
     })
     // One page stored, one more asked for (same cursor back): then it stops.
     expect(calls).toHaveLength(2)

@@ -98,13 +98,21 @@ describe('a bad item is quarantined, the good ones stored', () => {
     for (const [body, path] of [
       [{ items: 'nope', has_more: false }, 'items'],
       [{ items: [] }, 'has_more'],
-      [{ items: [], has_more: false, total_hits: -1 }, 'total_hits'],
       [[], '(root)'],
     ] as const) {
       const result = validatePage('charges', body, SOURCE)
       expect(result.ok, path).toBe(false)
       if (!result.ok) expect(result.error.issues[0]?.path.join('.') || '(root)').toBe(path)
     }
+  })
+
+  it('reads a total_hits that cannot be a count as absent, and keeps the page', () => {
+    for (const total of [-1, 2.5, 1e12, '12', null]) {
+      const result = validatePage('charges', { items: [], has_more: false, total_hits: total }, SOURCE)
+      expect(result.ok && result.page.totalHits, String(total)).toBeUndefined()
+    }
+    const fine = validatePage('charges', { items: [], has_more: false, total_hits: 2_000 }, SOURCE)
+    expect(fine.ok && fine.page.totalHits).toBe(2_000)
   })
 
   it('quarantines items dated outside the requested window (history to inclusive, charges to exclusive)', () => {
