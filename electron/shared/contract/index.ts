@@ -9,6 +9,7 @@ import { appContract } from './app'
 import { connectionsContract } from './connections'
 import { exportContract } from './export'
 import { filesContract } from './files'
+import { payoutsContract } from './payouts'
 import { sandboxContract } from './sandbox'
 
 export const desktopApiContract = {
@@ -16,6 +17,7 @@ export const desktopApiContract = {
   ...filesContract,
   ...connectionsContract,
   ...apiContract,
+  ...payoutsContract,
   ...sandboxContract,
   ...exportContract,
 } as const
@@ -42,5 +44,6 @@ export * from './app'
 export * from './files'
 export * from './connections'
 export * from './api'
+export * from './payouts'
 export * from './sandbox'
 export * from './export'
