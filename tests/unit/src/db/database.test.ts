@@ -85,7 +85,23 @@ describe('ClosebookDb', () => {
     await db.open()
     expect(db.verno).toBe(9)
     expect(await db.settings.get('k')).toEqual({ key: 'k', value: 1 })
-    for (const name of STAGED_TABLE_NAMES.filter((n) => n !== 'chargeDays' && n !== 'chargeParts'))
+    // The staging copies version 9 made (later versions added their own).
+    const v9Staged = [
+      'connections',
+      'stores',
+      'history',
+      'charges',
+      'markDays',
+      'dayDigests',
+      'dayTokens',
+      'audit',
+      'checkpoints',
+      'locks',
+      'settings',
+      'imports',
+      'importedRows',
+    ] as const
+    for (const name of STAGED_TABLE_NAMES.filter((n) => (v9Staged as readonly string[]).includes(n)))
       expect(await db.staged(name).count()).toBe(0)
     db.close()
   })
@@ -99,7 +115,7 @@ describe('ClosebookDb', () => {
     v9.close()
     const db = new ClosebookDb('closebook', deps)
     await db.open()
-    expect(db.verno).toBe(10)
+    expect(db.verno).toBe(CURRENT_VERSION)
     expect(await db.chargeDays.count()).toBe(0)
     const repo = new ChargesRepository(db)
     expect(await repo.inRange(CONN, -Infinity, Infinity)).toEqual(before)
