@@ -57,6 +57,20 @@ async function readCapped(response: Response, max: number): Promise<string> {
   return new TextDecoder().decode((await readBytes(response, max)).bytes)
 }
 
+/**
+ * An error, or a page's quarantined payloads (they go to the renderer and its cache), with any credential
+ * the server echoed replaced.
+ */
+function scrubbed<P extends { quarantined: Q[] }, Q>(
+  result: AttemptResult<P>,
+  credentials: Credentials,
+): AttemptResult<P> {
+  const scrub = credentialScrubber(credentials)
+  if (!result.ok) return { ...result, error: scrub.error(result.error) }
+  if (result.value.quarantined.length === 0) return result
+  return { ...result, value: { ...result.value, quarantined: scrub.pieces(result.value.quarantined) } }
+}
+
 export class PaymentApiClient {
   private readonly clock: Clock
   private readonly fetchImpl: FetchLike
@@ -81,14 +95,7 @@ export class PaymentApiClient {
       })
       return validated.ok ? { ok: true, value: validated.page } : validated
     })
-    const scrub = credentialScrubber(credentials)
-    if (!result.ok) return { ...result, error: scrub.error(result.error) }
-    // A quarantined payload goes to the renderer and its cache: never with a credential the server echoed.
-    if (result.value.quarantined.length === 0) return result
-    return {
-      ...result,
-      value: { ...result.value, quarantined: scrub.pieces(result.value.quarantined) },
-    }
+    return scrubbed(result, credentials)
   }
 
   /** One payout page or item, validated like a list page; quarantined payloads scrubbed as there. */
@@ -101,10 +108,7 @@ export class PaymentApiClient {
     const result = await this.send(request, credentials, signal, timeoutMs, (json) =>
       validatePayoutPage(request, json),
     )
-    const scrub = credentialScrubber(credentials)
-    if (!result.ok) return { ...result, error: scrub.error(result.error) }
-    if (result.value.quarantined.length === 0) return result
-    return { ...result, value: { ...result.value, quarantined: scrub.pieces(result.value.quarantined) } }
+    return scrubbed(result, credentials)
   }
 
   private async send<T>(
