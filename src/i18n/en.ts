@@ -55,6 +55,7 @@ export const en = {
     historyItem: '{from} → {to} on {date}',
     historyReason: 'reason: {reason}',
     noHistory: 'No status changes yet.',
+    recordsHeader: 'Records',
     records: 'Records settled ({count})',
     recordsOf: 'Records settled by the transfer of {period}',
     origin: {

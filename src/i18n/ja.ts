@@ -55,6 +55,7 @@ export const ja: MessageSchema = {
     historyItem: '{date}：{from} → {to}',
     historyReason: '理由：{reason}',
     noHistory: '状態の変更はまだありません。',
+    recordsHeader: '取引',
     records: '精算された取引（{count} 件）',
     recordsOf: '{period} の振込で精算された取引',
     origin: {

@@ -277,7 +277,7 @@ export class PayoutSync {
             : { transferId, part: 'status_changes', cursor: page.cursorAfter ?? null },
         }
         await this.repo.putDetailsPage(
-          { changes: (page.items).map((c) => statusChangeOf(connectionId, c)) },
+          { changes: page.items.map((c) => statusChangeOf(connectionId, c)) },
           quarantineRows(connectionId, page.quarantined, transferId, this.now()),
           state,
         )
@@ -293,7 +293,7 @@ export class PayoutSync {
         paging: { limit: PAGE, ...(cursor ? { cursor } : {}) },
       })
       const syncedAt = this.now()
-      const ledgers = (page.items).map((l) => {
+      const ledgers = page.items.map((l) => {
         const row = ledgerRowOf(connectionId, l, syncedAt)
         // Listed under this transfer: it is in it, whether or not the item repeats the id.
         return { ...row, transferId, transferKey: transferId }
@@ -332,7 +332,7 @@ export class PayoutSync {
       }
       const syncedAt = this.now()
       await this.repo.putLedgers(
-        (page.items).map((l) => ledgerRowOf(connectionId, l, syncedAt)),
+        page.items.map((l) => ledgerRowOf(connectionId, l, syncedAt)),
         quarantineRows(connectionId, page.quarantined, null, syncedAt),
       )
     }
