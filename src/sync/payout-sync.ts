@@ -256,36 +256,63 @@ export class PayoutSync {
     transfer: TransferRow,
     initial: PayoutSyncState,
   ): Promise<PayoutSyncState> {
-    const { connectionId } = request
     const transferId = transfer.id
-    let state = initial
-    const resume = state.details?.transferId === transferId ? state.details : null
+    const resume = initial.details?.transferId === transferId ? initial.details : null
     const seen = resume ? null : new Set<string>()
-    if (!resume || resume.part === 'status_changes') {
-      let cursor = resume?.cursor ?? undefined
-      for (let n = 0; n < 10_000; n++) {
-        const page = await this.page<'transfer_status_changes'>(request, {
-          kind: 'transfer_status_changes',
-          transferId,
-          paging: { limit: PAGE, ...(cursor ? { cursor } : {}) },
-        })
-        const done = !page.hasMore || !page.cursorAfter
-        state = {
-          ...state,
-          details: done
-            ? { transferId, part: 'ledgers', cursor: null }
-            : { transferId, part: 'status_changes', cursor: page.cursorAfter ?? null },
-        }
-        await this.repo.putDetailsPage(
-          { changes: page.items.map((c) => statusChangeOf(connectionId, c)) },
-          quarantineRows(connectionId, page.quarantined, transferId, this.now()),
-          state,
-        )
-        if (done) break
-        cursor = page.cursorAfter
+    let state = initial
+    if (!resume || resume.part === 'status_changes')
+      state = await this.readStatusChanges(request, transferId, resume?.cursor ?? undefined, state)
+    const from = resume?.part === 'ledgers' ? (resume.cursor ?? undefined) : undefined
+    state = await this.readLedgers(request, transferId, from, seen, state)
+    state = { ...state, details: null }
+    await this.repo.finishDetails(request.connectionId, transferId, transfer.status, seen, state)
+    return state
+  }
+
+  private async readStatusChanges(
+    request: PayoutSyncRequest,
+    transferId: string,
+    from: string | undefined,
+    initial: PayoutSyncState,
+  ): Promise<PayoutSyncState> {
+    const { connectionId } = request
+    let state = initial
+    let cursor = from
+    for (let n = 0; n < 10_000; n++) {
+      const page = await this.page<'transfer_status_changes'>(request, {
+        kind: 'transfer_status_changes',
+        transferId,
+        paging: { limit: PAGE, ...(cursor ? { cursor } : {}) },
+      })
+      const done = !page.hasMore || !page.cursorAfter
+      state = {
+        ...state,
+        details: done
+          ? { transferId, part: 'ledgers', cursor: null }
+          : { transferId, part: 'status_changes', cursor: page.cursorAfter ?? null },
       }
+      await this.repo.putDetailsPage(
+        { changes: page.items.map((c) => statusChangeOf(connectionId, c)) },
+        quarantineRows(connectionId, page.quarantined, transferId, this.now()),
+        state,
+      )
+      if (done) break
+      cursor = page.cursorAfter
     }
-    let cursor = resume?.part === 'ledgers' ? (resume.cursor ?? undefined) : undefined
+    return state
+  }
+
+  /** The transfer's ledgers from `from` on; `seen` collects their ids (null: not needed). */
+  private async readLedgers(
+    request: PayoutSyncRequest,
+    transferId: string,
+    from: string | undefined,
+    seen: Set<string> | null,
+    initial: PayoutSyncState,
+  ): Promise<PayoutSyncState> {
+    const { connectionId } = request
+    let state = initial
+    let cursor = from
     for (let n = 0; n < 100_000; n++) {
       const page = await this.page<'transfer_ledgers'>(request, {
         kind: 'transfer_ledgers',
@@ -293,11 +320,12 @@ export class PayoutSync {
         paging: { limit: PAGE, ...(cursor ? { cursor } : {}) },
       })
       const syncedAt = this.now()
-      const ledgers = page.items.map((l) => {
-        const row = ledgerRowOf(connectionId, l, syncedAt)
-        // Listed under this transfer: it is in it, whether or not the item repeats the id.
-        return { ...row, transferId, transferKey: transferId }
-      })
+      // Listed under this transfer: it is in it, whether or not the item repeats the id.
+      const ledgers = page.items.map((l) => ({
+        ...ledgerRowOf(connectionId, l, syncedAt),
+        transferId,
+        transferKey: transferId,
+      }))
       for (const l of ledgers) seen?.add(l.id)
       const done = !page.hasMore || !page.cursorAfter
       state = {
@@ -312,8 +340,6 @@ export class PayoutSync {
       if (done) break
       cursor = page.cursorAfter
     }
-    state = { ...state, details: null }
-    await this.repo.finishDetails(connectionId, transferId, transfer.status, seen, state)
     return state
   }
 
