@@ -7,7 +7,17 @@
  * ledger or transfer keeps its id however often the book is rebuilt.
  */
 import type { Dataset } from './dataset'
+import {
+  DAY_MS,
+  monthIndexOf,
+  monthStartMs,
+  payoutDayMs,
+  PAYOUT_DAY_OF_MONTH,
+  tokyoDate,
+} from './payout-calendar'
 import { Prng } from './prng'
+
+export { PAYOUT_DAY_OF_MONTH, payoutDayMs }
 
 export const LEDGER_AMOUNT_READINGS = ['net', 'gross'] as const
 export const TRANSFER_FEE_READINGS = ['manual_ledger', 'bank_deducted'] as const
@@ -39,10 +49,6 @@ export const minPayoutOf = (currency: string, jpy = DEFAULT_MIN_TRANSFER_PAYOUT)
   currency === 'JPY' ? jpy : Math.round(jpy / 2)
 /** The manual adjustment in the second JPY period. */
 export const ADJUSTMENT_JPY = -1_500
-export const PAYOUT_DAY_OF_MONTH = 15
-/** Asia/Tokyo has no daylight saving time: a fixed offset is exact. */
-const JST_OFFSET_MS = 9 * 3600_000
-const DAY_MS = 86_400_000
 
 export interface SandboxLedger {
   id: string
@@ -101,30 +107,6 @@ export interface PayoutBook {
 /** A UUID that is a pure function of `key`. */
 export function uuidOf(key: string): string {
   return new Prng(key).uuid()
-}
-
-/** First instant (ms, UTC) of the Tokyo month `index` months after 1970-01. */
-function monthStartMs(index: number): number {
-  const year = 1970 + Math.floor(index / 12)
-  const month = ((index % 12) + 12) % 12
-  return Date.UTC(year, month, 1) - JST_OFFSET_MS
-}
-
-function monthIndexOf(ms: number): number {
-  const d = new Date(ms + JST_OFFSET_MS)
-  return (d.getUTCFullYear() - 1970) * 12 + d.getUTCMonth()
-}
-
-function tokyoDate(ms: number): string {
-  return new Date(ms + JST_OFFSET_MS).toISOString().slice(0, 10)
-}
-
-/** The 15th of the month after period `index`, Tokyo, moved past a weekend to Monday; 10:00 JST. */
-export function payoutDayMs(index: number): number {
-  const start = monthStartMs(index + 1) + (PAYOUT_DAY_OF_MONTH - 1) * DAY_MS
-  const weekday = new Date(start + JST_OFFSET_MS).getUTCDay()
-  const shift = weekday === 6 ? 2 : weekday === 0 ? 1 : 0
-  return start + shift * DAY_MS + 10 * 3600_000
 }
 
 /** What the merchant receives for a ledger: its amount (net reading) or amount less fees (gross). */
@@ -265,6 +247,149 @@ export interface BuildOptions {
   bankAccountFor(currency: string): string
 }
 
+interface BookRun {
+  options: BuildOptions
+  firstIndex: number
+  /** The currency whose first transfer is canceled (the busiest other than JPY). */
+  cancelCurrency: string | undefined
+  event: (ms: number) => void
+}
+
+/** Where a currency's periods stand: what is carried over, the last unpaid transfer, transfers made. */
+interface CurrencyState {
+  carried: SandboxLedger[]
+  unpaid: SandboxTransfer | undefined
+  made: number
+}
+
+/** A transfer for the period's pool (its transfer fee ledger added to `manual`), with its outcome. */
+function makeTransfer(
+  run: BookRun,
+  ctx: PeriodContext,
+  pool: SandboxLedger[],
+  state: CurrencyState,
+  manual: SandboxLedger[],
+): { transfer: SandboxTransfer; outcome: Outcome } {
+  const { seed, readings } = run.options
+  const { currency, index } = ctx
+  const transferId = uuidOf(`transfer|${seed}|${currency}|${index}`)
+  const createdMs = monthStartMs(index + 1) + 3600_000
+  const fee =
+    currency === 'JPY' && readings.transferFee === 'manual_ledger'
+      ? manualLedger(
+          `transfer-fee|${seed}|${index}`,
+          currency,
+          -TRANSFER_FEE_JPY,
+          'Transfer fee (¥400 + tax)',
+          createdMs * 1000,
+        )
+      : undefined
+  if (fee) manual.push(fee)
+  // open_ledgers: what was carried over is paid, but its ledgers never name the transfer.
+  const keepOpen = new Set(readings.carryOver === 'open_ledgers' ? state.carried : [])
+  for (const l of [...pool, ...(fee ? [fee] : [])]) if (!keepOpen.has(l)) l.transferId = transferId
+  const outcome: Outcome =
+    currency === 'JPY' && state.made === 1
+      ? 'failed'
+      : currency === run.cancelCurrency && state.made === 0
+        ? 'canceled'
+        : 'paid'
+  const changes = lifecycle(ctx, transferId, outcome, run.event)
+  const repays = state.unpaid
+  const net = pool.reduce((s, l) => s + netOf(l, readings.ledgerAmounts), 0)
+  const status = changes[changes.length - 1]?.newStatus ?? 'created'
+  const transfer: SandboxTransfer = {
+    ...periodFields(ctx, createdMs),
+    id: transferId,
+    amount: net + (fee?.amount ?? 0) + (repays?.amount ?? 0),
+    status,
+    errorCode: status === 'failed' ? 'BANK_ACCOUNT_CLOSED' : null,
+    errorText: status === 'failed' ? 'The bank refused the transfer: account closed' : null,
+    note: repays ? `Includes the unpaid transfer ${repays.id}` : null,
+    metadata: repays ? { repays_transfer_id: repays.id } : {},
+    changes,
+  }
+  return { transfer, outcome }
+}
+
+function periodFields(ctx: PeriodContext, createdMs: number) {
+  return {
+    bankAccountId: ctx.bankAccountId,
+    currency: ctx.currency,
+    from: tokyoDate(monthStartMs(ctx.index)),
+    to: tokyoDate(monthStartMs(ctx.index + 1)),
+    createdUs: createdMs * 1000,
+  }
+}
+
+/** One currency's transfers, period by period up to the clock; the manual ledgers made go to `manual`. */
+function currencyTransfers(
+  run: BookRun,
+  currency: string,
+  list: readonly SandboxLedger[],
+  manual: SandboxLedger[],
+): SandboxTransfer[] {
+  const { seed, readings, clockMs } = run.options
+  const byPeriod = new Map<number, SandboxLedger[]>()
+  for (const l of list) {
+    const i = monthIndexOf(Math.floor(l.createdUs / 1000))
+    const period = byPeriod.get(i)
+    if (period) period.push(l)
+    else byPeriod.set(i, [l])
+  }
+  const out: SandboxTransfer[] = []
+  const state: CurrencyState = { carried: [], unpaid: undefined, made: 0 }
+  run.event(monthStartMs(monthIndexOf(clockMs) + 1))
+  for (let index = run.firstIndex; monthStartMs(index + 1) <= clockMs; index++) {
+    const ctx: PeriodContext = {
+      seed,
+      currency,
+      index,
+      clockMs,
+      bankAccountId: run.options.bankAccountFor(currency),
+    }
+    const pool = [...state.carried, ...(byPeriod.get(index) ?? [])]
+    if (currency === 'JPY' && index === run.firstIndex + 1) {
+      const at = (monthStartMs(index) + 10 * DAY_MS) * 1000
+      const adjustment = manualLedger(
+        `adjustment|${seed}|${index}`,
+        currency,
+        ADJUSTMENT_JPY,
+        'Adjustment: chargeback handling fee',
+        at,
+      )
+      pool.push(adjustment)
+      manual.push(adjustment)
+    }
+    const net = pool.reduce((s, l) => s + netOf(l, readings.ledgerAmounts), 0)
+    if (net + (state.unpaid?.amount ?? 0) < minPayoutOf(currency, run.options.minTransferPayout)) {
+      const createdMs = monthStartMs(index + 1) + 3600_000
+      const id = uuidOf(`transfer|${seed}|${currency}|${index}`)
+      if (readings.carryOver === 'blank_transfer' && createdMs <= clockMs)
+        out.push({
+          ...periodFields(ctx, createdMs),
+          id,
+          amount: 0,
+          status: 'blank',
+          errorCode: null,
+          errorText: null,
+          note: 'Carried over: under the minimum payout',
+          metadata: {},
+          changes: lifecycle(ctx, id, 'blank', run.event),
+        })
+      state.carried = pool
+      continue
+    }
+    const { transfer, outcome } = makeTransfer(run, ctx, pool, state, manual)
+    out.push(transfer)
+    state.carried = []
+    state.made++
+    // Decided by plan, not by the clock: the next transfer repays it whatever the status shows yet.
+    state.unpaid = outcome === 'paid' ? undefined : transfer
+  }
+  return out
+}
+
 /** The whole payout book at the clock. */
 export function buildPayouts(data: Dataset, options: BuildOptions): PayoutBook {
   const { seed, readings, clockMs } = options
@@ -277,120 +402,26 @@ export function buildPayouts(data: Dataset, options: BuildOptions): PayoutBook {
     event(Math.ceil(l.createdUs / 1000))
     return l.createdUs <= clockUs
   })
-  const firstIndex = monthIndexOf(Math.floor(options.fromUs / 1000))
   const byCurrency = new Map<string, SandboxLedger[]>()
   for (const l of all) {
-    const list = byCurrency.get(l.currency) ?? []
-    list.push(l)
-    byCurrency.set(l.currency, list)
+    const list = byCurrency.get(l.currency)
+    if (list) list.push(l)
+    else byCurrency.set(l.currency, [l])
   }
   // The canceled transfer is the first one of the busiest other currency; the failed one JPY's second.
   const others = [...byCurrency.entries()]
     .filter(([c]) => c !== 'JPY')
     .sort((a, b) => b[1].length - a[1].length)
-  const cancelCurrency = others[0]?.[0]
-  const transfers: SandboxTransfer[] = []
-  const ledgers: SandboxLedger[] = [...all]
-  for (const [currency, list] of [...byCurrency.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const byPeriod = new Map<number, SandboxLedger[]>()
-    for (const l of list) {
-      const i = monthIndexOf(Math.floor(l.createdUs / 1000))
-      byPeriod.set(i, [...(byPeriod.get(i) ?? []), l])
-    }
-    let carried: SandboxLedger[] = []
-    let unpaid: SandboxTransfer | undefined
-    let made = 0
-    event(monthStartMs(monthIndexOf(clockMs) + 1))
-    for (let index = firstIndex; monthStartMs(index + 1) <= clockMs; index++) {
-      const ctx: PeriodContext = {
-        seed,
-        currency,
-        index,
-        clockMs,
-        bankAccountId: options.bankAccountFor(currency),
-      }
-      const pool = [...carried, ...(byPeriod.get(index) ?? [])]
-      if (currency === 'JPY' && index === firstIndex + 1) {
-        const adjustment = manualLedger(
-          `adjustment|${seed}|${index}`,
-          currency,
-          ADJUSTMENT_JPY,
-          'Adjustment: chargeback handling fee',
-          (monthStartMs(index) + 10 * DAY_MS) * 1000,
-        )
-        pool.push(adjustment)
-        ledgers.push(adjustment)
-      }
-      const net = pool.reduce((s, l) => s + netOf(l, readings.ledgerAmounts), 0)
-      const transferId = uuidOf(`transfer|${seed}|${currency}|${index}`)
-      const createdMs = monthStartMs(index + 1) + 3600_000
-      const base = {
-        bankAccountId: ctx.bankAccountId,
-        currency,
-        errorCode: null,
-        errorText: null,
-        from: tokyoDate(monthStartMs(index)),
-        to: tokyoDate(monthStartMs(index + 1)),
-        createdUs: createdMs * 1000,
-      }
-      if (net + (unpaid?.amount ?? 0) < minPayoutOf(currency, options.minTransferPayout)) {
-        if (readings.carryOver === 'blank_transfer' && createdMs <= clockMs)
-          transfers.push({
-            ...base,
-            id: transferId,
-            amount: 0,
-            status: 'blank',
-            note: 'Carried over: under the minimum payout',
-            metadata: {},
-            changes: lifecycle(ctx, transferId, 'blank', event),
-          })
-        carried = pool
-        continue
-      }
-      const fee =
-        currency === 'JPY' && readings.transferFee === 'manual_ledger'
-          ? manualLedger(
-              `transfer-fee|${seed}|${index}`,
-              currency,
-              -TRANSFER_FEE_JPY,
-              'Transfer fee (¥400 + tax)',
-              createdMs * 1000,
-            )
-          : undefined
-      if (fee) {
-        pool.push(fee)
-        ledgers.push(fee)
-      }
-      // open_ledgers: what was carried over is paid, but its ledgers never name the transfer.
-      for (const l of pool)
-        if (!(readings.carryOver === 'open_ledgers' && carried.includes(l))) l.transferId = transferId
-      carried = []
-      const outcome: Outcome =
-        currency === 'JPY' && made === 1
-          ? 'failed'
-          : currency === cancelCurrency && made === 0
-            ? 'canceled'
-            : 'paid'
-      const changes = lifecycle(ctx, transferId, outcome, event)
-      const repays = unpaid
-      const transfer: SandboxTransfer = {
-        ...base,
-        id: transferId,
-        amount: net + (fee?.amount ?? 0) + (repays?.amount ?? 0),
-        status: changes[changes.length - 1]?.newStatus ?? 'created',
-        note: repays ? `Includes the unpaid transfer ${repays.id}` : null,
-        metadata: repays ? { repays_transfer_id: repays.id } : {},
-        changes,
-      }
-      if (transfer.status === 'failed') {
-        transfer.errorCode = 'BANK_ACCOUNT_CLOSED'
-        transfer.errorText = 'The bank refused the transfer: account closed'
-      }
-      transfers.push(transfer)
-      made++
-      unpaid = outcome === 'paid' ? undefined : transfer
-    }
+  const run: BookRun = {
+    options,
+    firstIndex: monthIndexOf(Math.floor(options.fromUs / 1000)),
+    cancelCurrency: others[0]?.[0],
+    event,
   }
+  const ledgers: SandboxLedger[] = [...all]
+  const transfers = [...byCurrency.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .flatMap(([currency, list]) => currencyTransfers(run, currency, list, ledgers))
   transfers.sort((a, b) => a.createdUs - b.createdUs || (a.id < b.id ? -1 : 1))
   const visible = transfers.filter((t) => t.createdUs <= clockUs)
   const shown = new Set(visible.map((t) => t.id))
