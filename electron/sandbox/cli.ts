@@ -7,6 +7,12 @@ import { parseArgs } from 'node:util'
 import { SandboxInputError } from './dataset'
 import { SANDBOX_SHAPES, type SandboxShape } from './model'
 import {
+  CARRY_OVER_READINGS,
+  LEDGER_AMOUNT_READINGS,
+  TRANSFER_FEE_READINGS,
+  type PayoutOptions,
+} from './payouts'
+import {
   DEFAULT_FROM,
   DEFAULT_LATE_CHANGE_EVERY_MS,
   DEFAULT_SHAPE,
@@ -52,7 +58,11 @@ Faults (each reproducible by --seed)
   --bad-item-rate R        share of pages with one item that violates the schema
   --storm PERIOD:DURATION  429 for the last DURATION ms of every PERIOD ms (e.g. 10000:2000)
   --outdated-app-token     403 OUTDATED_APP_TOKEN to every authenticated request
-  --store-scoped-token     403 INVALID_PERMISSIONS on the all-stores paths (store paths still work)
+  --store-scoped-token     403 INVALID_PERMISSIONS on the all-stores and payout paths (store paths work)
+  --ledger-amounts R       net (default) | gross: what a ledger's amount is
+  --transfer-fee R         manual_ledger (default) | bank_deducted: where the JPY transfer fee sits
+  --carry-over R           no_transfer (default) | blank_transfer | open_ledgers: a payout under the minimum
+  --min-transfer-payout N  minimum payout in JPY (default 10000; two-decimal currencies half, in cents)
 
   --help                   this text
 
@@ -72,6 +82,10 @@ function parse(argv: string[]) {
       'index-lag-ms': { type: 'string' },
       'outdated-app-token': { type: 'boolean' },
       'store-scoped-token': { type: 'boolean' },
+      'ledger-amounts': { type: 'string' },
+      'transfer-fee': { type: 'string' },
+      'carry-over': { type: 'string' },
+      'min-transfer-payout': { type: 'string' },
       seed: { type: 'string' },
       stores: { type: 'string' },
       records: { type: 'string' },
@@ -113,6 +127,32 @@ function number(
 const whole = (min: number, max: number) => (n: number) => Number.isInteger(n) && n >= min && n <= max
 const rate = (n: number) => n >= 0 && n <= 1
 
+function reading<T extends string>(
+  values: Parsed['values'],
+  flag: keyof Parsed['values'],
+  allowed: readonly T[],
+): T | undefined {
+  const raw = values[flag]
+  if (raw === undefined || typeof raw !== 'string') return undefined
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new SandboxInputError(`--${flag}`, `expected ${allowed.join(', ')}, got "${raw}"`)
+  return raw as T
+}
+
+/** The payout readings and minimum (README.md, "Payouts"); undefined when none is given. */
+function payoutOptions(v: Parsed['values']): PayoutOptions | undefined {
+  const out: PayoutOptions = {}
+  const ledgerAmounts = reading(v, 'ledger-amounts', LEDGER_AMOUNT_READINGS)
+  const transferFee = reading(v, 'transfer-fee', TRANSFER_FEE_READINGS)
+  const carryOver = reading(v, 'carry-over', CARRY_OVER_READINGS)
+  const min = number(v, 'min-transfer-payout', whole(0, 1_000_000_000), 'a whole number of yen')
+  if (ledgerAmounts) out.ledgerAmounts = ledgerAmounts
+  if (transferFee) out.transferFee = transferFee
+  if (carryOver) out.carryOver = carryOver
+  if (min !== undefined) out.minTransferPayout = min
+  return Object.keys(out).length > 0 ? out : undefined
+}
+
 /** CLI flags to options; throws SandboxInputError naming the flag. */
 export function optionsFromArgs(argv: string[]): SandboxOptions | 'help' {
   let parsed: Parsed
@@ -140,6 +180,8 @@ export function optionsFromArgs(argv: string[]): SandboxOptions | 'help' {
   set('indexLagMs', number(v, 'index-lag-ms', whole(0, 600_000), 'milliseconds'))
   if (v['outdated-app-token']) options.appTokenState = 'outdated'
   if (v['store-scoped-token']) options.appTokenScope = 'store'
+  const payouts = payoutOptions(v)
+  if (payouts) options.payouts = payouts
   set('seed', number(v, 'seed', whole(0, 2 ** 32), 'a whole number'))
   set('stores', number(v, 'stores', whole(1, 1000), 'a whole number from 1 to 1000'))
   set('records', number(v, 'records', whole(0, 5_000_000), 'a whole number from 0 to 5000000'))

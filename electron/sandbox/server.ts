@@ -23,6 +23,18 @@ import {
 import { roll } from './prng'
 import { parseChargeQuery, parseHistoryQuery, type FieldError, type ParseResult } from './query'
 import { retryAfterValue, SandboxRateLimits } from './rate-limits'
+import { answerPayout, matchPayoutRoute, type BankAccountSpec, type PayoutContext } from './payout-routes'
+import {
+  buildPayouts,
+  CARRY_OVER_READINGS,
+  ledgerIdOf,
+  LEDGER_AMOUNT_READINGS,
+  TRANSFER_FEE_READINGS,
+  uuidOf,
+  type PayoutBook,
+  type PayoutOptions,
+  DEFAULT_MIN_TRANSFER_PAYOUT,
+} from './payouts'
 import { chargeItem, historyItem, type Names } from './serialize'
 import type { AppliedLateChange } from './variety'
 
@@ -78,6 +90,13 @@ export interface SandboxOptions {
   faults?: FaultOptions
   /** Clock for rate limits, storms and the time of new records (tests may inject one). */
   now?: () => number
+  /** The readings the public sources leave open (README.md, "Payouts"); each has a default. */
+  payouts?: PayoutOptions
+  /**
+   * The payout clock (ms): periods close, transfers appear and their statuses change when it passes
+   * them. Default: `now()`, but never before 20 days after `to`, so the last generated month is paid.
+   */
+  payoutClock?: () => number
 }
 
 export interface SandboxStats {
@@ -106,6 +125,8 @@ export interface RunningSandbox {
   setAppToken(state: { state?: AppTokenState; scope?: AppTokenScope }): void
   /** The ready line's content (what the CLI prints). */
   readyInfo(): Record<string, unknown>
+  /** The payouts at the payout clock: transfers, ledgers, status changes (ground truth of payout tests). */
+  payouts(): PayoutBook
   /** Every record as the API serves it, oldest first: the ground truth a synced cache must equal. */
   snapshot(): { history: Record<string, unknown>[]; charges: Record<string, unknown>[] }
   close(): Promise<void>
@@ -208,6 +229,62 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   }
   const sockets = new Set<Socket>()
   const startedAt = now()
+  const readings = {
+    ledgerAmounts: options.payouts?.ledgerAmounts ?? 'net',
+    transferFee: options.payouts?.transferFee ?? 'manual_ledger',
+    carryOver: options.payouts?.carryOver ?? 'no_transfer',
+  } as const
+  if (!LEDGER_AMOUNT_READINGS.includes(readings.ledgerAmounts))
+    throw new SandboxInputError('ledgerAmounts', `must be one of ${LEDGER_AMOUNT_READINGS.join(', ')}`)
+  if (!TRANSFER_FEE_READINGS.includes(readings.transferFee))
+    throw new SandboxInputError('transferFee', `must be one of ${TRANSFER_FEE_READINGS.join(', ')}`)
+  if (!CARRY_OVER_READINGS.includes(readings.carryOver))
+    throw new SandboxInputError('carryOver', `must be one of ${CARRY_OVER_READINGS.join(', ')}`)
+  const minTransferPayout = options.payouts?.minTransferPayout ?? DEFAULT_MIN_TRANSFER_PAYOUT
+  if (!Number.isInteger(minTransferPayout) || minTransferPayout < 0)
+    throw new SandboxInputError('minTransferPayout', 'must be a whole number, 0 or more')
+  const lastPaidMs = Math.floor(toUs / 1000) + 20 * 86_400_000
+  const payoutClock = options.payoutClock ?? (() => Math.max(now(), lastPaidMs))
+  const payoutFromUs = fromUs
+  const fxAccountId = uuidOf(`bank|${seed}|FX`)
+  const bankAccounts: BankAccountSpec[] = [
+    { id: uuidOf(`bank|${seed}|JPY`), currency: 'JPY', primary: true },
+    { id: fxAccountId, currency: 'USD', primary: false },
+  ]
+  let book: { version: number; value: PayoutBook; builtAt: number } | undefined
+  /** Rebuilt only when the data changed or the clock passed the book's next event. */
+  function payoutBook(): PayoutBook {
+    const clockMs = payoutClock()
+    if (book && book.version === data.version && clockMs < book.value.nextEventMs && clockMs >= book.builtAt)
+      return book.value
+    const value = buildPayouts(data, {
+      seed,
+      fromUs: payoutFromUs,
+      readings,
+      minTransferPayout,
+      clockMs,
+      bankAccountFor: (currency) => bankAccounts.find((b) => b.currency === currency)?.id ?? fxAccountId,
+    })
+    book = { version: data.version, value, builtAt: clockMs }
+    return value
+  }
+  const payoutContext = (): PayoutContext => ({
+    book: payoutBook(),
+    merchant: data.merchant,
+    bankAccounts,
+    createdUs: payoutFromUs,
+    minTransferPayout,
+  })
+  /** Varied shape: a charge carries the id of its ledger once it has one. */
+  function withLedgerId(item: Record<string, unknown>, charge: SandboxCharge): Record<string, unknown> {
+    if (shape !== 'varied') return item
+    const hasLedger =
+      charge.mode === 'live' &&
+      charge.status === 'successful' &&
+      (charge.updatedUs ?? charge.createdUs) <= payoutClock() * 1000
+    if (hasLedger) item['ledger_id'] = ledgerIdOf(seed, charge.id)
+    return item
+  }
   let lateChangesByClock = 0
 
   /**
@@ -262,10 +339,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 
   async function handleList(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const route = matchRoute(url.pathname)
+    const payoutRoute = route ? undefined : matchPayoutRoute(url.pathname)
     const auth = req.headers.authorization
     const authorized = typeof auth === 'string' && sameText(auth, expectedAuth)
     const namespace = authorized ? 'merchant' : `anonymous:${req.socket.remoteAddress ?? ''}`
-    const routeKey = `GET ${route?.template ?? url.pathname}`
+    const routeKey = `GET ${route?.template ?? payoutRoute?.template ?? url.pathname}`
     const exactKey = `GET ${url.pathname}${url.search}`
     const verdict =
       options.rateLimit === false
@@ -299,6 +377,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     if (tokenState === 'outdated') return send(res, 403, errorBody('OUTDATED_APP_TOKEN'), headers)
     const stormLeft = faults.stormLeftMs(now())
     if (stormLeft > 0) return tooMany(res, headers, retryAfterValue(stormLeft / 1000), exactKey, attempt)
+    if (payoutRoute) {
+      // Payouts are the merchant's: a store-scoped token may not read them (README.md, "Payouts").
+      if (tokenScope === 'store') return send(res, 403, errorBody('INVALID_PERMISSIONS'), headers)
+      catchUp()
+      const answer = answerPayout(payoutRoute, url.searchParams, payoutContext())
+      if (answer.status === 404) return send(res, 404, errorBody('NOT_FOUND'), headers)
+      if (answer.status === 400) return send(res, 400, errorBody('VALIDATION_ERROR', answer.errors), headers)
+      if (!answer.list) return send(res, 200, answer.body, headers)
+      return finishList(req, res, headers, exactKey, attempt, answer.list.items, answer.body)
+    }
     if (!route) return send(res, 404, errorBody('NOT_FOUND'), headers)
     if (tokenScope === 'store' && route.storeId === undefined)
       return send(res, 403, errorBody('INVALID_PERMISSIONS'), headers)
@@ -376,11 +464,34 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         direction: query.paging.direction,
         ...(after ? { after } : {}),
       })
-      items = page.items.map((c) => chargeItem(c, names, shape))
+      items = page.items.map((c) => withLedgerId(chargeItem(c, names, shape), c))
       hasMore = page.hasMore
       totalHits = page.totalHits
     }
 
+    // Varied: `total_hits` only when no cursor is given (node SDK `CRUDAOSItemsResponse`).
+    const body =
+      shape === 'seed'
+        ? { items, has_more: hasMore, total_hits: totalHits }
+        : {
+            items,
+            has_more: hasMore,
+            ...(url.searchParams.has('cursor') ? {} : { total_hits: totalHits }),
+            ...(nextCursor ? { next_cursor: nextCursor } : {}),
+          }
+    finishList(req, res, headers, exactKey, attempt, items, body)
+  }
+
+  /** A list answer with the request's faults applied (`items` is the array inside `body`). */
+  function finishList(
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: Record<string, string>,
+    exactKey: string,
+    attempt: number,
+    items: Record<string, unknown>[],
+    body: Record<string, unknown>,
+  ): void {
     const fault = faults.enabled ? faults.decide(exactKey, attempt, items.length) : { kind: 'none' as const }
     if (fault.kind === 'drop') {
       stats.dropped++
@@ -398,16 +509,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       stats.badItems++
       BAD_ITEM_VARIANTS[fault.variant]?.(items[fault.index] as Record<string, unknown>)
     }
-    // Varied: `total_hits` only when no cursor is given (node SDK `CRUDAOSItemsResponse`).
-    const body =
-      shape === 'seed'
-        ? { items, has_more: hasMore, total_hits: totalHits }
-        : {
-            items,
-            has_more: hasMore,
-            ...(url.searchParams.has('cursor') ? {} : { total_hits: totalHits }),
-            ...(nextCursor ? { next_cursor: nextCursor } : {}),
-          }
     if (fault.kind === 'truncate') {
       stats.truncated++
       const text = JSON.stringify(body)
@@ -616,11 +717,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       storeIds: running.storeIds,
       ...(controlToken ? { controlToken } : {}),
     }),
+    payouts: () => {
+      catchUp()
+      return payoutBook()
+    },
     snapshot: () => {
       catchUp()
       return {
         history: data.history.map((e) => historyItem(e, names, shape)),
-        charges: data.charges.map((c) => chargeItem(c, names, shape)),
+        charges: data.charges.map((c) => withLedgerId(chargeItem(c, names, shape), c)),
       }
     },
     close: () =>

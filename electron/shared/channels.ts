@@ -22,6 +22,7 @@ export const CHANNELS = [
   'api:listPage',
   'api:queueState',
   'api:cancelJob',
+  'api:payoutPage',
   'sandbox:startDemo',
   'backup:sign',
   'backup:verify',

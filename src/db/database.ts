@@ -28,6 +28,15 @@ import type {
   SettingRecord,
 } from './storage-rows'
 import { TABLE_NAMES, type TableName } from './schema'
+import type { BankAccount, TransferStatusChange } from '../domain/payouts'
+import type {
+  LedgerLink,
+  LedgerRow,
+  PayoutConfigRow,
+  PayoutQuarantineRow,
+  PayoutSyncState,
+  TransferRow,
+} from './payout-rows'
 
 export { CURRENT_SCHEMA, CURRENT_VERSION, TABLE_NAMES, type TableName } from './schema'
 export type { MigrationProgress } from './migrations'
@@ -52,6 +61,7 @@ export const SCHEMA_V7 = storesOf(7)
 export const SCHEMA_V8 = storesOf(8)
 export const SCHEMA_V9 = storesOf(9)
 export const SCHEMA_V10 = storesOf(10)
+export const SCHEMA_V11 = storesOf(11)
 
 /** The tables a restore replaces, each staged first under `staged_<name>` (schema v9). */
 export const STAGED_TABLE_NAMES = [
@@ -70,6 +80,12 @@ export const STAGED_TABLE_NAMES = [
   'settings',
   'imports',
   'importedRows',
+  'payoutTransfers',
+  'payoutLedgers',
+  'payoutStatusChanges',
+  'payoutBankAccounts',
+  'payoutConfig',
+  'ledgerLinks',
 ] as const satisfies readonly TableName[]
 export type StagedTableName = (typeof STAGED_TABLE_NAMES)[number]
 export const stagedTableName = (name: StagedTableName): `staged_${StagedTableName}` => `staged_${name}`
@@ -112,6 +128,14 @@ export class ClosebookDb extends Dexie {
   declare imports: Table<ImportRecord, [string, string]>
   declare importedRows: Table<ImportedRowRecord, [string, string, number]>
   declare quarantine: Table<QuarantineRecord, [string, string]>
+  declare payoutTransfers: Table<TransferRow, [string, string]>
+  declare payoutLedgers: Table<LedgerRow, [string, string]>
+  declare payoutStatusChanges: Table<TransferStatusChange, [string, string]>
+  declare payoutBankAccounts: Table<BankAccount, [string, string]>
+  declare payoutConfig: Table<PayoutConfigRow, string>
+  declare payoutSync: Table<PayoutSyncState, string>
+  declare payoutQuarantine: Table<PayoutQuarantineRow, [string, string]>
+  declare ledgerLinks: Table<LedgerLink, [string, string]>
 
   readonly #factory: Pick<IDBFactory, 'databases'> | undefined
 

@@ -3,7 +3,7 @@
  * version steps that lead here are in migrations/ (one frozen file per version); a test checks that the
  * last step's stores are exactly these. A schema change adds a step there and updates this file.
  */
-export const CURRENT_VERSION = 10
+export const CURRENT_VERSION = 11
 
 export const CURRENT_SCHEMA = {
   connections: 'id',
@@ -43,6 +43,21 @@ export const CURRENT_SCHEMA = {
   importedRows: '[connectionId+importId+line], [connectionId+importId], [connectionId+day]',
   /** Items sync set aside (invalid accounting core, or dated outside the window asked for). */
   quarantine: '[connectionId+id]',
+  /** The service's transfers (payout-rows.ts), by id and creation time. */
+  payoutTransfers: '[connectionId+id], [connectionId+createdAt]',
+  /** Ledger items, by the transfer they belong to (`transferKey` '' while they wait for one) and time. */
+  payoutLedgers: '[connectionId+id], [connectionId+transferKey], [connectionId+createdAt]',
+  payoutStatusChanges: '[connectionId+id], [connectionId+transferId]',
+  /** Bank accounts with masked numbers only. */
+  payoutBankAccounts: '[connectionId+id]',
+  /** `GET /me` as the app reads it, one row per connection. */
+  payoutConfig: 'connectionId',
+  /** The payout sync's state per connection: access, the transfer being read and where. */
+  payoutSync: 'connectionId',
+  /** Payout items set aside (invalid accounting core). */
+  payoutQuarantine: '[connectionId+id]',
+  /** A ledger id → the charge or refund that carries it (`ledger_id` in the charge list). */
+  ledgerLinks: '[connectionId+ledgerId], [connectionId+recordId]',
   /** A restore's staging copies (v9; the charge days and parts v10): filled by a restore, then copied into the tables above at once. */
   staged_connections: 'id',
   staged_stores: '[connectionId+storeId]',
@@ -59,6 +74,12 @@ export const CURRENT_SCHEMA = {
   staged_settings: 'key',
   staged_imports: '[connectionId+id]',
   staged_importedRows: '[connectionId+importId+line]',
+  staged_payoutTransfers: '[connectionId+id]',
+  staged_payoutLedgers: '[connectionId+id]',
+  staged_payoutStatusChanges: '[connectionId+id]',
+  staged_payoutBankAccounts: '[connectionId+id]',
+  staged_payoutConfig: 'connectionId',
+  staged_ledgerLinks: '[connectionId+ledgerId]',
 } as const
 
 export type TableName = keyof typeof CURRENT_SCHEMA
@@ -81,4 +102,12 @@ export const TABLE_NAMES = [
   'imports',
   'importedRows',
   'quarantine',
+  'payoutTransfers',
+  'payoutLedgers',
+  'payoutStatusChanges',
+  'payoutBankAccounts',
+  'payoutConfig',
+  'payoutSync',
+  'payoutQuarantine',
+  'ledgerLinks',
 ] as const satisfies readonly TableName[]

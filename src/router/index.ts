@@ -30,6 +30,12 @@ export const routes: RouteRecordRaw[] = [
     meta: { titleKey: 'nav.monthEnd' },
   },
   {
+    path: '/payouts',
+    name: 'payouts',
+    component: () => import('../views/PayoutsView.vue'),
+    meta: { titleKey: 'nav.payouts' },
+  },
+  {
     path: '/settings',
     name: 'settings',
     component: () => import('../views/SettingsView.vue'),

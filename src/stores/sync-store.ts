@@ -11,6 +11,8 @@ import { desktopApi } from '../platform'
 import { CacheSyncStore } from '../sync/cache-sync-store'
 import { throttleProgress } from '../sync/progress-throttle'
 import { SyncEngine, type SyncProgress } from '../sync/sync-engine'
+import { PayoutSync, type PayoutSyncResult } from '../sync/payout-sync'
+import { PayoutsRepository } from '../db/payouts-repository'
 import type { TimeWindow } from '../sync/plan'
 
 /** How far back a first sync reaches: the start of the month a year ago (a year-end close needs it). */
@@ -35,6 +37,8 @@ export const useSyncStore = defineStore('sync', () => {
   const progress = shallowRef<SyncProgress | null>(null)
   const runningFor = ref<string | null>(null)
   const lastError = ref<AppError | null>(null)
+  /** The last payout sync's outcome (after the records; a failure there never fails the records). */
+  const payouts = shallowRef<PayoutSyncResult | null>(null)
   let engine: SyncEngine | undefined
 
   /** Makes sure the cache knows the connection (never its credentials), keeping what sync learned. */
@@ -86,6 +90,16 @@ export const useSyncStore = defineStore('sync', () => {
       })
       paint.cancel()
       progress.value = result
+      if (result.state === 'done' || result.state === 'partial')
+        payouts.value = await new PayoutSync(
+          { payoutPage: (args) => api.api.payoutPage(args) },
+          new PayoutsRepository(cache.db),
+        ).run({
+          connectionId: connection.id,
+          jobId: `payouts-${Date.now()}`,
+          // "Verify month" reads the month's transfers again whole, with the month's records.
+          ...(window ? { verify: window } : {}),
+        })
       return result
     } catch (e) {
       lastError.value = toAppError(e)
@@ -100,5 +114,5 @@ export const useSyncStore = defineStore('sync', () => {
     await engine?.cancel()
   }
 
-  return { progress, runningFor, lastError, run, cancel, rememberConnection }
+  return { progress, runningFor, lastError, payouts, run, cancel, rememberConnection }
 })

@@ -12,6 +12,7 @@ import type { ClosebookDb } from '../db/database'
 import { historyRecordOf } from '../db/history-record'
 import { HistoryRepository } from '../db/history-repository'
 import type { HistoryWriter, PageWrite } from '../db/history-writer'
+import { ledgerLinksOf } from '../db/ledger-links'
 import { historyWithStatus, newestCreatedAt } from '../db/recency'
 import { quarantineIdOf, quarantineIdOfRecord, QuarantineRepository } from '../db/quarantine-repository'
 import { connectionBounds, readInChunks } from '../db/repository-helpers'
@@ -112,7 +113,7 @@ export class CacheSyncStore implements SyncStorePort {
   }
 
   private static tablesOf(db: ClosebookDb, writer: HistoryWriter) {
-    return [...writer.pageTables(), db.quarantine]
+    return [...writer.pageTables(), db.quarantine, db.ledgerLinks]
   }
 
   /** Writes pages, their checkpoints and quarantine work in one transaction (or the caller's). */
@@ -120,6 +121,8 @@ export class CacheSyncStore implements SyncStorePort {
     const { db } = this
     await db.transaction('rw', CacheSyncStore.tablesOf(db, this.writer), async () => {
       await this.writer.putPages(batch.map((p) => p.page))
+      const links = batch.flatMap((p) => ledgerLinksOf(p.page))
+      if (links.length > 0) await db.ledgerLinks.bulkPut(links)
       for (const { page, quarantined, released } of batch) {
         await this.quarantine.putMany(page.connectionId, [...quarantined], syncedAt)
         await this.quarantine.release(page.connectionId, released)

@@ -36,6 +36,8 @@ export const REQUIRED_METRICS: Record<string, { unit: string; target: string }> 
   'ledger.filter_ms': { unit: 'ms', target: '< 150' },
   'ledger.search_ms': { unit: 'ms', target: '< 150' },
   'ledger.mark_10k_ms': { unit: 'ms', target: '< 1000' },
+  'payouts.sync_requests': { unit: 'requests', target: 'informational (within the API ceiling)' },
+  'payouts.sync_s': { unit: 's', target: 'informational' },
   'export.rows_per_s': { unit: 'rows/s', target: '>= 20000 (200k rows < 10 s)' },
   'export.peak_rss_mb': { unit: 'MiB', target: 'bounded' },
   'export.rss_vs_inmemory': { unit: 'ratio', target: '<= 0.5' },

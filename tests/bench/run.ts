@@ -51,6 +51,12 @@ const SUITES: Suite[] = [
   },
   { name: 'match', module: './match-bench', exportName: 'benchMatch', metrics: ['match.50k_ms'] },
   {
+    name: 'payouts',
+    module: './payouts-bench',
+    exportName: 'benchPayouts',
+    metrics: ['payouts.sync_requests', 'payouts.sync_s'],
+  },
+  {
     name: 'recheck',
     module: './recheck-bench',
     exportName: 'benchRecheck',

@@ -4,6 +4,7 @@
  * scheduler, and return validated items.
  */
 import type { ListPageArgs, ListPageResult, QueueStateView } from '../../shared/contract/api'
+import type { PayoutPageArgs, PayoutPageResult } from '../../shared/contract/payouts'
 import type { ConnectionTestResult, StoreTestResult } from '../../shared/contract/connections'
 import { DesktopApiError } from '../../shared/errors'
 import { MAX_PAGE_LIMIT, type HistoryItem } from '../../shared/payment-api'
@@ -11,6 +12,7 @@ import type { ConnectionsService } from '../connections/connections-service'
 import type { Clock } from '../scheduler/clock'
 import type { Priority, Scheduler } from '../scheduler/scheduler'
 import { buildListRequest, validateListQuery } from './list-request'
+import { buildPayoutRequest, validatePayoutQuery } from './payout-request'
 import type { ListEnvelope, PaymentApiClient } from './payment-api-client'
 
 export interface ApiGatewayOptions {
@@ -57,6 +59,37 @@ export class ApiGateway {
       ...(routePerMinute !== undefined ? { routePerMinute } : {}),
     }
     return resource === 'transaction_history' ? { resource, items, ...meta } : { resource, items, ...meta }
+  }
+
+  /**
+   * One payout page or item (`api:payoutPage`): the same connection resolution, scheduler, retries,
+   * rate-limit handling and credential scrubbing as a list page. The result is checked against the
+   * contract by the dispatcher, so each item's shape is the kind's.
+   */
+  async payoutPage(args: PayoutPageArgs, signal?: AbortSignal): Promise<PayoutPageResult> {
+    const { connectionId, priority, jobId, ...query } = args
+    validatePayoutQuery(query)
+    const connection = await this.connections.resolve(connectionId)
+    const request = buildPayoutRequest(connection.baseUrl, query)
+    const page = await this.scheduler.schedule({
+      namespace: connection.id,
+      route: request.route,
+      exact: request.exact,
+      priority: priority ?? 'interactive',
+      ...(jobId !== undefined ? { jobId } : {}),
+      ...(signal ? { signal } : {}),
+      attempt: (s) => this.client.payout(request, connection.credentials, s),
+    })
+    const { quarantined, totalHits, cursorAfter } = page
+    return {
+      kind: page.kind,
+      items: page.items,
+      hasMore: page.hasMore,
+      ...(totalHits !== undefined ? { totalHits } : {}),
+      fetchedAt: new Date(this.clock.now()).toISOString(),
+      ...(quarantined.length > 0 ? { quarantined } : {}),
+      ...(cursorAfter !== undefined ? { cursorAfter } : {}),
+    } as PayoutPageResult
   }
 
   /**

@@ -96,7 +96,7 @@ export function pagingIdOf(resource: Resource, item: unknown): unknown {
   return field(item, resource === 'charges' ? 'id' : 'resource_id')
 }
 
-function keptPayload(item: unknown): unknown {
+export function keptPayload(item: unknown): unknown {
   let size: number
   try {
     size = JSON.stringify(item).length
@@ -106,7 +106,7 @@ function keptPayload(item: unknown): unknown {
   return size > MAX_QUARANTINED_PAYLOAD ? { omitted: 'payload too large', size } : item
 }
 
-function describe(issues: { path: string; message: string }[]): string {
+export function describe(issues: { path: string; message: string }[]): string {
   const list = issues
     .slice(0, 5)
     .map((i) => `${i.path}: ${i.message}`)
@@ -114,7 +114,7 @@ function describe(issues: { path: string; message: string }[]): string {
   return issues.length > 5 ? `${list} (and ${issues.length - 5} more)` : list
 }
 
-function issuesOf(error: z.core.$ZodError): { path: string; message: string }[] {
+export function issuesOf(error: z.core.$ZodError): { path: string; message: string }[] {
   return error.issues.slice(0, 20).map((issue) => ({
     path: formatPath(issue.path),
     message: issue.message.replace(/^Invalid input: /, ''),

@@ -4,6 +4,7 @@
  * AbortSignal, and the response validated with zod: the envelope whole, each item on its own (page-validation.ts).
  * Retrying and rate limits are the scheduler's job; this reports what happened and whether a retry helps.
  */
+import type { z } from 'zod'
 import type { Clock } from '../scheduler/clock'
 import type { AttemptResult } from '../scheduler/scheduler'
 import { authorizationHeader, type Credentials } from '../vault/credentials'
@@ -17,6 +18,7 @@ import {
   transportFailure,
 } from './failures'
 import type { BuiltRequest } from './list-request'
+import { validatePayoutPage, type BuiltPayoutRequest, type ValidatedPayoutPage } from './payout-request'
 import { validatePage, type ValidatedPage } from './page-validation'
 import { parseRateLimitHeaders } from './rate-limit-headers'
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../shared/json-depth'
@@ -73,6 +75,20 @@ async function readCapped(response: Response, max: number): Promise<string> {
   return new TextDecoder().decode((await readBytes(response, max)).bytes)
 }
 
+/**
+ * An error, or a page's quarantined payloads (they go to the renderer and its cache), with any credential
+ * the server echoed replaced.
+ */
+function scrubbed<P extends { quarantined: Q[] }, Q>(
+  result: AttemptResult<P>,
+  credentials: Credentials,
+): AttemptResult<P> {
+  const scrub = credentialScrubber(credentials)
+  if (!result.ok) return { ...result, error: scrub.error(result.error) }
+  if (result.value.quarantined.length === 0) return result
+  return { ...result, value: { ...result.value, quarantined: scrub.pieces(result.value.quarantined) } }
+}
+
 export class PaymentApiClient {
   private readonly clock: Clock
   private readonly fetchImpl: FetchLike
@@ -92,23 +108,36 @@ export class PaymentApiClient {
     signal: AbortSignal,
     timeoutMs = this.timeoutMs,
   ): Promise<AttemptResult<ListEnvelope>> {
-    const result = await this.send(request, credentials, signal, timeoutMs)
-    const scrub = credentialScrubber(credentials)
-    if (!result.ok) return { ...result, error: scrub.error(result.error) }
-    // A quarantined payload goes to the renderer and its cache: never with a credential the server echoed.
-    if (result.value.quarantined.length === 0) return result
-    return {
-      ...result,
-      value: { ...result.value, quarantined: scrub.pieces(result.value.quarantined) },
-    }
+    const result = await this.send(request, credentials, signal, timeoutMs, (json) => {
+      const validated = validatePage(request.resource, json, {
+        request: request.display,
+        ...(request.window ? { window: request.window } : {}),
+      })
+      return validated.ok ? { ok: true, value: validated.page } : validated
+    })
+    return scrubbed(result, credentials)
   }
 
-  private async send(
-    request: BuiltRequest,
+  /** One payout page or item, validated like a list page; quarantined payloads scrubbed as there. */
+  async payout(
+    request: BuiltPayoutRequest,
+    credentials: Credentials,
+    signal: AbortSignal,
+    timeoutMs = this.timeoutMs,
+  ): Promise<AttemptResult<ValidatedPayoutPage>> {
+    const result = await this.send(request, credentials, signal, timeoutMs, (json) =>
+      validatePayoutPage(request, json),
+    )
+    return scrubbed(result, credentials)
+  }
+
+  private async send<T>(
+    request: { url: string; jsonContentType: boolean },
     credentials: Credentials,
     signal: AbortSignal,
     timeoutMs: number,
-  ): Promise<AttemptResult<ListEnvelope>> {
+    validate: (json: unknown) => { ok: true; value: T } | { ok: false; error: z.core.$ZodError },
+  ): Promise<AttemptResult<T>> {
     const host = new URL(request.url).host
     const controller = new AbortController()
     let timedOut = false
@@ -182,12 +211,9 @@ export class PaymentApiClient {
       if (Array.isArray(items) && items.length > request.limit)
         return tooManyItems(items.length, request.limit, limits)
       // A page that echoes our own credentials must not carry them on to the cache and exports.
-      const validated = validatePage(request.resource, credentialScrubber(credentials).echoes(json), {
-        request: request.display,
-        ...(request.window ? { window: request.window } : {}),
-      })
+      const validated = validate(credentialScrubber(credentials).echoes(json))
       return validated.ok
-        ? { ok: true, value: validated.page, limits }
+        ? { ok: true, value: validated.value, limits }
         : malformedSchema(validated.error, limits)
     } finally {
       releaseSlot?.()

@@ -7,5 +7,6 @@ export function apiHandlers(gateway: ApiGateway): HandlersFor<'api'> {
     'api:listPage': (args, ctx) => gateway.listPage(args, ctx.signal),
     'api:queueState': () => Promise.resolve(gateway.queueState()),
     'api:cancelJob': ({ jobId }) => Promise.resolve(gateway.cancelJob(jobId)),
+    'api:payoutPage': (args, ctx) => gateway.payoutPage(args, ctx.signal),
   }
 }

@@ -10,6 +10,7 @@ import { appContract } from './app'
 import { connectionsContract } from './connections'
 import { exportContract } from './export'
 import { filesContract } from './files'
+import { payoutsContract } from './payouts'
 import { sandboxContract } from './sandbox'
 
 export const desktopApiContract = {
@@ -17,6 +18,7 @@ export const desktopApiContract = {
   ...filesContract,
   ...connectionsContract,
   ...apiContract,
+  ...payoutsContract,
   ...sandboxContract,
   ...exportContract,
   ...backupContract,
@@ -44,6 +46,7 @@ export * from './app'
 export * from './files'
 export * from './connections'
 export * from './api'
+export * from './payouts'
 export * from './sandbox'
 export * from './export'
 export * from './backup'

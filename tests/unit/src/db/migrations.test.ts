@@ -23,7 +23,20 @@ import { setPassPageSizeForTests } from '../../../../src/db/migrations/step'
 import expectedV8 from './migrations/expected-v8.json'
 
 /** What the released v8 code left, plus the tables later versions add empty (v10: the charge days). */
-const expected = { ...expectedV8, chargeDays: [], chargeParts: [] }
+// v10 added the charge days and parts, v11 the payout tables: all empty after an upgrade.
+const expected = {
+  ...expectedV8,
+  chargeDays: [],
+  chargeParts: [],
+  payoutTransfers: [],
+  payoutLedgers: [],
+  payoutStatusChanges: [],
+  payoutBankAccounts: [],
+  payoutConfig: [],
+  payoutSync: [],
+  payoutQuarantine: [],
+  ledgerLinks: [],
+}
 
 const { changedToday } = vi.hoisted(() => ({
   changedToday: (name: string) => () => {
