@@ -2,11 +2,12 @@
 # What a fresh Debian/Ubuntu machine lacks for Closebook's tests: Debian's Chromium (end-to-end tests;
 # Playwright never downloads a browser here), GNOME Keyring + D-Bus (the vault's tests run against a
 # real Secret Service), openpyxl (an independent reader of the exported workbook), LibreOffice Calc
-# (recomputes the workbook's formulas headless, an evaluator independent of ours).
+# (recomputes the workbook's formulas headless, an evaluator independent of ours), PostgreSQL (the team
+# workspace's tests initdb a throwaway cluster of their own from its server binaries; never a shared server).
 # Installs only what is missing, so a second run costs a few seconds.
 set -euo pipefail
 
-packages=(chromium gnome-keyring dbus dbus-x11 libsecret-1-0 python3-openpyxl libreoffice-calc-nogui)
+packages=(chromium gnome-keyring dbus dbus-x11 libsecret-1-0 python3-openpyxl libreoffice-calc-nogui postgresql)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
