@@ -15,12 +15,14 @@ import { connectionsHandlers } from './handlers/connections-handlers'
 import { exportHandlers } from './handlers/export-handlers'
 import { filesHandlers } from './handlers/files-handlers'
 import { sandboxHandlers } from './handlers/sandbox-handlers'
+import { teamHandlers } from './handlers/team-handlers'
 import type { Handlers } from './handlers/types'
 import { vaultHandlers } from './handlers/vault-handlers'
 import { systemClock, type Clock } from './scheduler/clock'
 import { Scheduler } from './scheduler/scheduler'
 import type { KeychainStatus, SecretStore } from './vault/secret-store'
 import { startSandbox } from '../sandbox/server'
+import { TeamService } from './team/team-service'
 import { WorkbookExports } from './workbook/workbook-exports'
 
 export interface HostAdapters {
@@ -58,6 +60,8 @@ export interface AppServices extends HostAdapters {
   /** The payment API through the one rate-limit scheduler. */
   gateway: ApiGateway
   demo: DemoService
+  /** The optional team workspace on PostgreSQL; inert until configured. */
+  team: TeamService
   dispose(): Promise<void>
 }
 
@@ -80,6 +84,7 @@ export function createAppServices(adapters: HostAdapters): AppServices {
     startSandbox: adapters.startDemoSandbox ?? startEmbeddedDemoSandbox,
     timeZone: 'Asia/Tokyo',
   })
+  const team = new TeamService(adapters.dataDir, adapters.secretStore)
   return {
     ...adapters,
     // Probing writes an entry; the connections service does it once per launch.
@@ -92,8 +97,10 @@ export function createAppServices(adapters: HostAdapters): AppServices {
     connections,
     gateway,
     demo,
+    team,
     dispose: async () => {
       await demo.dispose()
+      await team.dispose()
       scheduler.dispose()
       await files.dispose()
       await workbooks.dispose()
@@ -110,5 +117,6 @@ export function createHandlers(services: AppServices): Handlers {
     ...apiHandlers(services.gateway),
     ...sandboxHandlers(services.demo),
     ...exportHandlers(services.workbooks),
+    ...teamHandlers(services.team),
   }
 }

@@ -181,8 +181,10 @@ export class TeamSession {
   async months(merchant: MerchantRef): Promise<MonthState[]> {
     try {
       const result = await this.pool.query<MonthState>(
-        `SELECT mo.month, mo.state, mo.version, mo.submitted_by AS "submittedBy", mo.submitted_at AS "submittedAt",
-                mo.signed_off_by AS "signedOffBy", mo.signed_off_at AS "signedOffAt", mo.note
+        `SELECT mo.month, mo.state, mo.version, mo.submitted_by::text AS "submittedBy",
+                to_char(mo.submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "submittedAt",
+                mo.signed_off_by::text AS "signedOffBy",
+                to_char(mo.signed_off_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "signedOffAt", mo.note
            FROM closebook.months mo JOIN closebook.merchants m ON m.id = mo.merchant_id
           WHERE m.service_merchant_id = $1 AND m.mode = $2 ORDER BY mo.month`,
         [merchant.merchantId, merchant.mode],

@@ -10,6 +10,7 @@ import { connectionsContract } from './connections'
 import { exportContract } from './export'
 import { filesContract } from './files'
 import { sandboxContract } from './sandbox'
+import { teamContract } from './team'
 
 export const desktopApiContract = {
   ...appContract,
@@ -18,6 +19,7 @@ export const desktopApiContract = {
   ...apiContract,
   ...sandboxContract,
   ...exportContract,
+  ...teamContract,
 } as const
 
 export type DesktopApiContract = typeof desktopApiContract
@@ -44,3 +46,4 @@ export * from './connections'
 export * from './api'
 export * from './sandbox'
 export * from './export'
+export * from './team'
