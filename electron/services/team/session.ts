@@ -95,9 +95,35 @@ export class TeamSession {
     this.pool.on('error', () => undefined)
   }
 
+  /**
+   * One query on a pooled client that swallows its own 'error' event while checked out: a server killed
+   * mid-query rejects the query (the caller sees `unreachable`) instead of crashing main with an
+   * unhandled error event.
+   */
+  private async query<R extends pg.QueryResultRow>(
+    sql: string,
+    params: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    const client = await this.pool.connect()
+    const ignore = (): void => undefined
+    client.on('error', ignore)
+    let failed: unknown = null
+    try {
+      return await client.query<R>(sql, params)
+    } catch (error) {
+      failed = error
+      throw error
+    } finally {
+      // A client whose query failed is dropped rather than reused: its connection may be broken. Its
+      // 'error' listener stays, since the socket's end can still be reported after the release.
+      client.release(failed instanceof Error ? failed : undefined)
+      if (!failed) client.off('error', ignore)
+    }
+  }
+
   private async call<T>(sql: string, params: unknown[]): Promise<T> {
     try {
-      const result = await this.pool.query<{ o: T }>(sql, params)
+      const result = await this.query<{ o: T }>(sql, params)
       const row = result.rows[0]
       if (!row) throw new TeamError('server_error', 'The team server answered nothing.')
       return row.o
@@ -163,7 +189,7 @@ export class TeamSession {
   /** Audit rows after `afterSeq`, oldest first, at most `limit`; row-level security shows only granted merchants. */
   async pullAudit(merchant: MerchantRef, afterSeq: number, limit = 5000): Promise<TeamAuditRow[]> {
     try {
-      const result = await this.pool.query<TeamAuditRow>(
+      const result = await this.query<TeamAuditRow>(
         `SELECT a.merchant_id::text AS "merchantKey", a.seq::float8 AS seq,
                 to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
                 a.actor::text AS actor, a.action, a.month, a.payload, a.prev_hash AS "prevHash", a.hash
@@ -180,7 +206,7 @@ export class TeamSession {
 
   async months(merchant: MerchantRef): Promise<MonthState[]> {
     try {
-      const result = await this.pool.query<MonthState>(
+      const result = await this.query<MonthState>(
         `SELECT mo.month, mo.state, mo.version, mo.submitted_by::text AS "submittedBy",
                 to_char(mo.submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "submittedAt",
                 mo.signed_off_by::text AS "signedOffBy",

@@ -35,6 +35,8 @@ export async function startTeam(
   await boot.query(`CREATE DATABASE ${DATABASE}`)
   await boot.end()
   const admin = new pg.Client({ ...base, database: DATABASE })
+  // A killed server ends idle connections with an error event; the tests that kill it reconnect.
+  admin.on('error', () => undefined)
   await admin.connect()
   await migrate(admin)
   const password = (login: string): string => `pw-${login}-correct-horse`
