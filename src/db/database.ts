@@ -28,6 +28,7 @@ import type {
   SettingRecord,
 } from './storage-rows'
 import { TABLE_NAMES, type TableName } from './schema'
+import type { TeamAuditStored, TeamOutboxRow, TeamRefusedRow, TeamStateRow } from './team-rows'
 
 export { CURRENT_SCHEMA, CURRENT_VERSION, TABLE_NAMES, type TableName } from './schema'
 export type { MigrationProgress } from './migrations'
@@ -112,6 +113,10 @@ export class ClosebookDb extends Dexie {
   declare imports: Table<ImportRecord, [string, string]>
   declare importedRows: Table<ImportedRowRecord, [string, string, number]>
   declare quarantine: Table<QuarantineRecord, [string, string]>
+  declare teamOutbox: Table<TeamOutboxRow, number>
+  declare teamRefused: Table<TeamRefusedRow, number>
+  declare teamAudit: Table<TeamAuditStored, [string, number]>
+  declare teamState: Table<TeamStateRow, string>
 
   readonly #factory: Pick<IDBFactory, 'databases'> | undefined
 

@@ -99,7 +99,7 @@ describe('ClosebookDb', () => {
     v9.close()
     const db = new ClosebookDb('closebook', deps)
     await db.open()
-    expect(db.verno).toBe(10)
+    expect(db.verno).toBe(CURRENT_VERSION)
     expect(await db.chargeDays.count()).toBe(0)
     const repo = new ChargesRepository(db)
     expect(await repo.inRange(CONN, -Infinity, Infinity)).toEqual(before)

@@ -16,8 +16,8 @@ import {
   migrationSql,
 } from '../../../../../electron/services/team/migrate'
 import { verifyChain } from '../../../../../electron/shared/team-chain'
-import { postgresUnavailableReason } from '../../../../support/postgres'
-import { DATABASE, DEMO, newKey, OTHER, startTeam, type TeamFixture } from './fixture'
+import { postgresUnavailableReason } from '../support/postgres'
+import { DATABASE, DEMO, newKey, OTHER, startTeam, type TeamFixture } from '../support/team-fixture'
 
 const unavailable = postgresUnavailableReason()
 if (unavailable) console.warn(`team chain tests skipped: ${unavailable}`)

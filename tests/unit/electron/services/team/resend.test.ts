@@ -3,8 +3,8 @@
 // refused with the reason and the server's state. Against a real PostgreSQL started for this file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MarkWrite } from '../../../../../electron/services/team/session'
-import { postgresUnavailableReason } from '../../../../support/postgres'
-import { DEMO, newKey, startTeam, type TeamFixture } from './fixture'
+import { postgresUnavailableReason } from '../support/postgres'
+import { DEMO, newKey, startTeam, type TeamFixture } from '../support/team-fixture'
 
 const unavailable = postgresUnavailableReason()
 if (unavailable) console.warn(`team resend tests skipped: ${unavailable}`)

@@ -3,8 +3,8 @@
 // row-level security keeps merchants apart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MarkWrite } from '../../../../../electron/services/team/session'
-import { postgresUnavailableReason } from '../../../../support/postgres'
-import { DEMO, newKey, OTHER, startTeam, type TeamFixture } from './fixture'
+import { postgresUnavailableReason } from '../support/postgres'
+import { DEMO, newKey, OTHER, startTeam, type TeamFixture } from '../support/team-fixture'
 
 const unavailable = postgresUnavailableReason()
 if (unavailable) console.warn(`team server tests skipped: ${unavailable}`)

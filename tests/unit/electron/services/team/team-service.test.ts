@@ -8,8 +8,8 @@ import { TEAM_FILE, TeamService } from '../../../../../electron/services/team/te
 import { InMemorySecretStore } from '../../../../../electron/services/vault/secret-store'
 import { desktopApiContract } from '../../../../../electron/shared/contract'
 import { verifyChain } from '../../../../../electron/shared/team-chain'
-import { postgresUnavailableReason } from '../../../../support/postgres'
-import { DEMO, newKey, startTeam, type TeamFixture } from './fixture'
+import { postgresUnavailableReason } from '../support/postgres'
+import { DEMO, newKey, startTeam, type TeamFixture } from '../support/team-fixture'
 
 const unavailable = postgresUnavailableReason()
 if (unavailable) console.warn(`team service tests skipped: ${unavailable}`)

@@ -4,7 +4,7 @@ import { addUser, grant, type TeamRole } from '../../../../../electron/services/
 import type { TeamConfig } from '../../../../../electron/services/team/connection'
 import { migrate } from '../../../../../electron/services/team/migrate'
 import { TeamSession, type MerchantRef } from '../../../../../electron/services/team/session'
-import { startTestCluster, type TestCluster } from '../../../../support/postgres'
+import { startTestCluster, type TestCluster } from './postgres'
 
 export const DATABASE = 'closebook_team'
 export const DEMO: MerchantRef = { merchantId: 'mer_demo', mode: 'test' }
