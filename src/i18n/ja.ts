@@ -871,6 +871,45 @@ export const ja: MessageSchema = {
         '決済サービスは送信された認証情報を使えませんでした。シークレットとアプリトークンを入力し直してください。このまま再試行しても解決しません。',
     },
   },
+  team: {
+    title: 'チームワークスペース（PostgreSQL）',
+    intro:
+      '任意の機能です。事務所の PostgreSQL を通じて、消込・メモ・月次締め・監査証跡を同僚と共有します。設定しなければ、このデスクトップは従来どおり単独で動作します。',
+    host: 'サーバーのホスト',
+    port: 'ポート',
+    database: 'データベース',
+    user: 'ログイン名',
+    password: 'パスワード',
+    passwordKept: 'キーチェーンに保存済み（入力すると置き換えます）',
+    plain:
+      'このホストはこのコンピューター自身のため、接続は暗号化されません（他のホストでは TLS を使います）。',
+    tls: '接続は TLS を使い、サーバー証明書を検証します。',
+    save: '保存',
+    test: '接続をテスト',
+    forget: 'このデスクトップでワークスペースから離脱',
+    testOk: '{login} として接続しました（スキーマバージョン {version}）。',
+    grant: '{merchant}（{mode}）：{role}',
+    roles: { preparer: '担当者', reviewer: '承認者', admin: '管理者' },
+    failures: {
+      not_configured: 'チームワークスペースはまだ設定されていません。',
+      no_password: 'このログインのパスワードが保存されていません。',
+      unreachable: 'サーバーが応答しません。ホスト、ポート、ネットワークを確認してください。',
+      auth_failed: 'サーバーがこのログイン名またはパスワードを拒否しました。',
+      tls: 'サーバーの TLS 証明書を検証できないか、サーバーが TLS に対応していません。',
+      no_database: 'サーバーにそのデータベースがありません。',
+      schema_missing:
+        'データベースに Closebook のスキーマがありません。管理者が「npm run team -- init」を実行してください。',
+      schema_too_old:
+        'チームのスキーマがこの Closebook より古いです。管理者が「npm run team -- migrate」を実行してください。',
+      schema_too_new: 'チームのスキーマがこの Closebook より新しいです。Closebook を更新してください。',
+      missing_role: 'このログインは Closebook のチームメンバーではないか、この操作に必要な役割がありません。',
+      no_grant: 'このログインにはその加盟店へのアクセス権がありません。',
+      invalid_input: 'サーバーが送信したデータを拒否しました。',
+      server_error: 'サーバーがエラーを返しました。',
+    },
+    backup:
+      'チームの消込・締め・監査証跡はサーバー上にあります。サーバー側でバックアップしてください（pg_dump）。このデスクトップのバックアップはローカルのキャッシュのみで、サーバーの状態や未送信の書き込みは含みません。',
+  },
   languages: { en: 'English', ja: '日本語' },
   journal: {
     title: '会計ソフト用の仕訳',
