@@ -114,8 +114,9 @@ CREATE TABLE closebook.audit (
   PRIMARY KEY (merchant_id, seq)
 );
 
--- One row per merchant: the last audit number and hash. Every write function locks it first, so writes to
--- one merchant are serialised and the audit numbers have no gaps (a rolled-back write takes no number).
+-- One row per merchant: the last audit number and hash as of the last write. Every write function locks it
+-- first, so writes to one merchant are serialised and the audit numbers have no gaps (a rolled-back write
+-- takes no number).
 CREATE TABLE closebook.audit_heads (
   merchant_id bigint PRIMARY KEY REFERENCES closebook.merchants,
   seq bigint NOT NULL,
@@ -144,23 +145,31 @@ LANGUAGE sql IMMUTABLE AS $$
     coalesce(p_month, ''), p_payload)
 $$;
 
+-- Appends one audit row after the merchant's last one. The caller holds the merchant's audit_heads row
+-- (begin_write locks it), so no other write appends in between; the head row itself is updated once per
+-- write by finish_write, not per row (updating one row thousands of times in a transaction is quadratic).
 CREATE FUNCTION closebook.append_audit(p_merchant bigint, p_action text, p_month text, p_payload jsonb)
 RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
-  head closebook.audit_heads;
+  prev_seq bigint;
+  prev_hash text;
   at timestamptz := clock_timestamp();
   body text := p_payload::text;
   next_hash text;
 BEGIN
-  SELECT * INTO head FROM closebook.audit_heads WHERE merchant_id = p_merchant FOR UPDATE;
-  next_hash := encode(sha256(convert_to(closebook.audit_text(head.hash, p_merchant, head.seq + 1, at,
+  SELECT a.seq, a.hash INTO prev_seq, prev_hash FROM closebook.audit a
+    WHERE a.merchant_id = p_merchant ORDER BY a.seq DESC LIMIT 1;
+  IF NOT FOUND THEN
+    prev_seq := 0;
+    prev_hash := repeat('0', 64);
+  END IF;
+  next_hash := encode(sha256(convert_to(closebook.audit_text(prev_hash, p_merchant, prev_seq + 1, at,
     session_user, p_action, p_month, body), 'UTF8')), 'hex');
   INSERT INTO closebook.audit (merchant_id, seq, at, actor, action, month, payload, prev_hash, hash)
-    VALUES (p_merchant, head.seq + 1, at, session_user, p_action, p_month, body, head.hash, next_hash);
-  UPDATE closebook.audit_heads SET seq = head.seq + 1, hash = next_hash WHERE merchant_id = p_merchant;
-  PERFORM pg_notify('closebook_audit', p_merchant::text || ':' || (head.seq + 1)::text);
-  RETURN head.seq + 1;
+    VALUES (p_merchant, prev_seq + 1, at, session_user, p_action, p_month, body, prev_hash, next_hash);
+  PERFORM pg_notify('closebook_audit', p_merchant::text || ':' || (prev_seq + 1)::text);
+  RETURN prev_seq + 1;
 END
 $$;
 
@@ -207,10 +216,14 @@ RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
   head_seq bigint;
+  head_hash text;
   result jsonb;
 BEGIN
-  SELECT seq INTO head_seq FROM closebook.audit_heads WHERE merchant_id = p_merchant;
-  result := p_outcome || jsonb_build_object('key', p_key, 'auditHead', head_seq);
+  SELECT a.seq, a.hash INTO head_seq, head_hash FROM closebook.audit a
+    WHERE a.merchant_id = p_merchant ORDER BY a.seq DESC LIMIT 1;
+  UPDATE closebook.audit_heads h SET seq = head_seq, hash = head_hash
+    WHERE h.merchant_id = p_merchant AND head_seq IS NOT NULL AND h.seq <> head_seq;
+  result := p_outcome || jsonb_build_object('key', p_key, 'auditHead', coalesce(head_seq, 0));
   INSERT INTO closebook.requests (merchant_id, key, login, action, outcome, at)
     VALUES (p_merchant, p_key, session_user, p_action, result, clock_timestamp());
   RETURN result || '{"replayed": false}';

@@ -100,6 +100,9 @@ export async function startTestCluster(): Promise<TestCluster> {
     }
   }
   start()
+  // A run that ends without stop() (a failed hook, an uncaught error) still leaves no server behind.
+  const stopOnExit = (): void => stopWith('immediate')
+  process.once('exit', stopOnExit)
   return {
     host: '127.0.0.1',
     port,
@@ -109,6 +112,7 @@ export async function startTestCluster(): Promise<TestCluster> {
     kill: () => stopWith('immediate'),
     restart: start,
     stop: () => {
+      process.off('exit', stopOnExit)
       stopWith('fast')
       rmSync(base, { recursive: true, force: true })
     },
