@@ -11,6 +11,43 @@ import type { TeamOutboxRow, TeamRefusedRow, TeamServerMark, TeamStateRow } from
 
 export const markKey = (kind: string, id: string): string => `${kind}:${id}`
 
+/** The setting naming a connection's team merchant (`{ merchantId, mode }`); absent: not shared. */
+export const teamMerchantSetting = (connectionId: string): string => `team.merchant.${connectionId}`
+
+/** A local mark change as the team sees it: the record, its month, and the mark after the change. */
+export interface TeamMarkChange {
+  key: string
+  period: string
+  reconciled: boolean
+  note: string
+}
+
+/**
+ * Inside the marking transaction: when the connection is shared with a team merchant, its changed marks
+ * join the outbox in the same transaction as the local write (both land or neither). Otherwise nothing.
+ */
+export async function queueTeamChanges(
+  db: ClosebookDb,
+  connectionId: string,
+  changes: readonly TeamMarkChange[],
+  now: number,
+): Promise<void> {
+  if (changes.length === 0) return
+  const value = (await db.settings.get(teamMerchantSetting(connectionId)))?.value as
+    { merchantId?: unknown; mode?: unknown } | undefined
+  if (!value || typeof value.merchantId !== 'string' || (value.mode !== 'live' && value.mode !== 'test'))
+    return
+  const marks = changes.flatMap((c) => {
+    const at = c.key.indexOf(':')
+    const kind = c.key.slice(0, at)
+    if (kind !== 'charge' && kind !== 'refund') return []
+    return [
+      { kind, id: c.key.slice(at + 1), month: c.period, reconciled: c.reconciled, note: c.note } as const,
+    ]
+  })
+  if (marks.length > 0) await new TeamRepository(db).enqueue(`${value.merchantId}:${value.mode}`, marks, now)
+}
+
 function emptyState(merchant: string): TeamStateRow {
   return { merchant, verifiedThrough: 0, headHash: GENESIS_HASH, broken: null, marks: {} }
 }

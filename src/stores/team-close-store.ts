@@ -9,14 +9,13 @@ import { ref } from 'vue'
 import { z } from 'zod'
 import type { TeamMerchant, TeamMonthState, TeamSummary } from '../../electron/shared/contract'
 import { appCache } from '../db/cache'
-import { TeamRepository } from '../db/team-repository'
+import { TeamRepository, teamMerchantSetting } from '../db/team-repository'
 import type { TeamRefusedRow, TeamStateRow } from '../db/team-rows'
 import { desktopApi } from '../platform'
 import { toAppError, type AppError } from '../platform/app-error'
 import { merchantKeyOf, TeamSync } from '../sync/team-sync'
 
 const merchantSchema = z.object({ merchantId: z.string().min(1), mode: z.enum(['live', 'test']) })
-const settingKey = (connectionId: string): string => `team.merchant.${connectionId}`
 
 export type TeamMonthAction = 'submit' | 'sign_off' | 'send_back' | 'reopen'
 
@@ -37,7 +36,7 @@ export const useTeamCloseStore = defineStore('team-close', () => {
       summary.value = await desktopApi().team.get({})
       if (!summary.value.configured) return
       merchant.value = await appCache().settings.get(
-        settingKey(connectionId),
+        teamMerchantSetting(connectionId),
         merchantSchema.nullable(),
         null,
       )
@@ -48,7 +47,7 @@ export const useTeamCloseStore = defineStore('team-close', () => {
   }
 
   async function chooseMerchant(connectionId: string, period: string, choice: TeamMerchant): Promise<void> {
-    await appCache().settings.set(settingKey(connectionId), choice)
+    await appCache().settings.set(teamMerchantSetting(connectionId), choice)
     merchant.value = choice
     await refresh(period)
   }
