@@ -919,6 +919,7 @@ export const en = {
       sendBack: 'Send back with the note',
       reopen: 'Reopen with the reason',
       refresh: 'Refresh from the server',
+      pending: '{count} change(s) waiting to be sent to the server.',
       chainVerified: 'Audit verified through #{through}.',
       chainBroken: 'The audit chain breaks at #{at}: verified through #{through} only.',
       refusedTitle: 'Writes the server refused',

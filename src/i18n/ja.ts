@@ -926,6 +926,7 @@ export const ja: MessageSchema = {
       sendBack: 'メモを付けて差し戻す',
       reopen: '理由を付けて再オープン',
       refresh: 'サーバーから更新',
+      pending: 'サーバーへの送信待ちの変更が {count} 件あります。',
       chainVerified: '監査証跡は #{through} まで検証済みです。',
       chainBroken: '監査証跡の連鎖が #{at} で途切れています（#{through} までのみ検証済み）。',
       refusedTitle: 'サーバーが拒否した書き込み',

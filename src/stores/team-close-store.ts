@@ -27,6 +27,9 @@ export const useTeamCloseStore = defineStore('team-close', () => {
   const refused = ref<TeamRefusedRow[]>([])
   const error = ref<AppError | null>(null)
   const busy = ref(false)
+  /** Writes still in the outbox, and why the last send stopped (null: all sent). */
+  const pending = ref(0)
+  const outboxNote = ref<string | null>(null)
 
   const repo = (): TeamRepository => new TeamRepository(appCache().db)
 
@@ -59,7 +62,12 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     if (!m || !user) return
     busy.value = true
     try {
-      const state = await new TeamSync(repo(), desktopApi().team, user).pull(m)
+      const sync = new TeamSync(repo(), desktopApi().team, user)
+      // The outbox first (in order, each with its key), then everything after the last verified row.
+      const flushed = await sync.flush(m)
+      outboxNote.value = flushed.stoppedBy
+      pending.value = (await repo().pending(merchantKeyOf(m))).length
+      const state = await sync.pull(m)
       chain.value = { verifiedThrough: state.verifiedThrough, broken: state.broken }
       const months = await desktopApi().team.months({ merchant: m })
       month.value = months.find((x) => x.month === period) ?? null
