@@ -116,6 +116,8 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     refused,
     error,
     busy,
+    pending,
+    outboxNote,
     load,
     chooseMerchant,
     refresh,
