@@ -102,16 +102,7 @@ export class MarkingService {
     planner: AcceptPlanner,
   ): Promise<MatchWriteResult> {
     const { db } = this
-    const tables = [
-      db.markDays,
-      db.audit,
-      db.locks,
-      db.history,
-      db.imports,
-      db.importedRows,
-      ...this.#teamTables(),
-    ]
-    return db.transaction('rw', tables, async () => {
+    return db.transaction('rw', this.#importTables(), async () => {
       const file = await db.imports.get([connectionId, importId])
       if (!file) throw new Error(`accept: import ${importId} is not in the cache`)
       const keys = [...new Set(matches.flatMap((m) => m.keys))]
@@ -141,16 +132,7 @@ export class MarkingService {
     planner: RemovalPlanner,
   ): Promise<MatchWriteResult> {
     const { db } = this
-    const tables = [
-      db.markDays,
-      db.audit,
-      db.locks,
-      db.history,
-      db.imports,
-      db.importedRows,
-      ...this.#teamTables(),
-    ]
-    return db.transaction('rw', tables, async () => {
+    return db.transaction('rw', this.#importTables(), async () => {
       const rows = await db.importedRows
         .where('[connectionId+importId]')
         .equals([connectionId, importId])
@@ -225,6 +207,12 @@ export class MarkingService {
   #teamTables(): Table[] {
     const { db } = this
     return [db.settings, db.teamOutbox, db.teamState]
+  }
+
+  /** What accepting or removing an import writes: marks and audit, the records, the file and its rows. */
+  #importTables(): Table[] {
+    const { db } = this
+    return [db.markDays, db.audit, db.locks, db.history, db.imports, db.importedRows, ...this.#teamTables()]
   }
 
   async #locks(connectionId: string): Promise<Map<string, PeriodLock>> {

@@ -3,6 +3,7 @@
 // a connection attempt named for the accountant without the password, the host's answer body or a stack.
 import { isIP } from 'node:net'
 import pg from 'pg'
+import { TEAM_FAILURE_CODES } from '../../shared/contract/team'
 import { TEAM_SCHEMA_VERSION } from './schema-version'
 
 export interface TeamConfig {
@@ -14,20 +15,8 @@ export interface TeamConfig {
   caPem?: string
 }
 
-export const TEAM_FAILURES = [
-  'unreachable',
-  'auth_failed',
-  'tls',
-  'no_database',
-  'schema_missing',
-  'schema_too_old',
-  'schema_too_new',
-  'missing_role',
-  'no_grant',
-  'invalid_input',
-  'server_error',
-] as const
-export type TeamFailure = (typeof TEAM_FAILURES)[number]
+/** What can go wrong reaching or using the server (the contract's codes but the two only main knows of). */
+export type TeamFailure = Exclude<(typeof TEAM_FAILURE_CODES)[number], 'not_configured' | 'no_password'>
 
 export class TeamError extends Error {
   readonly failure: TeamFailure

@@ -1,8 +1,7 @@
 // The team workspace as main serves it: settings in <dataDir>/team.json (no secret), the login's password in
 // the OS keychain, one session opened lazily and closed when the settings change. With nothing configured
 // every call but get/configure answers `not_configured`, and nothing else in the app changes.
-import { randomBytes } from 'node:crypto'
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises'
+import { readFile, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { z } from 'zod'
 import {
@@ -15,6 +14,7 @@ import {
 } from '../../shared/contract/team'
 import { DesktopApiError, type ApiErrorCode } from '../../shared/errors'
 import type { TeamAuditRow } from '../../shared/team-chain'
+import { saveJsonFile } from '../files/save-json'
 import { noKeychainError } from '../vault/credentials'
 import type { SecretStore } from '../vault/secret-store'
 import { isLoopbackHost, TeamError, testConnection, type TeamFailure } from './connection'
@@ -205,24 +205,6 @@ export class TeamService {
   }
 
   private async write(config: TeamConfigInput): Promise<void> {
-    const temp = `${this.path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`
-    try {
-      await mkdir(this.dataDir, { recursive: true })
-      const handle = await open(temp, 'w', 0o600)
-      try {
-        await handle.writeFile(`${JSON.stringify(config, null, 2)}\n`, 'utf8')
-        await handle.sync()
-      } finally {
-        await handle.close()
-      }
-      await rename(temp, this.path)
-    } catch (error) {
-      await unlink(temp).catch(() => undefined)
-      const code = (error as NodeJS.ErrnoException).code
-      throw new DesktopApiError(
-        'internal',
-        `The team settings could not be saved (${code ?? 'unknown error'}).`,
-      )
-    }
+    await saveJsonFile(this.path, config, 'the team settings')
   }
 }

@@ -3,7 +3,7 @@ import pg from 'pg'
 import { addUser, grant, type TeamRole } from '../../../../../electron/services/team/admin'
 import type { TeamConfig } from '../../../../../electron/services/team/connection'
 import { migrate } from '../../../../../electron/services/team/migrate'
-import { TeamSession, type MerchantRef } from '../../../../../electron/services/team/session'
+import { TeamSession, type MarkWrite, type MerchantRef } from '../../../../../electron/services/team/session'
 import { startTestCluster, type TestCluster } from './postgres'
 
 export const DATABASE = 'closebook_team'
@@ -72,4 +72,9 @@ let counter = 0
 export function newKey(): string {
   counter += 1
   return `test-${process.pid}-${Date.now()}-${counter}`
+}
+
+/** A charge's mark in October 2026, as a desktop would send it. */
+export function markWrite(id: string, baseVersion: number, extra: Partial<MarkWrite> = {}): MarkWrite {
+  return { kind: 'charge', id, month: '2026-10', reconciled: true, note: '', baseVersion, ...extra }
 }

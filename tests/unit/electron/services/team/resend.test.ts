@@ -4,20 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MarkWrite } from '../../../../../electron/services/team/session'
 import { postgresUnavailableReason } from '../support/postgres'
-import { DEMO, newKey, startTeam, type TeamFixture } from '../support/team-fixture'
+import { DEMO, markWrite, newKey, startTeam, type TeamFixture } from '../support/team-fixture'
 
 const unavailable = postgresUnavailableReason()
 if (unavailable) console.warn(`team resend tests skipped: ${unavailable}`)
 
 const marks = (prefix: string, n: number, month = '2026-10'): MarkWrite[] =>
-  Array.from({ length: n }, (_, i) => ({
-    kind: 'charge',
-    id: `${prefix}_${i}`,
-    month,
-    reconciled: true,
-    note: `n${i}`,
-    baseVersion: 0,
-  }))
+  Array.from({ length: n }, (_, i) => markWrite(`${prefix}_${i}`, 0, { month, note: `n${i}` }))
 
 describe.skipIf(unavailable)('resending team writes', () => {
   let team: TeamFixture

@@ -4,20 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MarkWrite } from '../../../../../electron/services/team/session'
 import { postgresUnavailableReason } from '../support/postgres'
-import { DEMO, newKey, OTHER, startTeam, type TeamFixture } from '../support/team-fixture'
+import { DEMO, markWrite, newKey, OTHER, startTeam, type TeamFixture } from '../support/team-fixture'
 
 const unavailable = postgresUnavailableReason()
 if (unavailable) console.warn(`team server tests skipped: ${unavailable}`)
 
-const mark = (id: string, baseVersion: number, extra: Partial<MarkWrite> = {}): MarkWrite => ({
-  kind: 'charge',
-  id,
-  month: '2026-10',
-  reconciled: true,
-  note: '',
-  baseVersion,
-  ...extra,
-})
+const mark = markWrite
 
 describe.skipIf(unavailable)('team workspace rules on PostgreSQL', () => {
   let team: TeamFixture
