@@ -231,7 +231,7 @@ async function monthEnd(s: Shots): Promise<void> {
   })
   await s.take('12-month-end-totals', totals.last())
   await s.take('13-month-end-exports', page.locator('section.export'), true)
-  if (!s.has('payouts.checklist.ok')) s.skip('14-payouts', 'this build has no payout roll-forward')
+  if (!s.has('payoutRules.checklist.ok')) s.skip('14-payouts', 'this build has no payout roll-forward')
   else await s.take('14-payouts', checklist)
   await closeMonth(s)
 }

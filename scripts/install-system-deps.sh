@@ -3,11 +3,13 @@
 # Playwright never downloads a browser here), GNOME Keyring + D-Bus (the vault's tests run against a
 # real Secret Service), openpyxl (an independent reader of the exported workbook), LibreOffice Calc
 # (recomputes the workbook's formulas headless, an evaluator independent of ours), Noto CJK fonts (the
-# Japanese screenshots of the user guide, `npm run docs:screenshots`, show kanji and kana, not boxes).
+# Japanese screenshots of the user guide, `npm run docs:screenshots`, show kanji and kana, not boxes),
+# PostgreSQL (the team workspace's tests initdb a throwaway cluster of their own from its server binaries;
+# never a shared server).
 # Installs only what is missing, so a second run costs a few seconds.
 set -euo pipefail
 
-packages=(chromium gnome-keyring dbus dbus-x11 libsecret-1-0 python3-openpyxl libreoffice-calc-nogui fonts-noto-cjk)
+packages=(chromium gnome-keyring dbus dbus-x11 libsecret-1-0 python3-openpyxl libreoffice-calc-nogui fonts-noto-cjk postgresql)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -17,6 +17,7 @@ import { connectionsHandlers } from './handlers/connections-handlers'
 import { exportHandlers } from './handlers/export-handlers'
 import { filesHandlers } from './handlers/files-handlers'
 import { sandboxHandlers } from './handlers/sandbox-handlers'
+import { teamHandlers } from './handlers/team-handlers'
 import type { Handlers } from './handlers/types'
 import { vaultHandlers } from './handlers/vault-handlers'
 import { backupHandlers } from './handlers/backup-handlers'
@@ -25,6 +26,7 @@ import { systemClock, type Clock } from './scheduler/clock'
 import { Scheduler } from './scheduler/scheduler'
 import type { KeychainStatus, SecretStore } from './vault/secret-store'
 import { startSandbox } from '../sandbox/server'
+import { TeamService } from './team/team-service'
 import { WorkbookExports } from './workbook/workbook-exports'
 
 export interface HostAdapters {
@@ -67,6 +69,8 @@ export interface AppServices extends HostAdapters {
    * removed at start-up, before this run writes anything there; resolves to their names.
    */
   leftovers(): Promise<string[]>
+  /** The optional team workspace on PostgreSQL; inert until configured. */
+  team: TeamService
   dispose(): Promise<void>
 }
 
@@ -101,6 +105,7 @@ export function createAppServices(adapters: HostAdapters): AppServices {
     startSandbox: adapters.startDemoSandbox ?? startEmbeddedDemoSandbox,
     timeZone: 'Asia/Tokyo',
   })
+  const team = new TeamService(adapters.dataDir, adapters.secretStore)
   return {
     ...adapters,
     // Probing writes an entry; the connections service does it once per launch.
@@ -114,9 +119,11 @@ export function createAppServices(adapters: HostAdapters): AppServices {
     gateway,
     demo,
     leftovers: () => temp.leftovers(),
+    team,
     dispose: async () => {
       clearInterval(sweeper)
       await demo.dispose()
+      await team.dispose()
       scheduler.dispose()
       await files.dispose()
       await workbooks.dispose()
@@ -134,5 +141,6 @@ export function createHandlers(services: AppServices): Handlers {
     ...sandboxHandlers(services.demo),
     ...exportHandlers(services.workbooks),
     ...backupHandlers(new BackupSigner(services.secretStore)),
+    ...teamHandlers(services.team),
   }
 }

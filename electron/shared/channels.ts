@@ -32,6 +32,14 @@ export const CHANNELS = [
   'export:appendRows',
   'export:finish',
   'export:cancel',
+  'team:get',
+  'team:configure',
+  'team:forget',
+  'team:test',
+  'team:pushMarks',
+  'team:changeMonth',
+  'team:months',
+  'team:pullAudit',
 ] as const satisfies readonly Channel[]
 
 // Compile-time: a channel added to the contract but not to CHANNELS fails the typecheck here.

@@ -37,6 +37,7 @@ import type {
   PayoutSyncState,
   TransferRow,
 } from './payout-rows'
+import type { TeamAuditStored, TeamOutboxRow, TeamRefusedRow, TeamStateRow } from './team-rows'
 
 export { CURRENT_SCHEMA, CURRENT_VERSION, TABLE_NAMES, type TableName } from './schema'
 export type { MigrationProgress } from './migrations'
@@ -136,6 +137,10 @@ export class ClosebookDb extends Dexie {
   declare payoutSync: Table<PayoutSyncState, string>
   declare payoutQuarantine: Table<PayoutQuarantineRow, [string, string]>
   declare ledgerLinks: Table<LedgerLink, [string, string]>
+  declare teamOutbox: Table<TeamOutboxRow, number>
+  declare teamRefused: Table<TeamRefusedRow, number>
+  declare teamAudit: Table<TeamAuditStored, [string, number]>
+  declare teamState: Table<TeamStateRow, string>
 
   readonly #factory: Pick<IDBFactory, 'databases'> | undefined
 

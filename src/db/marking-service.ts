@@ -9,13 +9,14 @@
  *   should a plan still touch a closed period the write throws PeriodLockedError and nothing lands.
  * Matching's links on imported rows (and an import's removal) land in that same transaction.
  */
-import Dexie from 'dexie'
+import Dexie, { type Table } from 'dexie'
 import { emptyPlan, type MarkPlan, type MatchLink } from '../domain/mark-plan'
 import { appendAuditEntries } from './audit-repository'
 import type { ClosebookDb } from './database'
 import { DayRows, PeriodLockedError, putMarkDays } from './marks-repository'
 import type { HistoryRecord, MarkRecord, MarkRef, PeriodLock, RecordKey } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
+import { queueTeamChanges } from './team-repository'
 
 /** What a planner sees inside the transaction: the current marks of the records and the connection's locks. */
 export interface MarkSnapshot {
@@ -77,7 +78,7 @@ export class MarkingService {
     const { db } = this
     const { signal } = options
     signal?.throwIfAborted()
-    return db.transaction('rw', db.markDays, db.audit, db.locks, async () => {
+    return db.transaction('rw', [db.markDays, db.audit, db.locks, ...this.#teamTables()], async () => {
       const tx = Dexie.currentTransaction
       const abort = (): void => tx.abort()
       signal?.addEventListener('abort', abort, { once: true })
@@ -101,8 +102,7 @@ export class MarkingService {
     planner: AcceptPlanner,
   ): Promise<MatchWriteResult> {
     const { db } = this
-    const tables = [db.markDays, db.audit, db.locks, db.history, db.imports, db.importedRows]
-    return db.transaction('rw', tables, async () => {
+    return db.transaction('rw', this.#importTables(), async () => {
       const file = await db.imports.get([connectionId, importId])
       if (!file) throw new Error(`accept: import ${importId} is not in the cache`)
       const keys = [...new Set(matches.flatMap((m) => m.keys))]
@@ -132,8 +132,7 @@ export class MarkingService {
     planner: RemovalPlanner,
   ): Promise<MatchWriteResult> {
     const { db } = this
-    const tables = [db.markDays, db.audit, db.locks, db.history, db.imports, db.importedRows]
-    return db.transaction('rw', tables, async () => {
+    return db.transaction('rw', this.#importTables(), async () => {
       const rows = await db.importedRows
         .where('[connectionId+importId]')
         .equals([connectionId, importId])
@@ -183,7 +182,37 @@ export class MarkingService {
     const changed = rows.change(plan.puts, plan.deletes)
     if (changed.length > 0) await putMarkDays(db.markDays, changed)
     const auditSeqs = plan.audit.length > 0 ? await appendAuditEntries(db.audit, plan.audit) : []
+    const now = plan.puts[0]?.updatedAt ?? Date.now()
+    await queueTeamChanges(
+      db,
+      connectionId,
+      [
+        ...plan.puts.map((m) => ({
+          key: m.key,
+          period: m.period,
+          reconciled: m.state === 'reconciled',
+          note: m.note,
+        })),
+        ...plan.deletes.flatMap((k) => {
+          const stored = marks.get(k)
+          return stored ? [{ key: k, period: stored.period, reconciled: false, note: '' }] : []
+        }),
+      ],
+      now,
+    )
     return { plan, result: { put: plan.puts.length, deleted: plan.deletes.length, auditSeqs } }
+  }
+
+  /** The tables a shared connection's outbox entry needs inside the marking transaction. */
+  #teamTables(): Table[] {
+    const { db } = this
+    return [db.settings, db.teamOutbox, db.teamState]
+  }
+
+  /** What accepting or removing an import writes: marks and audit, the records, the file and its rows. */
+  #importTables(): Table[] {
+    const { db } = this
+    return [db.markDays, db.audit, db.locks, db.history, db.imports, db.importedRows, ...this.#teamTables()]
   }
 
   async #locks(connectionId: string): Promise<Map<string, PeriodLock>> {

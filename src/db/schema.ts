@@ -3,7 +3,7 @@
  * version steps that lead here are in migrations/ (one frozen file per version); a test checks that the
  * last step's stores are exactly these. A schema change adds a step there and updates this file.
  */
-export const CURRENT_VERSION = 11
+export const CURRENT_VERSION = 12
 
 export const CURRENT_SCHEMA = {
   connections: 'id',
@@ -58,6 +58,15 @@ export const CURRENT_SCHEMA = {
   payoutQuarantine: '[connectionId+id]',
   /** A ledger id → the charge or refund that carries it (`ledger_id` in the charge list). */
   ledgerLinks: '[connectionId+ledgerId], [connectionId+recordId]',
+  /**
+   * The team workspace (v12): writes waiting for the server with their idempotency keys, writes it refused
+   * (reason and state, for the user), its audit rows pulled so far, and per merchant the verified chain
+   * head and the marks' server versions. Keyed by the service's merchant id and mode, never a connection.
+   */
+  teamOutbox: '++id, &key, merchant',
+  teamRefused: '++id, merchant',
+  teamAudit: '[merchant+seq]',
+  teamState: 'merchant',
   /** A restore's staging copies (v9; the charge days and parts v10): filled by a restore, then copied into the tables above at once. */
   staged_connections: 'id',
   staged_stores: '[connectionId+storeId]',
@@ -110,4 +119,8 @@ export const TABLE_NAMES = [
   'payoutSync',
   'payoutQuarantine',
   'ledgerLinks',
+  'teamOutbox',
+  'teamRefused',
+  'teamAudit',
+  'teamState',
 ] as const satisfies readonly TableName[]

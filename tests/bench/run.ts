@@ -101,6 +101,13 @@ const SUITES: Suite[] = [
     metrics: ['match.precision', 'match.recall', 'match.recall_orders', 'match.recall_deposits'],
   },
   {
+    // Its own PostgreSQL (initdb in a temporary folder), two desktops' main processes.
+    name: 'team',
+    module: './team-bench',
+    exportName: 'benchTeam',
+    metrics: ['team.push_10k_marks_s', 'team.pull_100k_audit_s', 'team.visible_on_other_desktop_ms'],
+  },
+  {
     // A cache as version 5 left it, 500k records, opened one version step at a time, in Chromium.
     name: 'migration',
     module: './migration-bench',

@@ -132,7 +132,7 @@ export class PaymentApiClient {
   }
 
   private async send<T>(
-    request: { url: string; jsonContentType: boolean },
+    request: { url: string; jsonContentType: boolean; limit: number },
     credentials: Credentials,
     signal: AbortSignal,
     timeoutMs: number,

@@ -17,6 +17,7 @@ import {
   type PayoutKind,
   type PayoutQuery,
 } from '../../shared/payouts-api'
+import { MAX_PAGE_LIMIT } from '../../shared/payment-api'
 import type { LimitKeys } from '../scheduler/rate-limiter'
 import { describe, issuesOf, keptPayload } from './page-validation'
 
@@ -24,6 +25,8 @@ export interface BuiltPayoutRequest extends Omit<LimitKeys, 'namespace'> {
   kind: PayoutKind
   url: string
   jsonContentType: false
+  /** Items a list page may hold: the `limit` asked for, else the most the service serves. More refuse it. */
+  limit: number
   /** `GET <path>?<query>`: no host, and credentials are headers. */
   display: string
 }
@@ -95,6 +98,7 @@ export function buildPayoutRequest(baseUrl: string, rawQuery: unknown): BuiltPay
     route: `GET ${basePath}${template}`,
     exact: `GET ${path}${search ? `?${search}` : ''}`,
     jsonContentType: false,
+    limit: ('paging' in query ? query.paging?.limit : undefined) ?? MAX_PAGE_LIMIT,
     display: `GET ${url.pathname}${url.search}`,
   }
 }

@@ -3,13 +3,13 @@
  * (temporary file, fsync, rename), validated on load; an unreadable file is moved aside as
  * `connections.json.corrupt-<time>` and reported, never overwritten or deleted.
  */
-import { randomBytes } from 'node:crypto'
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises'
+import { readFile, rename } from 'node:fs/promises'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { checkBaseUrl, isIanaTimeZone } from '../../shared/contract/connections'
 import { DesktopApiError } from '../../shared/errors'
 import { uuidSchema } from '../../shared/payment-api'
+import { saveJsonFile } from '../files/save-json'
 
 export const storedConnectionSchema = z.object({
   id: uuidSchema,
@@ -82,24 +82,6 @@ export class ConnectionRegistry {
   }
 
   async save(connections: readonly StoredConnection[]): Promise<void> {
-    const body = `${JSON.stringify({ version: 1, connections }, null, 2)}\n`
-    const temp = `${this.path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`
-    try {
-      await mkdir(this.dataDir, { recursive: true })
-      const handle = await open(temp, 'w', 0o600)
-      try {
-        await handle.writeFile(body, 'utf8')
-        await handle.sync()
-      } finally {
-        await handle.close()
-      }
-      await rename(temp, this.path)
-    } catch (error) {
-      await unlink(temp).catch(() => undefined)
-      const code = (error as NodeJS.ErrnoException).code
-      if (code === 'ENOSPC' || code === 'EDQUOT')
-        throw new DesktopApiError('disk_full', 'The disk is full: the connection could not be saved.')
-      throw new DesktopApiError('internal', `The connection could not be saved (${code ?? 'unknown error'}).`)
-    }
+    await saveJsonFile(this.path, { version: 1, connections }, 'the connection')
   }
 }

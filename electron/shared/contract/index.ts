@@ -12,6 +12,7 @@ import { exportContract } from './export'
 import { filesContract } from './files'
 import { payoutsContract } from './payouts'
 import { sandboxContract } from './sandbox'
+import { teamContract } from './team'
 
 export const desktopApiContract = {
   ...appContract,
@@ -22,6 +23,7 @@ export const desktopApiContract = {
   ...sandboxContract,
   ...exportContract,
   ...backupContract,
+  ...teamContract,
 } as const
 
 export type DesktopApiContract = typeof desktopApiContract
@@ -50,3 +52,4 @@ export * from './payouts'
 export * from './sandbox'
 export * from './export'
 export * from './backup'
+export * from './team'

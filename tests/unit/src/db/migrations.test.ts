@@ -22,8 +22,10 @@ import { MIGRATIONS, type MigrationProgress } from '../../../../src/db/migration
 import { setPassPageSizeForTests } from '../../../../src/db/migrations/step'
 import expectedV8 from './migrations/expected-v8.json'
 
-/** What the released v8 code left, plus the tables later versions add empty (v10: the charge days). */
-// v10 added the charge days and parts, v11 the payout tables: all empty after an upgrade.
+/**
+ * What the released v8 code left, plus the tables later versions add empty (v10: the charge days and
+ * parts; v11: the payout tables; v12: the team workspace).
+ */
 const expected = {
   ...expectedV8,
   chargeDays: [],
@@ -36,6 +38,10 @@ const expected = {
   payoutSync: [],
   payoutQuarantine: [],
   ledgerLinks: [],
+  teamOutbox: [],
+  teamRefused: [],
+  teamAudit: [],
+  teamState: [],
 }
 
 const { changedToday } = vi.hoisted(() => ({
@@ -113,7 +119,8 @@ describe('schema version steps', () => {
   afterEach(() => setPassPageSizeForTests())
 
   it('run 1..current in order, each naming every table of the version before it', () => {
-    expect(MIGRATIONS.map((m) => m.version)).toEqual(Array.from({ length: CURRENT_VERSION }, (_, i) => i + 1))
+    const versions = Array.from({ length: CURRENT_VERSION }, (_, i) => i + 1)
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(versions)
     for (let i = 1; i < MIGRATIONS.length; i++) {
       const before = Object.entries(MIGRATIONS[i - 1]!.stores).flatMap(([t, s]) => (s === null ? [] : [t]))
       expect(Object.keys(MIGRATIONS[i]!.stores)).toEqual(expect.arrayContaining(before))

@@ -1,0 +1,197 @@
+/**
+ * The team workspace's part of the cache: the outbox (writes with their idempotency keys, in the order they
+ * were made), the writes the server refused, the audit rows pulled and the verified chain head. Each answer
+ * of the server lands in one transaction with the outbox entry it settles, so a crash between the answer and
+ * the write leaves the entry in the outbox and the resend, with the same key, gets the same answer.
+ */
+import type { TeamMark, TeamMarkOutcome } from '../../electron/shared/contract/team'
+import { GENESIS_HASH, type ChainCheck, type TeamAuditRow } from '../../electron/shared/team-chain'
+import type { ClosebookDb } from './database'
+import type { TeamOutboxRow, TeamRefusedRow, TeamServerMark, TeamStateRow } from './team-rows'
+
+export const markKey = (kind: string, id: string): string => `${kind}:${id}`
+
+/** The setting naming a connection's team merchant (`{ merchantId, mode }`); absent: not shared. */
+export const teamMerchantSetting = (connectionId: string): string => `team.merchant.${connectionId}`
+
+/** A local mark change as the team sees it: the record, its month, and the mark after the change. */
+export interface TeamMarkChange {
+  key: string
+  period: string
+  reconciled: boolean
+  note: string
+}
+
+/**
+ * Inside the marking transaction: when the connection is shared with a team merchant, its changed marks
+ * join the outbox in the same transaction as the local write (both land or neither). Otherwise nothing.
+ */
+export async function queueTeamChanges(
+  db: ClosebookDb,
+  connectionId: string,
+  changes: readonly TeamMarkChange[],
+  now: number,
+): Promise<void> {
+  if (changes.length === 0) return
+  const value = (await db.settings.get(teamMerchantSetting(connectionId)))?.value as
+    { merchantId?: unknown; mode?: unknown } | undefined
+  if (!value || typeof value.merchantId !== 'string' || (value.mode !== 'live' && value.mode !== 'test'))
+    return
+  const marks = changes.flatMap((c) => {
+    const at = c.key.indexOf(':')
+    const kind = c.key.slice(0, at)
+    if (kind !== 'charge' && kind !== 'refund') return []
+    return [
+      { kind, id: c.key.slice(at + 1), month: c.period, reconciled: c.reconciled, note: c.note } as const,
+    ]
+  })
+  if (marks.length > 0) await new TeamRepository(db).enqueue(`${value.merchantId}:${value.mode}`, marks, now)
+}
+
+function emptyState(merchant: string): TeamStateRow {
+  return { merchant, verifiedThrough: 0, headHash: GENESIS_HASH, broken: null, marks: {} }
+}
+
+export class TeamRepository {
+  constructor(private readonly db: ClosebookDb) {}
+
+  async state(merchant: string): Promise<TeamStateRow> {
+    return (await this.db.teamState.get(merchant)) ?? emptyState(merchant)
+  }
+
+  /**
+   * Queues marks as one write with a fresh key. Each mark's base version is the server's version as this
+   * desktop knows it, counting the writes to the same record still queued before it.
+   */
+  async enqueue(
+    merchant: string,
+    marks: Omit<TeamMark, 'baseVersion'>[],
+    now: number,
+  ): Promise<TeamOutboxRow> {
+    const { db } = this
+    return db.transaction('rw', db.teamOutbox, db.teamState, async () => {
+      const state = await this.state(merchant)
+      const queued = await db.teamOutbox.where('merchant').equals(merchant).toArray()
+      const ahead = new Map<string, number>()
+      for (const row of queued)
+        for (const m of row.marks)
+          ahead.set(markKey(m.kind, m.id), (ahead.get(markKey(m.kind, m.id)) ?? 0) + 1)
+      const row: TeamOutboxRow = {
+        key: globalThis.crypto.randomUUID(),
+        merchant,
+        marks: marks.map((m) => {
+          const k = markKey(m.kind, m.id)
+          return { ...m, baseVersion: (state.marks[k]?.version ?? 0) + (ahead.get(k) ?? 0) }
+        }),
+        queuedAt: now,
+        attempts: 0,
+        lastError: null,
+      }
+      row.id = await db.teamOutbox.add(row)
+      return row
+    })
+  }
+
+  /** Waiting writes, oldest first. */
+  pending(merchant: string): Promise<TeamOutboxRow[]> {
+    return this.db.teamOutbox.where('merchant').equals(merchant).sortBy('id')
+  }
+
+  async noteFailure(id: number, message: string): Promise<void> {
+    await this.db.teamOutbox
+      .where('id')
+      .equals(id)
+      .modify((row) => {
+        row.attempts += 1
+        row.lastError = message
+      })
+  }
+
+  /** The server answered `row`: it leaves the outbox; refusals are listed; applied marks update the versions. */
+  async settle(row: TeamOutboxRow, outcomes: TeamMarkOutcome[], user: string, now: number): Promise<void> {
+    const { db } = this
+    await db.transaction('rw', db.teamOutbox, db.teamRefused, db.teamState, async () => {
+      if (row.id === undefined || !(await db.teamOutbox.get(row.id))) return
+      const state = await this.state(row.merchant)
+      const refused: TeamRefusedRow[] = []
+      for (const mark of row.marks) {
+        const outcome = outcomes.find((o) => o.kind === mark.kind && o.id === mark.id)
+        if (outcome?.status === 'applied' && outcome.version !== undefined) {
+          const known = state.marks[markKey(mark.kind, mark.id)]
+          if (!known || known.version < outcome.version) {
+            state.marks[markKey(mark.kind, mark.id)] = {
+              version: outcome.version,
+              reconciled: mark.reconciled,
+              note: mark.note,
+              month: mark.month,
+              by: user,
+              at: new Date(now).toISOString(),
+            }
+          }
+        } else {
+          refused.push({
+            merchant: row.merchant,
+            key: row.key,
+            mark,
+            reason: outcome?.reason ?? 'stale',
+            monthState: outcome?.monthState ?? null,
+            current: outcome?.current ?? null,
+            refusedAt: now,
+          })
+        }
+      }
+      if (refused.length) await db.teamRefused.bulkAdd(refused)
+      await db.teamState.put(state)
+      await db.teamOutbox.delete(row.id)
+    })
+  }
+
+  refused(merchant: string): Promise<TeamRefusedRow[]> {
+    return this.db.teamRefused.where('merchant').equals(merchant).sortBy('id')
+  }
+
+  async dismissRefused(id: number): Promise<void> {
+    await this.db.teamRefused.delete(id)
+  }
+
+  /**
+   * Stores pulled audit rows up to where `check` verified them and applies their marks to the server's view;
+   * a break is recorded and nothing after it is applied.
+   */
+  async storeAudit(merchant: string, rows: TeamAuditRow[], check: ChainCheck): Promise<TeamStateRow> {
+    const { db } = this
+    return db.transaction('rw', db.teamAudit, db.teamState, async () => {
+      const state = await this.state(merchant)
+      const good = rows.filter((r) => r.seq <= check.verifiedThrough)
+      await db.teamAudit.bulkPut(good.map((r) => ({ ...r, merchant })))
+      for (const r of good) {
+        if (r.action !== 'mark') continue
+        const p = JSON.parse(r.payload) as {
+          kind: string
+          id: string
+          reconciled: boolean
+          note: string
+          version: number
+        }
+        const k = markKey(p.kind, p.id)
+        const mark: TeamServerMark = {
+          version: p.version,
+          reconciled: p.reconciled,
+          note: p.note,
+          month: r.month,
+          by: r.actor,
+          at: r.at,
+        }
+        if ((state.marks[k]?.version ?? 0) <= p.version) state.marks[k] = mark
+      }
+      const last = good[good.length - 1]
+      if (last) {
+        state.verifiedThrough = last.seq
+        state.headHash = last.hash
+      }
+      state.broken = check.ok ? null : { at: check.brokenAt, reason: check.reason }
+      await db.teamState.put(state)
+      return state
+    })
+  }
+}

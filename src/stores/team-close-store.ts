@@ -1,0 +1,127 @@
+/**
+ * Maker–checker close on the team workspace, for the Month-end view: which team merchant this connection
+ * is (a setting of this desktop, since the payment service's lists do not name the merchant), the month's
+ * state on the server (preparer, reviewer, times), the actions the server allows, the writes it refused,
+ * and how far the audit chain pulled into this cache verifies. Inert when no workspace is configured.
+ */
+import { defineStore } from 'pinia'
+import { ref } from 'vue'
+import { z } from 'zod'
+import type { TeamMerchant, TeamMonthState, TeamSummary } from '../../electron/shared/contract'
+import { appCache } from '../db/cache'
+import { TeamRepository, teamMerchantSetting } from '../db/team-repository'
+import type { TeamRefusedRow, TeamStateRow } from '../db/team-rows'
+import { desktopApi } from '../platform'
+import { toAppError, type AppError } from '../platform/app-error'
+import { merchantKeyOf, TeamSync } from '../sync/team-sync'
+
+const merchantSchema = z.object({ merchantId: z.string().min(1), mode: z.enum(['live', 'test']) })
+
+export type TeamMonthAction = 'submit' | 'sign_off' | 'send_back' | 'reopen'
+
+export const useTeamCloseStore = defineStore('team-close', () => {
+  const summary = ref<TeamSummary | null>(null)
+  const merchant = ref<TeamMerchant | null>(null)
+  const month = ref<TeamMonthState | null>(null)
+  const chain = ref<Pick<TeamStateRow, 'verifiedThrough' | 'broken'> | null>(null)
+  const refused = ref<TeamRefusedRow[]>([])
+  const error = ref<AppError | null>(null)
+  const busy = ref(false)
+  /** Writes still in the outbox, and why the last send stopped (null: all sent). */
+  const pending = ref(0)
+  const outboxNote = ref<string | null>(null)
+
+  const repo = (): TeamRepository => new TeamRepository(appCache().db)
+
+  async function load(connectionId: string, period: string): Promise<void> {
+    error.value = null
+    try {
+      summary.value = await desktopApi().team.get({})
+      if (!summary.value.configured) return
+      merchant.value = await appCache().settings.get(
+        teamMerchantSetting(connectionId),
+        merchantSchema.nullable(),
+        null,
+      )
+      await refresh(period)
+    } catch (e) {
+      error.value = toAppError(e)
+    }
+  }
+
+  async function chooseMerchant(connectionId: string, period: string, choice: TeamMerchant): Promise<void> {
+    await appCache().settings.set(teamMerchantSetting(connectionId), choice)
+    merchant.value = choice
+    await refresh(period)
+  }
+
+  /** Pulls the audit after the last verified row, then reads the month's state and the refused writes. */
+  async function refresh(period: string): Promise<void> {
+    const m = merchant.value
+    const user = summary.value?.config?.user
+    if (!m || !user) return
+    busy.value = true
+    try {
+      const sync = new TeamSync(repo(), desktopApi().team, user)
+      // The outbox first (in order, each with its key), then everything after the last verified row.
+      const flushed = await sync.flush(m)
+      outboxNote.value = flushed.stoppedBy
+      pending.value = (await repo().pending(merchantKeyOf(m))).length
+      const state = await sync.pull(m)
+      chain.value = { verifiedThrough: state.verifiedThrough, broken: state.broken }
+      const months = await desktopApi().team.months({ merchant: m })
+      month.value = months.find((x) => x.month === period) ?? null
+      refused.value = (await repo().refused(merchantKeyOf(m))).filter((r) => r.mark.month === period)
+    } catch (e) {
+      error.value = toAppError(e)
+    } finally {
+      busy.value = false
+    }
+  }
+
+  async function act(period: string, action: TeamMonthAction, note: string): Promise<void> {
+    const m = merchant.value
+    if (!m) return
+    busy.value = true
+    error.value = null
+    try {
+      const result = await desktopApi().team.changeMonth({
+        merchant: m,
+        key: globalThis.crypto.randomUUID(),
+        month: period,
+        action,
+        baseVersion: action === 'submit' || action === 'sign_off' ? (month.value?.version ?? null) : null,
+        note,
+      })
+      month.value = result.month
+      if (result.status === 'refused') error.value = { code: 'conflict', detail: result.reason, fields: [] }
+    } catch (e) {
+      error.value = toAppError(e)
+    } finally {
+      busy.value = false
+    }
+    await refresh(period)
+  }
+
+  async function dismiss(id: number, period: string): Promise<void> {
+    await repo().dismissRefused(id)
+    await refresh(period)
+  }
+
+  return {
+    summary,
+    merchant,
+    month,
+    chain,
+    refused,
+    error,
+    busy,
+    pending,
+    outboxNote,
+    load,
+    chooseMerchant,
+    refresh,
+    act,
+    dismiss,
+  }
+})

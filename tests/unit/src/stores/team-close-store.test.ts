@@ -1,0 +1,84 @@
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { DesktopApi, TeamMonthState } from '../../../../electron/shared/contract'
+import { createCache, setAppCacheForTests } from '../../../../src/db/cache'
+import type { ClosebookDb } from '../../../../src/db/database'
+import { setDesktopApiForTests } from '../../../../src/platform'
+import { useTeamCloseStore } from '../../../../src/stores/team-close-store'
+import { openDb } from '../db/fixtures'
+
+const CONN = 'c0c0c0c0-0000-4000-8000-000000000000'
+const config = { host: '127.0.0.1', port: 5432, database: 'closebook', user: 'rei' }
+const submitted: TeamMonthState = {
+  month: '2026-10',
+  state: 'submitted',
+  version: 2,
+  submittedBy: 'ana',
+  submittedAt: '2026-11-01T09:00:00.000000Z',
+  signedOffBy: null,
+  signedOffAt: null,
+  note: '',
+}
+
+function fakeApi(calls: unknown[], configured = true): DesktopApi {
+  const team: Partial<DesktopApi['team']> = {
+    get: () =>
+      Promise.resolve({ configured, config: configured ? config : null, hasPassword: true, plain: true }),
+    pullAudit: () => Promise.resolve({ rows: [], wakeCount: 0 }),
+    months: () => Promise.resolve([submitted]),
+    changeMonth: (args) => {
+      calls.push(args)
+      return Promise.resolve({
+        key: args.key,
+        replayed: false,
+        auditHead: 3,
+        status: 'refused',
+        reason: 'same_person',
+        month: submitted,
+      })
+    },
+  }
+  return { team } as unknown as DesktopApi
+}
+
+describe('team close store', () => {
+  let db: ClosebookDb
+  beforeEach(() => {
+    setActivePinia(createPinia())
+    db = openDb()
+    setAppCacheForTests(createCache(db))
+  })
+  afterEach(() => {
+    setDesktopApiForTests(undefined)
+    setAppCacheForTests(undefined)
+    db.close()
+  })
+
+  it('does nothing without a workspace', async () => {
+    const calls: unknown[] = []
+    setDesktopApiForTests(fakeApi(calls, false))
+    const store = useTeamCloseStore()
+    await store.load(CONN, '2026-10')
+    expect(store.merchant).toBeNull()
+    expect(store.month).toBeNull()
+  })
+
+  it('remembers the merchant per connection, shows the month and sends sign-off with the version seen', async () => {
+    const calls: unknown[] = []
+    setDesktopApiForTests(fakeApi(calls))
+    const store = useTeamCloseStore()
+    await store.load(CONN, '2026-10')
+    await store.chooseMerchant(CONN, '2026-10', { merchantId: 'mer_demo', mode: 'test' })
+    expect(store.month).toMatchObject({ state: 'submitted', submittedBy: 'ana' })
+    expect(store.chain).toEqual({ verifiedThrough: 0, broken: null })
+    await store.act('2026-10', 'sign_off', '')
+    expect(calls).toMatchObject([
+      { merchant: { merchantId: 'mer_demo', mode: 'test' }, action: 'sign_off', baseVersion: 2 },
+    ])
+    expect(store.error).toMatchObject({ code: 'conflict', detail: 'same_person' })
+    setActivePinia(createPinia())
+    const again = useTeamCloseStore()
+    await again.load(CONN, '2026-10')
+    expect(again.merchant).toEqual({ merchantId: 'mer_demo', mode: 'test' })
+  })
+})
