@@ -70,6 +70,7 @@ const SUITES: Suite[] = [
     exportName: 'benchE2eSync',
     metrics: [
       'sync.e2e_ceiling_ratio',
+      'sync.e2e_cpu_s_per_10k',
       'sync.e2e_records_per_s',
       'sync.e2e_http_429',
       'sync.e2e_longtask_max_ms',
@@ -105,6 +106,29 @@ const SUITES: Suite[] = [
       'migration.v7_v8_s',
       'migration.v8_v9_s',
       'migration.v9_v10_s',
+    ],
+  },
+  {
+    // A year of a large merchant: BENCH_SCALE_RECORDS history records (2M unless set), real IndexedDB.
+    name: 'scale',
+    module: './scale-bench',
+    exportName: 'benchScale',
+    metrics: [
+      'scale.records',
+      'scale.ledger_first_rows_ms',
+      'scale.ledger_filter_ms',
+      'scale.ledger_search_ms',
+      'scale.ledger_count_ms',
+      'scale.mark_10k_ms',
+      'scale.month_end_ms',
+      'scale.workbook_170k_s',
+      'scale.export_1m_rows_s',
+      'scale.export_peak_rss_mb',
+      'scale.backup_s',
+      'scale.restore_s',
+      'scale.restore_peak_mb',
+      'scale.bytes_per_record',
+      'scale.upgrade_s',
     ],
   },
 ]
