@@ -166,6 +166,8 @@ export interface BackupRoundTrip {
   restore: Step<RestoreRunResult>
   /** Bytes of the profile's IndexedDB on disk once the cache is filled and backed up (before the restore). */
   cacheBytes: number
+  /** Chromium CPU seconds per stage the page reported (fill, backup, restore's read, index, switch…). */
+  cpuByStage: Record<string, number>
 }
 
 /**
@@ -190,6 +192,16 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
   const log = (s: string): void =>
     void process.stderr.write(`bench: backup: ${s} (${Math.round((Date.now() - started) / 1000)} s)\n`)
   const args: BackupBenchArgs = { records: data.history.length, timeZone: 'Asia/Tokyo' }
+  // Chromium's CPU time at each stage the page reports, once the profile is known: the cost of each stage.
+  let profile = ''
+  const cpuByStage: Record<string, number> = {}
+  let cpuMark: { stage: string; at: number } | null = null
+  const markCpu = (next: string): void => {
+    if (!profile) return
+    const now = treeCpuSeconds(chromiumOf(profile))
+    if (cpuMark) cpuByStage[cpuMark.stage] = (cpuByStage[cpuMark.stage] ?? 0) + now - cpuMark.at
+    cpuMark = { stage: next.replace(/ at record \d+$/, ''), at: now }
+  }
   try {
     let cacheBytes = 0
     const { backup, check, restore } = await runInChromium(
@@ -200,6 +212,7 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
         expose: {
           __stage: (s: string) => {
             currentStage = s
+            markCpu(s)
             log(s)
           },
           __items: (offset: number, count: number) =>
@@ -210,6 +223,7 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
           },
         },
         drive: async (page, profileDir) => {
+          profile = profileDir
           const backup = await step(page, profileDir, () =>
             page.evaluate(
               (a) =>
@@ -231,6 +245,7 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
               (globalThis as unknown as { __restore: () => Promise<RestoreRunResult> }).__restore(),
             ),
           )
+          markCpu('done')
           return { backup, check, restore }
         },
       },
@@ -245,7 +260,9 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
       throw new Error(
         `round trip lost data: ${b.records} records and ${b.marks} marks backed up, ${r.restored} and ${r.restoredMarks} restored, sample identical: ${r.sampleIdentical} (${r.difference})`,
       )
-    return { backup, check, restore, cacheBytes }
+    for (const [k, v] of Object.entries(cpuByStage)) cpuByStage[k] = Math.round(v * 10) / 10
+    log(`Chromium CPU seconds by stage: ${JSON.stringify(cpuByStage)}`)
+    return { backup, check, restore, cacheBytes, cpuByStage }
   } finally {
     try {
       closeSync(fd)

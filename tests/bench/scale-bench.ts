@@ -66,7 +66,8 @@ async function ledger(records: number, quick: boolean): Promise<MetricMap> {
 }
 
 async function backup(records: number): Promise<MetricMap> {
-  const { backup: b, restore: r, cacheBytes } = await runBackupRoundTrip(records)
+  const { backup: b, restore: r, cacheBytes, cpuByStage } = await runBackupRoundTrip(records)
+  const cpu = (stage: string): string => `${cpuByStage[stage] ?? '?'} s`
   const n = b.result.records
   const phases = Object.entries(r.result.phasesMs)
     .map(([k, v]) => `${k} ${seconds(v)} s`)
@@ -75,12 +76,12 @@ async function backup(records: number): Promise<MetricMap> {
     'scale.backup_s': measured(
       'scale.backup_s',
       seconds(b.result.backupMs),
-      `${n} records and ${b.result.marks} marks; Chromium CPU ${b.cpuS} s`,
+      `${n} records and ${b.result.marks} marks; Chromium CPU ${cpu('backup')}`,
     ),
     'scale.restore_s': measured(
       'scale.restore_s',
       seconds(r.result.restoreMs),
-      `${n} records into an empty cache: ${phases}; Chromium CPU ${r.cpuS} s`,
+      `${n} records into an empty cache: ${phases}; Chromium CPU ${r.cpuS} s (read ${cpu('restore (pass two)')}, index ${cpu('restore: index')}, switch ${cpu('restore: switch')})`,
     ),
     'scale.restore_peak_mb': measured(
       'scale.restore_peak_mb',
