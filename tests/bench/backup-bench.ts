@@ -12,6 +12,7 @@ import {
   readFileSync,
   readdirSync,
   rmSync,
+  statSync,
   writeFileSync,
   writeSync,
 } from 'node:fs'
@@ -24,6 +25,7 @@ import { historyItem, type Names } from '../../electron/sandbox/serialize'
 import { measured, type MetricMap } from './metrics'
 import type { BackupBenchArgs, BackupRunResult, RestoreRunResult } from './shared/backup-bench-types'
 import { runInChromium } from './support/chromium-runner'
+import { chromiumOf, treeCpuSeconds } from './support/proc-cpu'
 
 const FROM = '2025-11-01T00:00:00Z'
 const TO = '2026-11-01T00:00:00Z'
@@ -78,7 +80,7 @@ function resetPeaks(pids: number[]): void {
   }
 }
 
-interface Step<T> {
+export interface Step<T> {
   result: T
   peakRssMiB: number
   peakHeapMiB: number
@@ -86,6 +88,8 @@ interface Step<T> {
   retainedHeapMiB: number
   /** The same, per stage the page reported (where in the step the memory is held). */
   retainedByStage: Record<string, number>
+  /** CPU seconds Chromium's processes spent in the step (/proc; the renderer and IndexedDB's threads). */
+  cpuS: number
 }
 
 /** The page's current stage (its `__stage` calls): step() files each forced-GC sample under it. */
@@ -99,6 +103,7 @@ let currentStage = ''
 async function step<T>(page: Page, profileDir: string, run: () => Promise<T>): Promise<Step<T>> {
   const pids = rendererPids(profileDir)
   resetPeaks(pids)
+  const cpuBefore = treeCpuSeconds(chromiumOf(profileDir))
   const cdp = await page.context().newCDPSession(page)
   await cdp.send('Performance.enable')
   let peakHeap = 0
@@ -124,7 +129,9 @@ async function step<T>(page: Page, profileDir: string, run: () => Promise<T>): P
   })()
   try {
     const result = await run()
+    const cpuS = Math.round((treeCpuSeconds(chromiumOf(profileDir)) - cpuBefore) * 10) / 10
     return {
+      cpuS,
       result,
       peakRssMiB: peakRssMiB(pids),
       peakHeapMiB: Math.round(peakHeap / MIB),
@@ -138,8 +145,36 @@ async function step<T>(page: Page, profileDir: string, run: () => Promise<T>): P
   }
 }
 
-export async function benchBackup({ quick }: { quick: boolean }): Promise<MetricMap> {
-  const wanted = Number(process.env['BACKUP_BENCH_RECORDS'] ?? (quick ? 20_000 : 500_000))
+/** A step's peak memory, as the notes give it. */
+export const heaps = (s: Step<unknown>): string =>
+  `RSS ${s.peakRssMiB} MiB, JS heap ${s.peakHeapMiB} MiB (${s.retainedHeapMiB} MiB after a forced GC)`
+
+/** Bytes of the files under `dir`, recursively (what the profile's IndexedDB holds on disk). */
+function bytesUnder(dir: string): number {
+  let total = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) total += bytesUnder(path)
+    else if (entry.isFile()) total += statSync(path).size
+  }
+  return total
+}
+
+export interface BackupRoundTrip {
+  backup: Step<BackupRunResult>
+  check: Step<number>
+  restore: Step<RestoreRunResult>
+  /** Bytes of the profile's IndexedDB on disk once the cache is filled and backed up (before the restore). */
+  cacheBytes: number
+  /** Chromium CPU seconds per stage the page reported (fill, backup, restore's read, index, switch…). */
+  cpuByStage: Record<string, number>
+}
+
+/**
+ * Fills a cache of about `wanted` history records in Chromium, backs it up, checks and restores the file,
+ * and verifies the round trip lost nothing: the raw steps, for benchBackup and the scale suite.
+ */
+export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTrip> {
   const data = new Dataset({
     seed: 405,
     stores: 5,
@@ -157,7 +192,18 @@ export async function benchBackup({ quick }: { quick: boolean }): Promise<Metric
   const log = (s: string): void =>
     void process.stderr.write(`bench: backup: ${s} (${Math.round((Date.now() - started) / 1000)} s)\n`)
   const args: BackupBenchArgs = { records: data.history.length, timeZone: 'Asia/Tokyo' }
+  // Chromium's CPU time at each stage the page reports, once the profile is known: the cost of each stage.
+  let profile = ''
+  const cpuByStage: Record<string, number> = {}
+  let cpuMark: { stage: string; at: number } | null = null
+  const markCpu = (next: string): void => {
+    if (!profile) return
+    const now = treeCpuSeconds(chromiumOf(profile))
+    if (cpuMark) cpuByStage[cpuMark.stage] = (cpuByStage[cpuMark.stage] ?? 0) + now - cpuMark.at
+    cpuMark = { stage: next.replace(/ at record \d+$/, ''), at: now }
+  }
   try {
+    let cacheBytes = 0
     const { backup, check, restore } = await runInChromium(
       resolve(__dirname, 'browser/backup-entry.ts'),
       args,
@@ -166,6 +212,7 @@ export async function benchBackup({ quick }: { quick: boolean }): Promise<Metric
         expose: {
           __stage: (s: string) => {
             currentStage = s
+            markCpu(s)
             log(s)
           },
           __items: (offset: number, count: number) =>
@@ -176,6 +223,7 @@ export async function benchBackup({ quick }: { quick: boolean }): Promise<Metric
           },
         },
         drive: async (page, profileDir) => {
+          profile = profileDir
           const backup = await step(page, profileDir, () =>
             page.evaluate(
               (a) =>
@@ -187,6 +235,7 @@ export async function benchBackup({ quick }: { quick: boolean }): Promise<Metric
           )
           closeSync(fd)
           log(`backup file ${Math.round(bytes / MIB)} MiB written`)
+          cacheBytes = bytesUnder(join(profileDir, 'Default', 'IndexedDB'))
           await page.setInputFiles('#backup-file', path)
           const check = await step(page, profileDir, () =>
             page.evaluate(() => (globalThis as unknown as { __check: () => Promise<number> }).__check()),
@@ -196,40 +245,24 @@ export async function benchBackup({ quick }: { quick: boolean }): Promise<Metric
               (globalThis as unknown as { __restore: () => Promise<RestoreRunResult> }).__restore(),
             ),
           )
+          markCpu('done')
           return { backup, check, restore }
         },
       },
     )
     const b = backup.result
     const r = restore.result
-    const checkMs = check.result
-    const heaps = (s: Step<unknown>): string =>
-      `RSS ${s.peakRssMiB} MiB, JS heap ${s.peakHeapMiB} MiB (${s.retainedHeapMiB} MiB after a forced GC)`
     log(`heap after a forced GC by stage (MiB): restore ${JSON.stringify(restore.retainedByStage)}`)
     log(
-      `peaks: backup ${heaps(backup)}; check ${heaps(check)}; restore ${heaps(restore)}; times: backup ${b.backupMs} ms, check ${checkMs} ms, restore ${r.restoreMs} ms (${JSON.stringify(r.phasesMs)})`,
+      `peaks: backup ${heaps(backup)}; check ${heaps(check)}; restore ${heaps(restore)}; times: backup ${b.backupMs} ms, check ${check.result} ms, restore ${r.restoreMs} ms (${JSON.stringify(r.phasesMs)}); Chromium CPU: backup ${backup.cpuS} s, check ${check.cpuS} s, restore ${restore.cpuS} s`,
     )
     if (r.restored !== b.records || r.restoredMarks !== b.marks || !r.sampleIdentical)
       throw new Error(
         `round trip lost data: ${b.records} records and ${b.marks} marks backed up, ${r.restored} and ${r.restoredMarks} restored, sample identical: ${r.sampleIdentical} (${r.difference})`,
       )
-    const on = `${b.records} records, ${b.marks} marks with their audit entries, in Chromium IndexedDB (${b.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}); file ${Math.round(r.fileBytes / MIB)} MiB of line-delimited JSON`
-    return {
-      'backup.roundtrip_s': measured(
-        'backup.roundtrip_s',
-        Math.round((b.backupMs + checkMs + r.restoreMs) / 100) / 10,
-        `backup ${Math.round(b.backupMs / 1000)} s + check (pass one) ${Math.round(checkMs / 1000)} s + restore into an empty cache (pass two, staged then switched in) ${Math.round(r.restoreMs / 1000)} s (${Object.entries(
-          r.phasesMs,
-        )
-          .map(([k, v]) => `${k} ${Math.round(v / 1000)} s`)
-          .join(', ')}); ${on}; every record, mark and a 200-record sample compared after the restore`,
-      ),
-      'backup.peak_renderer_mb': measured(
-        'backup.peak_renderer_mb',
-        Math.max(backup.peakRssMiB, check.peakRssMiB, restore.peakRssMiB),
-        `tab (renderer) peak, VmHWM reset before each step: backup ${heaps(backup)}; check ${heaps(check)}; restore ${heaps(restore)}; the file is ${Math.round(r.fileBytes / MIB)} MiB`,
-      ),
-    }
+    for (const [k, v] of Object.entries(cpuByStage)) cpuByStage[k] = Math.round(v * 10) / 10
+    log(`Chromium CPU seconds by stage: ${JSON.stringify(cpuByStage)}`)
+    return { backup, check, restore, cacheBytes, cpuByStage }
   } finally {
     try {
       closeSync(fd)
@@ -237,5 +270,30 @@ export async function benchBackup({ quick }: { quick: boolean }): Promise<Metric
       // closed already
     }
     rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+export async function benchBackup({ quick }: { quick: boolean }): Promise<MetricMap> {
+  const wanted = Number(process.env['BACKUP_BENCH_RECORDS'] ?? (quick ? 20_000 : 500_000))
+  const { backup, check, restore } = await runBackupRoundTrip(wanted)
+  const b = backup.result
+  const r = restore.result
+  const checkMs = check.result
+  const on = `${b.records} records, ${b.marks} marks with their audit entries, in Chromium IndexedDB (${b.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}); file ${Math.round(r.fileBytes / MIB)} MiB of line-delimited JSON`
+  return {
+    'backup.roundtrip_s': measured(
+      'backup.roundtrip_s',
+      Math.round((b.backupMs + checkMs + r.restoreMs) / 100) / 10,
+      `backup ${Math.round(b.backupMs / 1000)} s + check (pass one) ${Math.round(checkMs / 1000)} s + restore into an empty cache (pass two, staged then switched in) ${Math.round(r.restoreMs / 1000)} s (${Object.entries(
+        r.phasesMs,
+      )
+        .map(([k, v]) => `${k} ${Math.round(v / 1000)} s`)
+        .join(', ')}); ${on}; every record, mark and a 200-record sample compared after the restore`,
+    ),
+    'backup.peak_renderer_mb': measured(
+      'backup.peak_renderer_mb',
+      Math.max(backup.peakRssMiB, check.peakRssMiB, restore.peakRssMiB),
+      `tab (renderer) peak, VmHWM reset before each step: backup ${heaps(backup)}; check ${heaps(check)}; restore ${heaps(restore)}; the file is ${Math.round(r.fileBytes / MIB)} MiB`,
+    ),
   }
 }

@@ -13,6 +13,8 @@
  * planning, the last page's write and the UI catching up). The UI thread's long tasks (PerformanceObserver
  * 'longtask', > 50 ms by definition) inside that window are counted, with the longest and their sum.
  * The cache is checked afterwards: its history and charge rows must equal what the sandbox holds.
+ * `sync.e2e_cpu_s_per_10k` is the CPU time (from /proc) of Chromium's processes and the web host's in the
+ * same window, per 10k records: the work per record, which does not move with the machine's load.
  *
  * Size: 50,000 charges over 3 stores (about 104k history and charge records); E2E_SYNC_CHARGES=N (or
  * `--quick`: 10,000) for iteration. E2E_SYNC_SKIP_BUILD=1 reuses an existing out/ (else it is built);
@@ -30,6 +32,7 @@ import { SEED_ROUTE } from '../../electron/sandbox/rate-limits'
 import { startSandbox } from '../../electron/sandbox/server'
 import { measured, type MetricMap } from './metrics'
 import { launchBenchChromium } from './support/chromium-runner'
+import { chromiumOf, processOf, treeCpuSeconds } from './support/proc-cpu'
 
 const ROOT = resolve(__dirname, '../..')
 /** E2E_SYNC_WEB_ENTRY: another build of the web host (an A/B comparison of two builds under one load). */
@@ -192,7 +195,8 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
   let web: { url: string; child: ChildProcess } | undefined
   try {
     web = await startWebHost(join(work, 'data'))
-    const context = await launchBenchChromium(join(work, 'profile'))
+    const profileDir = join(work, 'profile')
+    const context = await launchBenchChromium(profileDir)
     try {
       const page = context.pages()[0] ?? (await context.newPage())
       page.setDefaultTimeout(1_800_000)
@@ -225,6 +229,12 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
         (globalThis as unknown as { __idbOps?: Map<string, number> }).__idbOps?.clear(),
       )
       const t0 = await page.evaluate(() => performance.now())
+      const webPid = web.child.pid ?? -1
+      const cpu = (): { browser: number; web: number } => ({
+        browser: treeCpuSeconds(chromiumOf(profileDir)),
+        web: treeCpuSeconds(processOf(webPid)),
+      })
+      const cpuBefore = cpu()
       const started = Date.now()
       await syncButton.click()
       await page
@@ -244,6 +254,7 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
           })
         })
       const elapsedMs = Date.now() - started
+      const cpuAfter = cpu()
       // Requests per route in 2-second bins: a route under its 40 shows where the sync left budget unused.
       const bins = new Map<string, number[]>()
       for (const r of served) {
@@ -308,11 +319,19 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
       const routes = [...pagesByRoute].map(([r, n]) => `${r} ${n} pages`).join(', ')
       const on = `${records} records (${stored.history} history, ${stored.charges} charges, ${charges} charges generated over 3 stores) synced through the UI of the built web host in Chromium (real IndexedDB) from the sandbox at rate scale 1`
       log(`done in ${(elapsedMs / 1000).toFixed(1)} s; ceiling ${ceiling.toFixed(1)} s; ${routes}`)
+      const browserCpu = cpuAfter.browser - cpuBefore.browser
+      const webCpu = cpuAfter.web - cpuBefore.web
+      const cpuPer10k = ((browserCpu + webCpu) * 10_000) / records
       return {
         'sync.e2e_ceiling_ratio': measured(
           'sync.e2e_ceiling_ratio',
           Math.round((ceiling * 1000 * 100) / elapsedMs) / 100,
           `ceiling ${ceiling.toFixed(1)} s (Route burst ${SEED_ROUTE.burst}, then ${SEED_ROUTE.perMinute / 60}/s per route; ${routes}) / measured ${(elapsedMs / 1000).toFixed(1)} s from the click on Sync to "Up to date."; ${http429} HTTP 429; ${on}`,
+        ),
+        'sync.e2e_cpu_s_per_10k': measured(
+          'sync.e2e_cpu_s_per_10k',
+          Math.round(cpuPer10k * 100) / 100,
+          `${(browserCpu + webCpu).toFixed(1)} CPU-s from the click on Sync to "Up to date." (/proc user + system time, reaped children included): Chromium's processes ${browserCpu.toFixed(1)} s, the web host ${webCpu.toFixed(1)} s; per 10k of ${records} records; the sandbox (this process) not counted`,
         ),
         'sync.e2e_records_per_s': measured(
           'sync.e2e_records_per_s',

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process'
 import { resolve } from 'node:path'
 import { measured, type MetricMap } from './metrics'
 
-interface WorkerResult {
+export interface WorkerResult {
   mode: string
   totalRows: number
   seconds: number
@@ -16,7 +16,8 @@ interface WorkerResult {
   peakRssMiB: number
 }
 
-function runWorker(mode: 'stream' | 'memory', records: number): WorkerResult {
+/** One export in its own process (support/export-worker.ts) over a generated month of `records`. */
+export function runWorker(mode: 'stream' | 'memory', records: number): WorkerResult {
   const out = execFileSync(
     resolve('node_modules/.bin/tsx'),
     [resolve(__dirname, 'support/export-worker.ts'), mode, String(records)],

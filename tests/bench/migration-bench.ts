@@ -14,8 +14,8 @@ import { runInChromium } from './support/chromium-runner'
 const FROM = '2025-11-01T00:00:00Z'
 const TO = '2026-11-01T00:00:00Z'
 
-export async function benchMigration({ quick }: { quick: boolean }): Promise<MetricMap> {
-  const wanted = Number(process.env['BENCH_MIGRATION_RECORDS'] ?? (quick ? 20_000 : 500_000))
+/** A version-5 cache of about `wanted` history records opened step by step: the raw result. */
+export async function runMigrationBench(wanted: number): Promise<MigrationBenchResult> {
   const data = new Dataset({
     seed: 404,
     stores: 5,
@@ -28,23 +28,24 @@ export async function benchMigration({ quick }: { quick: boolean }): Promise<Met
   const args: MigrationBenchArgs = { records: data.history.length, markEvery: 10 }
   let stage = 'starting Chromium'
   const started = Date.now()
-  const result = await runInChromium<MigrationBenchResult>(
-    resolve(__dirname, 'browser/migration-entry.ts'),
-    args,
-    {
-      timeoutMs: 3_600_000,
-      expose: {
-        __stage: (s: string) => {
-          stage = s
-          process.stderr.write(`bench: migration: ${s} (${Math.round((Date.now() - started) / 1000)} s)\n`)
-        },
-        __items: (offset: number, count: number) =>
-          JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
+  return runInChromium<MigrationBenchResult>(resolve(__dirname, 'browser/migration-entry.ts'), args, {
+    timeoutMs: 3_600_000,
+    expose: {
+      __stage: (s: string) => {
+        stage = s
+        process.stderr.write(`bench: migration: ${s} (${Math.round((Date.now() - started) / 1000)} s)\n`)
       },
+      __items: (offset: number, count: number) =>
+        JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
     },
-  ).catch((error: unknown) => {
+  }).catch((error: unknown) => {
     throw new Error(`at "${stage}": ${error instanceof Error ? error.message : String(error)}`)
   })
+}
+
+export async function benchMigration({ quick }: { quick: boolean }): Promise<MetricMap> {
+  const wanted = Number(process.env['BENCH_MIGRATION_RECORDS'] ?? (quick ? 20_000 : 500_000))
+  const result = await runMigrationBench(wanted)
   const on = `${result.cached} records, ${result.marks} marks, cached as version 5 left them (filled in ${Math.round(result.fillMs / 1000)} s, not measured), Chromium IndexedDB (${result.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'})`
   const sec = (ms: number | null): string => (ms === null ? '-' : String(Math.round(ms / 100) / 10))
   const metrics: MetricMap = {}

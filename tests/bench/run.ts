@@ -76,6 +76,7 @@ const SUITES: Suite[] = [
     exportName: 'benchE2eSync',
     metrics: [
       'sync.e2e_ceiling_ratio',
+      'sync.e2e_cpu_s_per_10k',
       'sync.e2e_records_per_s',
       'sync.e2e_http_429',
       'sync.e2e_longtask_max_ms',
@@ -119,6 +120,13 @@ const SUITES: Suite[] = [
       'migration.v8_v9_s',
       'migration.v9_v10_s',
     ],
+  },
+  {
+    // A year of a large merchant: BENCH_SCALE_RECORDS history records (2M unless set), real IndexedDB.
+    name: 'scale',
+    module: './scale-bench',
+    exportName: 'benchScale',
+    metrics: Object.keys(REQUIRED_METRICS).filter((m) => m.startsWith('scale.')),
   },
 ]
 

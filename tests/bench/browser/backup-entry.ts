@@ -8,7 +8,7 @@
 import type { HistoryItem } from '../../../electron/shared/payment-api'
 import { appendAuditEntries } from '../../../src/db/audit-repository'
 import { checkBackupFile, restoreBackupFile, streamBackup } from '../../../src/db/backup-stream'
-import { ClosebookDb } from '../../../src/db/database'
+import { ClosebookDb, STAGED_TABLE_NAMES } from '../../../src/db/database'
 import { putDigests } from '../../../src/db/day-digests'
 import { putTokens } from '../../../src/db/day-tokens'
 import { historyRecordOf } from '../../../src/db/history-record'
@@ -129,8 +129,15 @@ async function restoreRun(): Promise<RestoreRunResult> {
   const phases: Record<string, number> = {}
   let phase = 'read'
   let since = t
+  // The switch's tables in the order it copies them: each is named as a stage when its copy starts, so
+  // the Node side can file Chromium's CPU time under each table (the first stage also counts and clears).
+  const switched = STAGED_TABLE_NAMES.filter((n) => n !== 'charges')
   await restoreBackupFile(target, file, {
     actor: 'bench',
+    faults: {
+      afterSwitchTable: (copied) =>
+        stage(`restore: switch ${switched[switched.indexOf(copied as never) + 1] ?? 'end (audit, commit)'}`),
+    },
     onProgress: (p) => {
       const next = p.phase ?? 'read'
       if (next === phase) return

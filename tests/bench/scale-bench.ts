@@ -1,0 +1,176 @@
+/**
+ * A year of a large merchant: the cache at BENCH_SCALE_RECORDS history records (default 2,000,000;
+ * `--quick`: 20,000), in Chromium with its real IndexedDB. It reuses the other suites' runs at that size:
+ * the cache suite's fill and ledger reads (cache-bench.ts), the backup suite's round trip (backup-bench.ts)
+ * for backup, restore and bytes on disk, the migration suite's version-5 cache opened step by step
+ * (migration-bench.ts), and the export suite's month workbook (export-bench.ts) for a month of 8.5 % of
+ * the year (170k at 2M). Each run fills its own cache, so the suite takes three fills.
+ *
+ * Metrics no suite measures yet are reported missing with the reason, never as ok.
+ */
+import { runBackupRoundTrip } from './backup-bench'
+import { runCacheBench } from './cache-bench'
+import { runWorker } from './export-bench'
+import { measured, missing, type MetricMap } from './metrics'
+import { runMigrationBench } from './migration-bench'
+
+/** A month of a 2M-record year holds 170k records: the month-end targets are set for that month. */
+const MONTH_SHARE = 170_000 / 2_000_000
+
+/** The size the suite runs at: BENCH_SCALE_RECORDS, else 2,000,000 (20,000 with `--quick`). */
+export function scaleRecords(quick: boolean, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env['BENCH_SCALE_RECORDS']
+  if (raw === undefined || raw === '') return quick ? 20_000 : 2_000_000
+  const n = Number(raw.replace(/_/g, ''))
+  if (!Number.isInteger(n) || n < 1000)
+    throw new Error(`BENCH_SCALE_RECORDS must be a whole number of at least 1000 records, not "${raw}"`)
+  return n
+}
+
+const seconds = (ms: number): number => Math.round(ms / 100) / 10
+
+async function ledger(records: number, quick: boolean): Promise<MetricMap> {
+  const { result } = await runCacheBench(records, quick)
+  const on = `${result.cached} records cached in Chromium IndexedDB`
+  const filter = result.filterRefunds.ms >= result.filterStore.ms ? result.filterRefunds : result.filterStore
+  const counts = [result.filterRefunds, result.filterStore, result.searchMonth]
+  const count = counts.reduce((a, b) => (b.countMs > a.countMs ? b : a))
+  return {
+    'scale.records': measured('scale.records', result.cached, on),
+    'scale.ledger_first_rows_ms': measured(
+      'scale.ledger_first_rows_ms',
+      result.firstRows.ms,
+      `all periods, newest first, median of ${result.firstRows.runs.join(', ')} ms; ${on}`,
+    ),
+    'scale.ledger_filter_ms': measured(
+      'scale.ledger_filter_ms',
+      filter.ms,
+      `slower of refunds in a month (${result.filterRefunds.ms} ms) and one store in a month (${result.filterStore.ms} ms); ${on}`,
+    ),
+    'scale.ledger_search_ms': measured(
+      'scale.ledger_search_ms',
+      result.searchMonth.ms,
+      `a cardholder name in a month, ${result.searchMonth.total} matches; all periods ${result.searchAll.ms} ms; ${on}`,
+    ),
+    'scale.ledger_count_ms': measured(
+      'scale.ledger_count_ms',
+      count.countMs,
+      `slowest background count of a filter (${count.total} matching); ${on}`,
+    ),
+    'scale.mark_10k_ms': measured(
+      'scale.mark_10k_ms',
+      result.mark.ms,
+      `${result.mark.records} records marked: read ${result.mark.readMs} ms, plan ${result.mark.planMs} ms, apply ${result.mark.applyMs} ms; ${on}`,
+    ),
+  }
+}
+
+async function backup(records: number): Promise<MetricMap> {
+  const { backup: b, restore: r, cacheBytes, cpuByStage } = await runBackupRoundTrip(records)
+  // Stages named by prefix: the switch reports one stage per table it copies.
+  const cpu = (prefix: string): string => {
+    const stages = Object.entries(cpuByStage).filter(([stage]) => stage.startsWith(prefix))
+    return stages.length ? `${Math.round(stages.reduce((s, [, v]) => s + v, 0) * 10) / 10} s` : '? s'
+  }
+  const n = b.result.records
+  const phases = Object.entries(r.result.phasesMs)
+    .map(([k, v]) => `${k} ${seconds(v)} s`)
+    .join(', ')
+  return {
+    'scale.backup_s': measured(
+      'scale.backup_s',
+      seconds(b.result.backupMs),
+      `${n} records and ${b.result.marks} marks; Chromium CPU ${cpu('backup')}`,
+    ),
+    'scale.restore_s': measured(
+      'scale.restore_s',
+      seconds(r.result.restoreMs),
+      `${n} records into an empty cache: ${phases}; Chromium CPU ${r.cpuS} s (read ${cpu('restore (pass two)')}, index ${cpu('restore: index')}, switch ${cpu('restore: switch')})`,
+    ),
+    'scale.restore_peak_mb': measured(
+      'scale.restore_peak_mb',
+      r.peakRssMiB,
+      `renderer peak RSS during the restore (VmHWM); JS heap ${r.peakHeapMiB} MiB, ${r.retainedHeapMiB} MiB after a forced GC`,
+    ),
+    'scale.bytes_per_record': measured(
+      'scale.bytes_per_record',
+      Math.round(cacheBytes / n),
+      `${Math.round(cacheBytes / 2 ** 20)} MiB of the profile's IndexedDB on disk for ${n} history records with their day digests, tokens, ${b.result.marks} marks and audit rows, before compaction settles`,
+    ),
+  }
+}
+
+async function upgrade(records: number): Promise<MetricMap> {
+  const result = await runMigrationBench(records)
+  const total = result.steps.reduce((s, step) => s + step.ms, 0)
+  const steps = result.steps.map((s) => `v${s.version - 1}→v${s.version} ${seconds(s.ms)} s`).join(', ')
+  return {
+    'scale.upgrade_s': measured(
+      'scale.upgrade_s',
+      seconds(total),
+      `a cache as version 5 left it, ${result.cached} records and ${result.marks} marks, opened at each later version in turn: ${steps}`,
+    ),
+  }
+}
+
+function monthEnd(records: number): MetricMap {
+  const month = Math.round(records * MONTH_SHARE)
+  const run = runWorker('stream', month)
+  return {
+    'scale.workbook_170k_s': measured(
+      'scale.workbook_170k_s',
+      Math.round(run.seconds * 10) / 10,
+      `the month workbook of ${month} history records (${run.totalRows} rows over its sheets), the app's streaming path in one Node process, peak RSS ${Math.round(run.peakRssMiB)} MiB`,
+    ),
+    'scale.month_end_ms': missing(
+      'scale.month_end_ms',
+      "no suite times the month's summary and checklist in the app yet",
+    ),
+    'scale.export_1m_rows_s': missing(
+      'scale.export_1m_rows_s',
+      'no suite writes the ledger export of 1M rows yet',
+    ),
+    'scale.export_peak_rss_mb': missing(
+      'scale.export_peak_rss_mb',
+      'no suite writes the ledger export of 1M rows yet',
+    ),
+  }
+}
+
+/** Runs each part in turn; a part that fails leaves its metrics missing with the reason, the rest still run. */
+export async function benchScale({ quick }: { quick: boolean }): Promise<MetricMap> {
+  const records = scaleRecords(quick)
+  const log = (s: string): void => void process.stderr.write(`bench: scale: ${s}\n`)
+  const parts: [string, string[], () => Promise<MetricMap> | MetricMap][] = [
+    [
+      'ledger',
+      [
+        'scale.records',
+        'scale.ledger_first_rows_ms',
+        'scale.ledger_filter_ms',
+        'scale.ledger_search_ms',
+        'scale.ledger_count_ms',
+        'scale.mark_10k_ms',
+      ],
+      () => ledger(records, quick),
+    ],
+    ['month-end', ['scale.workbook_170k_s'], () => monthEnd(records)],
+    [
+      'backup',
+      ['scale.backup_s', 'scale.restore_s', 'scale.restore_peak_mb', 'scale.bytes_per_record'],
+      () => backup(records),
+    ],
+    ['upgrade', ['scale.upgrade_s'], () => upgrade(records)],
+  ]
+  const metrics: MetricMap = {}
+  for (const [name, names, run] of parts) {
+    log(`${name} at ${records} records`)
+    try {
+      Object.assign(metrics, await run())
+    } catch (error) {
+      const reason = `scale ${name} failed: ${error instanceof Error ? error.message : String(error)}`
+      for (const m of names) metrics[m] = missing(m, reason)
+    }
+  }
+  return metrics
+}

@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process'
+import { afterEach, describe, expect, it } from 'vitest'
+import { processOf, readProcs, treeCpuSeconds, treePids } from '../../bench/support/proc-cpu'
+import { scaleRecords } from '../../bench/scale-bench'
+
+/** Spends `ms` of its own CPU time (not wall time: the machine may be loaded), then exits. */
+const BUSY = (ms: number): string =>
+  `const s = process.cpuUsage(); while ((process.cpuUsage(s).user + process.cpuUsage(s).system) / 1000 < ${ms}) {}`
+
+const children: number[] = []
+afterEach(() => {
+  for (const pid of children.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // exited already
+    }
+  }
+})
+
+async function until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe('CPU time of a process tree from /proc', () => {
+  it("counts a child that worked and exited, through its parent's reaped time", async () => {
+    // bash runs a busy node child to its end, then waits: the child is gone, its time is bash's cutime.
+    const shell = spawn('bash', ['-c', `"${process.execPath}" -e '${BUSY(400)}'; sleep 30`], {
+      stdio: 'ignore',
+    })
+    const root = shell.pid ?? -1
+    children.push(root)
+    const before = treeCpuSeconds(processOf(root))
+    await until(() => {
+      const procs = readProcs()
+      const tree = treePids(procs, processOf(root))
+      return (
+        tree.length > 0 &&
+        tree.every((pid) => !procs.get(pid)?.cmd.includes('cpuUsage')) &&
+        tree.some((pid) => procs.get(pid)?.cmd.includes('sleep'))
+      )
+    })
+    const spent = treeCpuSeconds(processOf(root)) - before
+    expect(spent).toBeGreaterThanOrEqual(0.35)
+    expect(spent).toBeLessThan(5)
+  }, 90_000)
+
+  it('counts nothing for a tree that does not exist', () => {
+    expect(treeCpuSeconds(processOf(-42))).toBe(0)
+  })
+})
+
+describe('the scale suite size', () => {
+  it('is 2M by default, 20k quick, and what BENCH_SCALE_RECORDS says', () => {
+    expect(scaleRecords(false, {})).toBe(2_000_000)
+    expect(scaleRecords(true, {})).toBe(20_000)
+    expect(scaleRecords(false, { BENCH_SCALE_RECORDS: '50_000' })).toBe(50_000)
+  })
+
+  it('refuses a size that is not a whole number of records, naming it', () => {
+    expect(() => scaleRecords(false, { BENCH_SCALE_RECORDS: '2M' })).toThrow(/not "2M"/)
+    expect(() => scaleRecords(false, { BENCH_SCALE_RECORDS: '10' })).toThrow(/at least 1000/)
+  })
+})
