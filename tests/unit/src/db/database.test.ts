@@ -93,7 +93,7 @@ describe('ClosebookDb', () => {
     db.close()
   })
 
-  it('v11 (payouts) adds empty payout tables and converts nothing', async () => {
+  it('v11 (payouts) and v12 (team workspace) add empty tables and convert nothing', async () => {
     const deps = freshDeps()
     const v10 = new Dexie('closebook', deps)
     v10.version(10).stores(SCHEMA_V10)
@@ -101,9 +101,9 @@ describe('ClosebookDb', () => {
     v10.close()
     const db = new ClosebookDb('closebook', deps)
     await db.open()
-    expect(db.verno).toBe(11)
+    expect(db.verno).toBe(CURRENT_VERSION)
     expect(await db.settings.get('k')).toEqual({ key: 'k', value: 1 })
-    for (const table of [db.payoutTransfers, db.payoutLedgers, db.payoutSync, db.ledgerLinks])
+    for (const table of [db.payoutTransfers, db.payoutLedgers, db.payoutSync, db.ledgerLinks, db.teamOutbox])
       expect(await table.count()).toBe(0)
     db.close()
   })
