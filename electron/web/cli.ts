@@ -123,12 +123,7 @@ async function main(): Promise<void> {
   })
   if (choice.remember) rememberPort(dataDir, host.port)
   lock.describe(host.origin)
-  process.stdout.write(
-    `Closebook web host is running (data: ${dataDir}). Open this URL:\n${host.launchUrl}\n`,
-  )
-  // The browser we open gets a one-time code, not the token: see WebHost.oneTimeUrl.
-  if (!values['no-open']) await openInBrowser(host.oneTimeUrl())
-
+  // Before the URL is printed: whoever reads it may signal the host at once.
   const stop = (): void => {
     void host
       .close()
@@ -139,6 +134,11 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop)
   // A closed terminal: still stop cleanly, so that no export is left half-written in the data folder.
   process.once('SIGHUP', stop)
+  process.stdout.write(
+    `Closebook web host is running (data: ${dataDir}). Open this URL:\n${host.launchUrl}\n`,
+  )
+  // The browser we open gets a one-time code, not the token: see WebHost.oneTimeUrl.
+  if (!values['no-open']) await openInBrowser(host.oneTimeUrl())
 }
 
 main().catch((error: unknown) => {

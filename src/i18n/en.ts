@@ -984,7 +984,7 @@ export const en = {
     passwordKept: 'Saved in the keychain; type to replace',
     plain: 'This host is this computer: the connection is not encrypted (TLS is used for every other host).',
     tls: 'The connection uses TLS and checks the server’s certificate.',
-    save: 'Save',
+    save: 'Save team workspace',
     test: 'Test the connection',
     forget: 'Leave the workspace on this desktop',
     testOk: 'Connected as {login} (schema version {version}).',

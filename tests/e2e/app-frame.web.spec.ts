@@ -46,7 +46,7 @@ test.describe('app frame on the web host', () => {
 
   test('a page without the token cannot call the API', async ({ page, webHost }) => {
     await page.goto(`${webHost.origin}/#/settings`)
-    await expect(page.getByRole('alert')).toContainText('session token')
+    await expect(page.getByRole('alert').first()).toContainText('session token')
     const status = await page.evaluate(async () => {
       const r = await fetch('/api/call/app:info', {
         method: 'POST',
