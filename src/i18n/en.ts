@@ -1210,6 +1210,18 @@ export const en = {
       journal_failed: 'The journal entries could not be written: {message}',
     },
   },
+  monthPayouts: {
+    none: 'Payouts have not been synced for this connection yet: sync to see the month’s roll-forward.',
+    empty: 'No payout activity and no balance in this month.',
+    readingsLabel: 'How the payout figures are read',
+    tableLabel: 'Payout roll-forward, {currency}',
+    closingLabel: 'Closing balance explained item by item, {currency}',
+    openingDiffers:
+      'The opening balance differs from the closing recorded last month ({carried}) by {difference}.',
+    columns: { item: 'Item', ledgers: 'Ledgers', amount: 'Amount' },
+    bucketTotal: 'Total: {bucket}',
+    unexplained: 'Not explained by any item (must be 0)',
+  },
   monthEndSections: {
     navLabel: 'Parts of Month-end',
     titles: {
@@ -1217,6 +1229,7 @@ export const en = {
       totals: 'Totals',
       exports: 'Workbook and journal entries',
       charts: 'Charts',
+      payouts: 'Payouts',
     },
     showCharts: 'Show charts',
     hideCharts: 'Hide charts',

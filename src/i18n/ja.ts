@@ -1216,6 +1216,17 @@ export const ja: MessageSchema = {
       journal_failed: '仕訳を書き出せませんでした：{message}',
     },
   },
+  monthPayouts: {
+    none: 'この接続の振込データはまだ同期されていません。同期すると当月の繰越表が表示されます。',
+    empty: '当月は振込に関する動きも残高もありません。',
+    readingsLabel: '振込の数値の読み方',
+    tableLabel: '入金の繰越表（{currency}）',
+    closingLabel: '期末残高の明細（{currency}）',
+    openingDiffers: '期首残高が前月に記録した期末残高（{carried}）と {difference} 異なります。',
+    columns: { item: '項目', ledgers: '明細数', amount: '金額' },
+    bucketTotal: '小計：{bucket}',
+    unexplained: 'どの項目でも説明できない残高（0であること）',
+  },
   monthEndSections: {
     navLabel: '月次締めの項目',
     titles: {
@@ -1223,6 +1234,7 @@ export const ja: MessageSchema = {
       totals: '合計',
       exports: 'ワークブックと仕訳',
       charts: 'グラフ',
+      payouts: '振込',
     },
     showCharts: 'グラフを表示',
     hideCharts: 'グラフを隠す',

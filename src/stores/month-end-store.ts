@@ -24,6 +24,7 @@ import {
   shortHash,
   type ChangesSinceClose,
   type Checklist,
+  type Availability,
   type QuarantinedItem,
 } from '../reconcile/close-checklist'
 import { crossCheck, type Difference } from '../reconcile/cross-check'
@@ -41,6 +42,7 @@ import { exportMonthWorkbook } from '../export/workbook-client'
 import { transferFeeWithTax } from '../reconcile/deposits'
 import type { LinkedRow } from '../reconcile/match-links'
 import { readPayoutModel } from './match-store'
+import { loadMonthPayouts, type MonthPayouts } from './month-payouts'
 import { useAppStore } from './app-store'
 
 export interface MonthData {
@@ -62,6 +64,8 @@ export interface MonthData {
   quarantined: readonly QuarantinedItem[]
   /** Closed month with a snapshot: records added, changed or gone since the close. */
   changes: ChangesSinceClose | null
+  /** The month's payouts; null: never synced for this connection. */
+  payouts: Availability<MonthPayouts> | null
 }
 
 /** Each record of the month with the short hash of its fingerprint: what a close remembers. */
@@ -88,11 +92,12 @@ export async function loadMonth(connection: CachedConnection, period: string): P
   const lock = (await cache.locks.get(connection.id, period)) ?? null
   const totals = totalsByCurrency(summary.rows)
   const facts = closeFactsProvider()
-  const [lastVerified, quarantined, checkpoints, fresh] = await Promise.all([
+  const [lastVerified, quarantined, checkpoints, fresh, payouts] = await Promise.all([
     facts.lastVerified(connection.id, period),
     facts.quarantined(connection.id, period),
     cache.checkpoints.list(connection.id),
     cache.connections.get(connection.id),
+    loadMonthPayouts(connection, period),
   ])
   const inPeriod = (t: number) => t >= range.from && t < range.to
   const checklist = closeChecklist({
@@ -107,6 +112,13 @@ export async function loadMonth(connection: CachedConnection, period: string): P
     exceptedWithNote: countExceptedWithNote(history, marks, inPeriod),
     differences: differences.length,
     otherStatus: summary.rows.reduce((s, r) => s + r.otherStatusCount, 0),
+    ...(payouts
+      ? {
+          payouts: payouts.available
+            ? { available: true, value: payouts.value.rollForward }
+            : { available: false },
+        }
+      : {}),
   })
   return {
     connection,
@@ -125,6 +137,7 @@ export async function loadMonth(connection: CachedConnection, period: string): P
     changes: lock?.snapshot
       ? changesSinceClose(lock.snapshot, snapshotOf(history.filter((r) => inPeriod(r.createdAt))))
       : null,
+    payouts,
   }
 }
 
@@ -346,6 +359,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
             currency: u.currency,
           })),
           ...links,
+          ...(d.payouts?.available ? { payouts: d.payouts.value } : {}),
         },
         { signal: exportAbort.signal, onProgress: (p) => (exporting.value = { ...p }) },
       )
