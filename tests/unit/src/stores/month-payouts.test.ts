@@ -4,6 +4,7 @@ import type { Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
 import type { LedgerRow, TransferRow } from '../../../../src/db/payout-rows'
 import type { TransferStatusChange } from '../../../../src/domain/payouts'
+import { useJournalStore } from '../../../../src/stores/journal-store'
 import { useMonthEndStore } from '../../../../src/stores/month-end-store'
 import { CONN, checkpoint } from '../db/fixtures'
 import { closeLedgerCache, openLedgerCache } from './ledger-cache'
@@ -132,6 +133,19 @@ describe('month-end: the payout roll-forward from the cache', () => {
       { bucket: 'created', transferId: 't-oct', status: 'created', ledgerCount: 1, amount: 7_000 },
     ])
     expect(month.checklist.items.find((i) => i.id === 'payouts')?.state).toBe('ok')
+  })
+
+  it('follows the journal entries of the month with the deposit of each transfer paid in it', async () => {
+    await seedPayouts(10_000)
+    const month = await openOctober()
+    const journal = useJournalStore()
+    await journal.prepare(month)
+    const vouchers = journal.preview?.vouchers ?? []
+    const deposits = vouchers.filter((v) => v.lines.some((l) => l.kind === 'deposit'))
+    expect(deposits).toHaveLength(1)
+    expect(deposits[0]?.date).toBe('2026-10-10')
+    expect(deposits[0]?.lines.map((l) => [l.kind, l.amount])).toEqual([['deposit', 10_000]])
+    expect(vouchers.map((v) => v.number)).toEqual(vouchers.map((_, i) => i + 1))
   })
 
   it('blocks the checklist line when a paid transfer does not add up to its ledgers', async () => {
