@@ -1210,6 +1210,17 @@ export const en = {
       journal_failed: 'The journal entries could not be written: {message}',
     },
   },
+  depositTie: {
+    title: 'Bank deposits tied to payouts',
+    noPayouts:
+      'Payouts have not been synced for this connection (or cannot be read): deposits cannot be tied to transfers.',
+    summary:
+      '{tied} deposits tied to transfers, one to one ({lines} bank lines, {transfers} transfers); {exceptions} exceptions.',
+    matchesLabel: 'Deposits tied to transfers',
+    exceptionsLabel: 'Deposits and transfers that do not tie',
+    columns: { transfer: 'Transfer', paidDay: 'Paid on', deposit: 'Deposited on', amount: 'Amount' },
+    notYetDue: '{count} paid transfers may still arrive after the last day of the bank files.',
+  },
   monthPayouts: {
     none: 'Payouts have not been synced for this connection yet: sync to see the month’s roll-forward.',
     empty: 'No payout activity and no balance in this month.',

@@ -1216,6 +1216,17 @@ export const ja: MessageSchema = {
       journal_failed: '仕訳を書き出せませんでした：{message}',
     },
   },
+  depositTie: {
+    title: '銀行入金と振込の突合',
+    noPayouts:
+      'この接続の振込データはまだ同期されていない（または読めない）ため、入金を振込と突き合わせられません。',
+    summary:
+      '{tied}件の入金を振込と1対1で突き合わせました（銀行明細 {lines}行、振込 {transfers}件）。例外 {exceptions}件。',
+    matchesLabel: '振込と突き合わせた入金',
+    exceptionsLabel: '突き合わない入金と振込',
+    columns: { transfer: '振込', paidDay: '支払日', deposit: '入金日', amount: '金額' },
+    notYetDue: '支払済みの振込{count}件は、銀行明細の最終日より後に入金される可能性があります。',
+  },
   monthPayouts: {
     none: 'この接続の振込データはまだ同期されていません。同期すると当月の繰越表が表示されます。',
     empty: '当月は振込に関する動きも残高もありません。',

@@ -2,71 +2,11 @@ import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
-import type { LedgerRow, TransferRow } from '../../../../src/db/payout-rows'
-import type { TransferStatusChange } from '../../../../src/domain/payouts'
 import { useJournalStore } from '../../../../src/stores/journal-store'
 import { useMonthEndStore } from '../../../../src/stores/month-end-store'
 import { CONN, checkpoint } from '../db/fixtures'
 import { closeLedgerCache, openLedgerCache } from './ledger-cache'
-
-/** September's sales paid out in October, October's sales waiting in a created transfer (UTC). */
-const at = (iso: string) => Date.parse(iso)
-
-function transfer(id: string, amount: number, status: string, createdOn: string): TransferRow {
-  return {
-    connectionId: CONN,
-    id,
-    merchantId: null,
-    bankAccountId: null,
-    amount,
-    currency: 'JPY',
-    status,
-    errorCode: null,
-    errorText: null,
-    note: null,
-    startedBy: null,
-    periodFrom: null,
-    periodTo: null,
-    createdAt: at(createdOn),
-    raw: {},
-    syncedAt: 0,
-    detailsReadAt: status,
-    ledgerCount: 1,
-  }
-}
-
-function ledger(id: string, transferId: string | null, amount: number, createdOn: string): LedgerRow {
-  return {
-    connectionId: CONN,
-    id,
-    storeId: null,
-    transferId,
-    transferKey: transferId ?? '',
-    amount,
-    currency: 'JPY',
-    percentFee: null,
-    flatFee: null,
-    flatFeeCurrency: null,
-    exchangeRate: null,
-    origin: 'manual',
-    note: null,
-    createdAt: at(createdOn),
-    raw: {},
-    syncedAt: 0,
-  }
-}
-
-function change(id: string, transferId: string, newStatus: string, createdOn: string): TransferStatusChange {
-  return {
-    connectionId: CONN,
-    id,
-    transferId,
-    oldStatus: null,
-    newStatus,
-    reason: null,
-    createdAt: at(createdOn),
-  }
-}
+import { at, seedPayouts } from './payout-fixtures'
 
 let db: ClosebookDb
 let cache: Cache
@@ -81,30 +21,6 @@ beforeEach(async () => {
 })
 afterEach(() => closeLedgerCache(db))
 
-async function seedPayouts(paidInOctober: number): Promise<void> {
-  await db.payoutSync.put({
-    connectionId: CONN,
-    access: { code: 'ok' },
-    lastRunAt: 0,
-    complete: true,
-    details: null,
-  })
-  await db.payoutTransfers.bulkPut([
-    transfer('t-sep', paidInOctober, 'paid', '2026-10-01T00:00:00Z'),
-    transfer('t-oct', 7_000, 'created', '2026-10-31T12:00:00Z'),
-  ])
-  await db.payoutLedgers.bulkPut([
-    ledger('l-sep', 't-sep', 10_000, '2026-09-15T00:00:00Z'),
-    ledger('l-oct', 't-oct', 7_000, '2026-10-15T00:00:00Z'),
-    ledger('l-nov', null, 3_000, '2026-11-05T00:00:00Z'),
-  ])
-  await db.payoutStatusChanges.bulkPut([
-    change('c1', 't-sep', 'created', '2026-10-01T00:00:00Z'),
-    change('c2', 't-sep', 'paid', '2026-10-10T00:00:00Z'),
-    change('c3', 't-oct', 'created', '2026-10-31T12:00:00Z'),
-  ])
-}
-
 async function openOctober() {
   const store = useMonthEndStore()
   store.choosePeriod('2026-10')
@@ -115,7 +31,7 @@ async function openOctober() {
 
 describe('month-end: the payout roll-forward from the cache', () => {
   it('rolls October forward from September, explains the closing and passes the checklist line', async () => {
-    await seedPayouts(10_000)
+    await seedPayouts(db, 10_000)
     const month = await openOctober()
     if (!month.payouts?.available) throw new Error('payouts not loaded')
     const [jpy] = month.payouts.value.rollForward.currencies
@@ -136,7 +52,7 @@ describe('month-end: the payout roll-forward from the cache', () => {
   })
 
   it('follows the journal entries of the month with the deposit of each transfer paid in it', async () => {
-    await seedPayouts(10_000)
+    await seedPayouts(db, 10_000)
     const month = await openOctober()
     const journal = useJournalStore()
     await journal.prepare(month)
@@ -149,7 +65,7 @@ describe('month-end: the payout roll-forward from the cache', () => {
   })
 
   it('blocks the checklist line when a paid transfer does not add up to its ledgers', async () => {
-    await seedPayouts(9_000)
+    await seedPayouts(db, 9_000)
     const month = await openOctober()
     const line = month.checklist.items.find((i) => i.id === 'payouts')
     expect(line?.state).toBe('blocked')
