@@ -43,6 +43,7 @@ import { transferFeeWithTax } from '../reconcile/deposits'
 import type { LinkedRow } from '../reconcile/match-links'
 import { readPayoutModel } from './match-store'
 import { loadMonthPayouts, type MonthPayouts } from './month-payouts'
+import { loadDepositTie } from './deposit-tie'
 import { useAppStore } from './app-store'
 
 export interface MonthData {
@@ -332,6 +333,8 @@ export const useMonthEndStore = defineStore('month-end', () => {
         `${nextPeriod(d.period)}-03`,
       )
       const links = await matchLinksOf(d.connection.id, d.period, d.connection.timeZone, d.history)
+      // The bank deposits tied to transfers: the workbook lists what does not tie with the bad input.
+      const tie = d.payouts?.available ? await loadDepositTie(d.connection) : null
       const delivered = await exportMonthWorkbook(
         {
           merchantName: d.history.find((r) => r.raw.merchant_name)?.raw.merchant_name ?? d.connection.label,
@@ -359,7 +362,9 @@ export const useMonthEndStore = defineStore('month-end', () => {
             currency: u.currency,
           })),
           ...links,
-          ...(d.payouts?.available ? { payouts: d.payouts.value } : {}),
+          ...(d.payouts?.available
+            ? { payouts: { ...d.payouts.value, ...(tie ? { tie: tie.tie } : {}) } }
+            : {}),
         },
         { signal: exportAbort.signal, onProgress: (p) => (exporting.value = { ...p }) },
       )
