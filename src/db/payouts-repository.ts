@@ -98,6 +98,11 @@ export class PayoutsRepository {
     return rows.sort(byTime)
   }
 
+  /** The ledger links naming a charge or refund by its id (a charge's id, or a refund's). */
+  linksOfRecord(connectionId: string, recordId: string): Promise<LedgerLink[]> {
+    return this.db.ledgerLinks.where('[connectionId+recordId]').equals([connectionId, recordId]).toArray()
+  }
+
   ledger(connectionId: string, id: string): Promise<LedgerRow | undefined> {
     return this.db.payoutLedgers.get([connectionId, id.toLowerCase()])
   }

@@ -1221,6 +1221,11 @@ export const en = {
     columns: { transfer: 'Transfer', paidDay: 'Paid on', deposit: 'Deposited on', amount: 'Amount' },
     notYetDue: '{count} paid transfers may still arrive after the last day of the bank files.',
   },
+  settlement: {
+    settled: 'Settled: paid out in transfer {transferId}, whose deposit reached the bank on {depositDay}.',
+    inTransfer: 'Not settled yet: in transfer {transferId}, whose bank deposit is not matched.',
+    notInTransfer: 'Not settled yet: waiting for a transfer.',
+  },
   monthPayouts: {
     none: 'Payouts have not been synced for this connection yet: sync to see the month’s roll-forward.',
     empty: 'No payout activity and no balance in this month.',

@@ -1227,6 +1227,11 @@ export const ja: MessageSchema = {
     columns: { transfer: '振込', paidDay: '支払日', deposit: '入金日', amount: '金額' },
     notYetDue: '支払済みの振込{count}件は、銀行明細の最終日より後に入金される可能性があります。',
   },
+  settlement: {
+    settled: '入金済み：振込 {transferId} で支払われ、{depositDay} に銀行に入金されました。',
+    inTransfer: '未入金：振込 {transferId} に含まれていますが、銀行入金とまだ突き合っていません。',
+    notInTransfer: '未入金：振込を待っています。',
+  },
   monthPayouts: {
     none: 'この接続の振込データはまだ同期されていません。同期すると当月の繰越表が表示されます。',
     empty: '当月は振込に関する動きも残高もありません。',

@@ -2,8 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
 import type { ImportedRowRecord } from '../../../../src/domain/records'
+import { historyRecordOf } from '../../../../src/db/history-record'
 import { loadDepositTie } from '../../../../src/stores/deposit-tie'
-import { CONN } from '../db/fixtures'
+import { readSettlement } from '../../../../src/stores/record-details'
+import { CONN, historyItem } from '../db/fixtures'
 import { closeLedgerCache, openLedgerCache } from './ledger-cache'
 import { at, seedPayouts } from './payout-fixtures'
 
@@ -68,5 +70,24 @@ describe('deposit tie-out from the cache', () => {
   it('ties nothing for a connection whose payouts were never synced', async () => {
     await db.importedRows.bulkPut([bankRow(1, '2026-10-12', 10_000)])
     expect(await loadDepositTie(await connection())).toBeNull()
+  })
+
+  it('calls a record settled only when the deposit of its transfer is matched', async () => {
+    await seedPayouts(db, 10_000)
+    const sale = historyRecordOf(CONN, historyItem(0, { created_on: '2026-09-15T00:00:00Z' }), 0)
+    await db.ledgerLinks.put({
+      connectionId: CONN,
+      ledgerId: 'l-sep',
+      kind: 'charge',
+      recordId: sale.chargeId,
+      createdAt: sale.createdAt,
+    })
+    expect(await readSettlement(sale)).toEqual({ state: 'inTransfer', transferId: 't-sep' })
+    await db.importedRows.bulkPut([bankRow(1, '2026-10-12', 10_000)])
+    expect(await readSettlement(sale)).toEqual({
+      state: 'settled',
+      transferId: 't-sep',
+      depositDay: '2026-10-12',
+    })
   })
 })
