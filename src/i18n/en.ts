@@ -1219,6 +1219,10 @@ export const en = {
     matchesLabel: 'Deposits tied to transfers',
     exceptionsLabel: 'Deposits and transfers that do not tie',
     columns: { transfer: 'Transfer', paidDay: 'Paid on', deposit: 'Deposited on', amount: 'Amount' },
+    demoIntro:
+      'No bank file at hand? The demo writes a bank statement of its own payouts in SMBC’s layout: import it above as a bank file.',
+    demoDownload: 'Download the demo bank statement',
+    demoSaved: 'Saved {file}.',
     notYetDue: '{count} paid transfers may still arrive after the last day of the bank files.',
   },
   settlement: {

@@ -1225,6 +1225,10 @@ export const ja: MessageSchema = {
     matchesLabel: '振込と突き合わせた入金',
     exceptionsLabel: '突き合わない入金と振込',
     columns: { transfer: '振込', paidDay: '支払日', deposit: '入金日', amount: '金額' },
+    demoIntro:
+      '銀行明細がお手元にない場合は、デモの振込を三井住友銀行の形式で書き出した明細を使えます。上で銀行明細として取り込んでください。',
+    demoDownload: 'デモの銀行明細をダウンロード',
+    demoSaved: '{file} を保存しました。',
     notYetDue: '支払済みの振込{count}件は、銀行明細の最終日より後に入金される可能性があります。',
   },
   settlement: {

@@ -6,6 +6,7 @@
  */
 import { appCache } from '../db/cache'
 import { ImportsRepository } from '../db/imports-repository'
+import { demoBankStatement } from '../export/demo-bank-statement'
 import { PayoutsRepository } from '../db/payouts-repository'
 import type { CachedConnection } from '../domain/records'
 import { transferFeeWithTax } from '../reconcile/deposits'
@@ -26,6 +27,8 @@ export interface DepositTie {
   /** Bank lines read, and transfers known: a tie-out of nothing says so. */
   bankLines: number
   transfers: number
+  /** The demo's bank statement of its paid transfers (SMBC layout); null for a real connection. */
+  demoStatement: string | null
 }
 
 /** null: payouts were never synced for the connection, or the service refused them. */
@@ -82,5 +85,8 @@ export async function loadDepositTie(connection: CachedConnection): Promise<Depo
     timeZone: connection.timeZone,
     ...(lastDay ? { statementTo: lastDay } : {}),
   })
-  return { tie, readings, bankLines: bankLines.length, transfers: transfers.length }
+  const demoStatement = connection.isDemo
+    ? demoBankStatement({ transfers, statusChanges, compositions, timeZone: connection.timeZone })
+    : null
+  return { tie, readings, bankLines: bankLines.length, transfers: transfers.length, demoStatement }
 }

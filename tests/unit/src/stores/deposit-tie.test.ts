@@ -90,4 +90,16 @@ describe('deposit tie-out from the cache', () => {
       depositDay: '2026-10-12',
     })
   })
+
+  it('offers the demo a bank statement of its own payouts, and a real connection none', async () => {
+    await seedPayouts(db, 10_000)
+    expect((await loadDepositTie(await connection()))?.demoStatement).toBeNull()
+    const demo = { ...(await connection()), isDemo: true }
+    const statement = (await loadDepositTie(demo))?.demoStatement ?? ''
+    expect(statement.split('\r\n')).toEqual([
+      '年月日,お引出し,お預入れ,お取り扱い内容,残高',
+      '2026/10/10,,10000,ﾌﾘｺﾐ ｸﾛｰｽﾞﾌﾞﾂｸ ﾃﾞﾓ,1010000',
+      '',
+    ])
+  })
 })
