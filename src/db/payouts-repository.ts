@@ -80,6 +80,29 @@ export class PayoutsRepository {
     return rows.sort(byTime)
   }
 
+  /** Ledgers created before `to` (epoch ms), oldest first: what a month's balance is made of. */
+  async ledgersBefore(connectionId: string, to: number): Promise<LedgerRow[]> {
+    const rows = await this.db.payoutLedgers
+      .where('[connectionId+createdAt]')
+      .between([connectionId, -Infinity], [connectionId, to], true, false)
+      .toArray()
+    return rows.sort(byTime)
+  }
+
+  /** Every cached status change of the connection's transfers, oldest first. */
+  async allStatusChanges(connectionId: string): Promise<TransferStatusChange[]> {
+    const rows = await this.db.payoutStatusChanges
+      .where('[connectionId+id]')
+      .between(...connectionBounds(connectionId))
+      .toArray()
+    return rows.sort(byTime)
+  }
+
+  /** The ledger links naming a charge or refund by its id (a charge's id, or a refund's). */
+  linksOfRecord(connectionId: string, recordId: string): Promise<LedgerLink[]> {
+    return this.db.ledgerLinks.where('[connectionId+recordId]').equals([connectionId, recordId]).toArray()
+  }
+
   ledger(connectionId: string, id: string): Promise<LedgerRow | undefined> {
     return this.db.payoutLedgers.get([connectionId, id.toLowerCase()])
   }

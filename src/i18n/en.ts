@@ -1210,6 +1210,38 @@ export const en = {
       journal_failed: 'The journal entries could not be written: {message}',
     },
   },
+  depositTie: {
+    title: 'Bank deposits tied to payouts',
+    noPayouts:
+      'Payouts have not been synced for this connection (or cannot be read): deposits cannot be tied to transfers.',
+    summary:
+      '{tied} deposits tied to transfers, one to one ({lines} bank lines, {transfers} transfers); {exceptions} exceptions.',
+    matchesLabel: 'Deposits tied to transfers',
+    exceptionsLabel: 'Deposits and transfers that do not tie',
+    columns: { transfer: 'Transfer', paidDay: 'Paid on', deposit: 'Deposited on', amount: 'Amount' },
+    demoIntro:
+      'No bank file at hand? The demo writes a bank statement of its own payouts in SMBC’s layout: import it above as a bank file.',
+    demoDownload: 'Download the demo bank statement',
+    demoSaved: 'Saved {file}.',
+    notYetDue: '{count} paid transfers may still arrive after the last day of the bank files.',
+  },
+  settlement: {
+    settled: 'Settled: paid out in transfer {transferId}, whose deposit reached the bank on {depositDay}.',
+    inTransfer: 'Not settled yet: in transfer {transferId}, whose bank deposit is not matched.',
+    notInTransfer: 'Not settled yet: waiting for a transfer.',
+  },
+  monthPayouts: {
+    none: 'Payouts have not been synced for this connection yet: sync to see the month’s roll-forward.',
+    empty: 'No payout activity and no balance in this month.',
+    readingsLabel: 'How the payout figures are read',
+    tableLabel: 'Payout roll-forward, {currency}',
+    closingLabel: 'Closing balance explained item by item, {currency}',
+    openingDiffers:
+      'The opening balance differs from the closing recorded last month ({carried}) by {difference}.',
+    columns: { item: 'Item', ledgers: 'Ledgers', amount: 'Amount' },
+    bucketTotal: 'Total: {bucket}',
+    unexplained: 'Not explained by any item (must be 0)',
+  },
   monthEndSections: {
     navLabel: 'Parts of Month-end',
     titles: {
@@ -1217,6 +1249,7 @@ export const en = {
       totals: 'Totals',
       exports: 'Workbook and journal entries',
       charts: 'Charts',
+      payouts: 'Payouts',
     },
     showCharts: 'Show charts',
     hideCharts: 'Hide charts',

@@ -1216,6 +1216,37 @@ export const ja: MessageSchema = {
       journal_failed: '仕訳を書き出せませんでした：{message}',
     },
   },
+  depositTie: {
+    title: '銀行入金と振込の突合',
+    noPayouts:
+      'この接続の振込データはまだ同期されていない（または読めない）ため、入金を振込と突き合わせられません。',
+    summary:
+      '{tied}件の入金を振込と1対1で突き合わせました（銀行明細 {lines}行、振込 {transfers}件）。例外 {exceptions}件。',
+    matchesLabel: '振込と突き合わせた入金',
+    exceptionsLabel: '突き合わない入金と振込',
+    columns: { transfer: '振込', paidDay: '支払日', deposit: '入金日', amount: '金額' },
+    demoIntro:
+      '銀行明細がお手元にない場合は、デモの振込を三井住友銀行の形式で書き出した明細を使えます。上で銀行明細として取り込んでください。',
+    demoDownload: 'デモの銀行明細をダウンロード',
+    demoSaved: '{file} を保存しました。',
+    notYetDue: '支払済みの振込{count}件は、銀行明細の最終日より後に入金される可能性があります。',
+  },
+  settlement: {
+    settled: '入金済み：振込 {transferId} で支払われ、{depositDay} に銀行に入金されました。',
+    inTransfer: '未入金：振込 {transferId} に含まれていますが、銀行入金とまだ突き合っていません。',
+    notInTransfer: '未入金：振込を待っています。',
+  },
+  monthPayouts: {
+    none: 'この接続の振込データはまだ同期されていません。同期すると当月の繰越表が表示されます。',
+    empty: '当月は振込に関する動きも残高もありません。',
+    readingsLabel: '振込の数値の読み方',
+    tableLabel: '入金の繰越表（{currency}）',
+    closingLabel: '期末残高の明細（{currency}）',
+    openingDiffers: '期首残高が前月に記録した期末残高（{carried}）と {difference} 異なります。',
+    columns: { item: '項目', ledgers: '明細数', amount: '金額' },
+    bucketTotal: '小計：{bucket}',
+    unexplained: 'どの項目でも説明できない残高（0であること）',
+  },
   monthEndSections: {
     navLabel: '月次締めの項目',
     titles: {
@@ -1223,6 +1254,7 @@ export const ja: MessageSchema = {
       totals: '合計',
       exports: 'ワークブックと仕訳',
       charts: 'グラフ',
+      payouts: '振込',
     },
     showCharts: 'グラフを表示',
     hideCharts: 'グラフを隠す',

@@ -1,7 +1,7 @@
 /**
  * Journal entries (仕訳) of a month: the per-connection posting settings and the export of one format.
  * The vouchers come from the same month data as the summary and the workbook (`loadMonth`), so their
- * totals tie to the summary; files are written one after another through the host, a trace file last.
+ * totals tie to the summary, and the month's deposit entries from its payout roll-forward; files are written one after another through the host, a trace file last.
  */
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
@@ -15,6 +15,7 @@ import {
   type JournalSettings,
 } from '../export/journal/settings'
 import { assertBalanced, buildJournal, JournalError, type JournalBuild } from '../export/journal/vouchers'
+import { buildDepositJournal, withDeposits } from '../export/journal/deposits'
 import { writeFileThroughHost } from '../platform/files'
 import type { MonthData } from './month-end-store'
 
@@ -73,7 +74,7 @@ export const useJournalStore = defineStore('journal', () => {
     written.value = []
     try {
       if (settingsFor.value !== month.connection.id) await loadSettings(month.connection.id)
-      const built = buildJournal({
+      const entries = buildJournal({
         period: month.period,
         timeZone: month.connection.timeZone,
         history: month.history,
@@ -81,6 +82,14 @@ export const useJournalStore = defineStore('journal', () => {
         storeNames: month.storeNames,
         settings: settings.value,
       })
+      // The deposits paid in the month follow its entries, from the same roll-forward Month-end shows.
+      const payouts = month.payouts?.available ? month.payouts.value : null
+      const built = payouts
+        ? withDeposits(
+            entries,
+            buildDepositJournal({ rollForward: payouts.rollForward, settings: settings.value }),
+          )
+        : entries
       assertBalanced(built.vouchers)
       preview.value = built
     } catch (e) {

@@ -24,6 +24,7 @@ import {
   shortHash,
   type ChangesSinceClose,
   type Checklist,
+  type Availability,
   type QuarantinedItem,
 } from '../reconcile/close-checklist'
 import { crossCheck, type Difference } from '../reconcile/cross-check'
@@ -41,6 +42,8 @@ import { exportMonthWorkbook } from '../export/workbook-client'
 import { transferFeeWithTax } from '../reconcile/deposits'
 import type { LinkedRow } from '../reconcile/match-links'
 import { readPayoutModel } from './match-store'
+import { loadMonthPayouts, type MonthPayouts } from './month-payouts'
+import { loadDepositTie } from './deposit-tie'
 import { useAppStore } from './app-store'
 
 export interface MonthData {
@@ -62,6 +65,8 @@ export interface MonthData {
   quarantined: readonly QuarantinedItem[]
   /** Closed month with a snapshot: records added, changed or gone since the close. */
   changes: ChangesSinceClose | null
+  /** The month's payouts; null: never synced for this connection. */
+  payouts: Availability<MonthPayouts> | null
 }
 
 /** Each record of the month with the short hash of its fingerprint: what a close remembers. */
@@ -88,11 +93,12 @@ export async function loadMonth(connection: CachedConnection, period: string): P
   const lock = (await cache.locks.get(connection.id, period)) ?? null
   const totals = totalsByCurrency(summary.rows)
   const facts = closeFactsProvider()
-  const [lastVerified, quarantined, checkpoints, fresh] = await Promise.all([
+  const [lastVerified, quarantined, checkpoints, fresh, payouts] = await Promise.all([
     facts.lastVerified(connection.id, period),
     facts.quarantined(connection.id, period),
     cache.checkpoints.list(connection.id),
     cache.connections.get(connection.id),
+    loadMonthPayouts(connection, period),
   ])
   const inPeriod = (t: number) => t >= range.from && t < range.to
   const checklist = closeChecklist({
@@ -107,6 +113,13 @@ export async function loadMonth(connection: CachedConnection, period: string): P
     exceptedWithNote: countExceptedWithNote(history, marks, inPeriod),
     differences: differences.length,
     otherStatus: summary.rows.reduce((s, r) => s + r.otherStatusCount, 0),
+    ...(payouts
+      ? {
+          payouts: payouts.available
+            ? { available: true, value: payouts.value.rollForward }
+            : { available: false },
+        }
+      : {}),
   })
   return {
     connection,
@@ -125,6 +138,7 @@ export async function loadMonth(connection: CachedConnection, period: string): P
     changes: lock?.snapshot
       ? changesSinceClose(lock.snapshot, snapshotOf(history.filter((r) => inPeriod(r.createdAt))))
       : null,
+    payouts,
   }
 }
 
@@ -319,6 +333,8 @@ export const useMonthEndStore = defineStore('month-end', () => {
         `${nextPeriod(d.period)}-03`,
       )
       const links = await matchLinksOf(d.connection.id, d.period, d.connection.timeZone, d.history)
+      // The bank deposits tied to transfers: the workbook lists what does not tie with the bad input.
+      const tie = d.payouts?.available ? await loadDepositTie(d.connection) : null
       const delivered = await exportMonthWorkbook(
         {
           merchantName: d.history.find((r) => r.raw.merchant_name)?.raw.merchant_name ?? d.connection.label,
@@ -346,6 +362,9 @@ export const useMonthEndStore = defineStore('month-end', () => {
             currency: u.currency,
           })),
           ...links,
+          ...(d.payouts?.available
+            ? { payouts: { ...d.payouts.value, ...(tie ? { tie: tie.tie } : {}) } }
+            : {}),
         },
         { signal: exportAbort.signal, onProgress: (p) => (exporting.value = { ...p }) },
       )

@@ -5,6 +5,7 @@
 import type { Component } from 'vue'
 import MonthChartsSection from './MonthChartsSection.vue'
 import MonthExportsSection from './MonthExportsSection.vue'
+import MonthPayoutsSection from './MonthPayoutsSection.vue'
 import MonthSummarySection from './MonthSummarySection.vue'
 import MonthTotalsSection from './MonthTotalsSection.vue'
 
@@ -20,6 +21,7 @@ export interface MonthEndSection {
 export const MONTH_END_SECTIONS: readonly MonthEndSection[] = [
   { id: 'summary', titleKey: 'monthEndSections.titles.summary', component: MonthSummarySection },
   { id: 'totals', titleKey: 'monthEndSections.titles.totals', component: MonthTotalsSection },
+  { id: 'payouts', titleKey: 'monthEndSections.titles.payouts', component: MonthPayoutsSection },
   { id: 'exports', titleKey: 'monthEndSections.titles.exports', component: MonthExportsSection },
   { id: 'charts', titleKey: 'monthEndSections.titles.charts', component: MonthChartsSection },
 ]

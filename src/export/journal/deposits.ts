@@ -170,3 +170,16 @@ export function depositJournalTie(build: DepositJournalBuild, rf: RollForward): 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
+
+/**
+ * The month's entries followed by its deposit entries, numbered on from the last: one journal whose every
+ * voucher balances, the exceptions of both kept.
+ */
+export function withDeposits(month: JournalBuild, deposits: DepositJournalBuild): JournalBuild {
+  const offset = month.vouchers.length
+  return {
+    ...month,
+    vouchers: [...month.vouchers, ...deposits.vouchers.map((v) => ({ ...v, number: offset + v.number }))],
+    exceptions: [...month.exceptions, ...deposits.exceptions],
+  }
+}

@@ -14,7 +14,7 @@ async function renderNav(locale: Locale): Promise<string> {
 describe('Month-end parts', () => {
   it('come in page order, summary first and charts last, each with its own id', () => {
     const ids = MONTH_END_SECTIONS.map((s) => s.id)
-    expect(ids).toEqual(['summary', 'totals', 'exports', 'charts'])
+    expect(ids).toEqual(['summary', 'totals', 'payouts', 'exports', 'charts'])
     expect(new Set(ids.map(sectionTitleId)).size).toBe(ids.length)
   })
 
@@ -24,6 +24,7 @@ describe('Month-end parts', () => {
     expect([...en.matchAll(/<button[^>]*>\s*([^<]*?)\s*<\/button>/g)].map((m) => m[1])).toEqual([
       'Summary and checklist',
       'Totals',
+      'Payouts',
       'Workbook and journal entries',
       'Charts',
     ])
@@ -32,6 +33,7 @@ describe('Month-end parts', () => {
     expect([...ja.matchAll(/<button[^>]*>\s*([^<]*?)\s*<\/button>/g)].map((m) => m[1])).toEqual([
       '概要とチェックリスト',
       '合計',
+      '振込',
       'ワークブックと仕訳',
       'グラフ',
     ])

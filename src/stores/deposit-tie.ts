@@ -1,0 +1,92 @@
+/**
+ * The connection's bank deposits tied to the service's own transfers, from the cache: every transfer with
+ * its ledgers and status changes, and every line of the bank files imported. One to one; what does not
+ * tie is listed (a deposit with no transfer, a paid transfer with no deposit, a failed transfer whose
+ * money came back). A transfer paid after the last bank day is not yet due, not an exception.
+ */
+import { appCache } from '../db/cache'
+import { ImportsRepository } from '../db/imports-repository'
+import { demoBankStatement } from '../export/demo-bank-statement'
+import { PayoutsRepository } from '../db/payouts-repository'
+import type { CachedConnection } from '../domain/records'
+import { transferFeeWithTax } from '../reconcile/deposits'
+import {
+  composeTransfers,
+  detectReadings,
+  tieDeposits,
+  type BankLine,
+  type ReadingsReport,
+  type TieOut,
+} from '../reconcile/payouts'
+import { readPayoutModel } from './match-store'
+import { DEFAULT_READINGS } from './month-payouts'
+
+export interface DepositTie {
+  tie: TieOut
+  readings: ReadingsReport
+  /** Bank lines read, and transfers known: a tie-out of nothing says so. */
+  bankLines: number
+  transfers: number
+  /** The demo's bank statement of its paid transfers (SMBC layout); null for a real connection. */
+  demoStatement: string | null
+}
+
+/** null: payouts were never synced for the connection, or the service refused them. */
+export async function loadDepositTie(connection: CachedConnection): Promise<DepositTie | null> {
+  const cache = appCache()
+  const repo = new PayoutsRepository(cache.db)
+  const state = await repo.syncState(connection.id)
+  if (state.access.code === 'forbidden') return null
+  const [transfers, ledgers, statusChanges, rows, model] = await Promise.all([
+    repo.allTransfers(connection.id),
+    repo.ledgersBefore(connection.id, Infinity),
+    repo.allStatusChanges(connection.id),
+    new ImportsRepository(cache.db).rows(connection.id),
+    readPayoutModel(connection.id),
+  ])
+  if (transfers.length === 0 && state.access.code === 'unknown') return null
+  const bankLines: BankLine[] = rows
+    .filter((r) => r.source === 'bank')
+    .map((r) => ({
+      importId: r.importId,
+      line: r.line,
+      day: r.day,
+      amount: r.amount,
+      currency: r.currency,
+      description: r.description,
+    }))
+  const transferFees = { JPY: transferFeeWithTax(model.transferFee, model.transferFeeTaxPercent) }
+  const readings = detectReadings({
+    ledgers,
+    transfers,
+    statusChanges,
+    ledgerRecords: new Map(),
+    records: new Map(),
+    bankLines,
+    transferFees,
+    timeZone: connection.timeZone,
+    setting: DEFAULT_READINGS,
+  })
+  const compositions = composeTransfers({
+    ledgers,
+    transfers,
+    readings: readings.readings,
+    transferFees,
+  })
+  const lastDay = bankLines.reduce<string | undefined>(
+    (m, l) => (m === undefined || l.day > m ? l.day : m),
+    undefined,
+  )
+  const tie = tieDeposits({
+    transfers,
+    statusChanges,
+    compositions,
+    bankLines,
+    timeZone: connection.timeZone,
+    ...(lastDay ? { statementTo: lastDay } : {}),
+  })
+  const demoStatement = connection.isDemo
+    ? demoBankStatement({ transfers, statusChanges, compositions, timeZone: connection.timeZone })
+    : null
+  return { tie, readings, bankLines: bankLines.length, transfers: transfers.length, demoStatement }
+}

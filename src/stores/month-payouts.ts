@@ -1,0 +1,82 @@
+/**
+ * A month's payouts from the cache: the roll-forward per currency and the readings it follows, read once
+ * for Month-end (its section, the close checklist line and the workbook's sheets). Reads only what the
+ * month needs: ledgers created before the month's end, the connection's transfers and status changes, and
+ * the records of the month's own ledgers (earlier ones are summed by their net, which needs no record).
+ */
+import { appCache } from '../db/cache'
+import { PayoutsRepository } from '../db/payouts-repository'
+import type { CachedConnection, RecordKey } from '../domain/records'
+import type { PayoutReadings } from '../domain/payouts'
+import { periodRange } from '../domain/periods'
+import type { Availability } from '../reconcile/close-checklist'
+import { transferFeeWithTax } from '../reconcile/deposits'
+import {
+  detectReadings,
+  rollForwardOfMonth,
+  type ReadingsReport,
+  type RecordAmount,
+  type RollForward,
+} from '../reconcile/payouts'
+import { readPayoutModel } from './match-store'
+
+/** What the data is read by where it cannot tell: the sandbox's defaults (electron/sandbox/README.md). */
+export const DEFAULT_READINGS: PayoutReadings = { ledgerAmounts: 'net', transferFee: 'manual_ledger' }
+
+export interface MonthPayouts {
+  rollForward: RollForward
+  readings: ReadingsReport
+}
+
+/**
+ * The month's payouts; `null` when payouts were never synced for the connection (no checklist line),
+ * unavailable when the service refused them (the line says so).
+ */
+export async function loadMonthPayouts(
+  connection: CachedConnection,
+  period: string,
+): Promise<Availability<MonthPayouts> | null> {
+  const repo = new PayoutsRepository(appCache().db)
+  const state = await repo.syncState(connection.id)
+  if (state.access.code === 'forbidden') return { available: false }
+  const range = periodRange(period, connection.timeZone)
+  const [transfers, ledgers, statusChanges, model] = await Promise.all([
+    repo.allTransfers(connection.id),
+    repo.ledgersBefore(connection.id, range.to),
+    repo.allStatusChanges(connection.id),
+    readPayoutModel(connection.id),
+  ])
+  if (state.access.code === 'unknown' && transfers.length === 0 && ledgers.length === 0) return null
+  const monthLedgerIds = ledgers.filter((l) => l.createdAt >= range.from).map((l) => l.id)
+  const found = await repo.recordsByLedgerIds(connection.id, monthLedgerIds)
+  const ledgerRecords = new Map<string, RecordKey[]>()
+  const records = new Map<RecordKey, RecordAmount>()
+  for (const [ledgerId, { history }] of found) {
+    if (!history || (history.type !== 'charge' && history.type !== 'refund')) continue
+    ledgerRecords.set(ledgerId, [history.key])
+    records.set(history.key, { amount: history.amount, currency: history.currency, type: history.type })
+  }
+  const transferFees = { JPY: transferFeeWithTax(model.transferFee, model.transferFeeTaxPercent) }
+  const readings = detectReadings({
+    ledgers,
+    transfers,
+    statusChanges,
+    ledgerRecords,
+    records,
+    transferFees,
+    timeZone: connection.timeZone,
+    setting: DEFAULT_READINGS,
+  })
+  const rollForward = rollForwardOfMonth({
+    period,
+    timeZone: connection.timeZone,
+    ledgers,
+    transfers,
+    statusChanges,
+    ledgerRecords,
+    records,
+    readings: readings.readings,
+    transferFees,
+  })
+  return { available: true, value: { rollForward, readings } }
+}

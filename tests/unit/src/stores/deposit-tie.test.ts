@@ -1,0 +1,105 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Cache } from '../../../../src/db/cache'
+import type { ClosebookDb } from '../../../../src/db/database'
+import type { ImportedRowRecord } from '../../../../src/domain/records'
+import { historyRecordOf } from '../../../../src/db/history-record'
+import { loadDepositTie } from '../../../../src/stores/deposit-tie'
+import { readSettlement } from '../../../../src/stores/record-details'
+import { CONN, historyItem } from '../db/fixtures'
+import { closeLedgerCache, openLedgerCache } from './ledger-cache'
+import { at, seedPayouts } from './payout-fixtures'
+
+let db: ClosebookDb
+let cache: Cache
+
+beforeEach(async () => {
+  ;({ db, cache } = await openLedgerCache(0))
+})
+afterEach(() => closeLedgerCache(db))
+
+function bankRow(line: number, day: string, amount: number): ImportedRowRecord {
+  return {
+    connectionId: CONN,
+    importId: 'bank-1',
+    line,
+    source: 'bank',
+    orderNumber: null,
+    at: at(`${day}T00:00:00Z`),
+    day,
+    amount,
+    currency: 'JPY',
+    customer: null,
+    description: 'ﾌﾘｺﾐ ﾕﾆｳﾞｱﾍﾟｲ',
+    matchedKeys: [],
+  }
+}
+
+async function connection() {
+  const c = await cache.connections.get(CONN)
+  if (!c) throw new Error('no connection')
+  return c
+}
+
+describe('deposit tie-out from the cache', () => {
+  it('ties the deposit of the paid transfer and lists a deposit no transfer explains', async () => {
+    await seedPayouts(db, 10_000)
+    await db.importedRows.bulkPut([bankRow(1, '2026-10-12', 10_000), bankRow(2, '2026-10-20', 5_000)])
+    const tied = await loadDepositTie(await connection())
+    expect(tied?.tie.matches.map((m) => [m.transferId, m.line.line, m.amount])).toEqual([
+      ['t-sep', 1, 10_000],
+    ])
+    expect(tied?.tie.exceptions).toHaveLength(1)
+    expect(tied?.tie.exceptions[0]).toMatchObject({
+      code: 'deposit_without_transfer',
+      line: { line: 2, amount: 5_000 },
+    })
+    expect(tied?.bankLines).toBe(2)
+  })
+
+  it('lists a paid transfer whose deposit is not in the bank file', async () => {
+    await seedPayouts(db, 10_000)
+    await db.importedRows.bulkPut([bankRow(1, '2026-10-30', 2_000)])
+    const tied = await loadDepositTie(await connection())
+    expect(tied?.tie.matches).toEqual([])
+    expect(tied?.tie.exceptions.map((e) => e.code).sort()).toEqual([
+      'deposit_without_transfer',
+      'transfer_without_deposit',
+    ])
+  })
+
+  it('ties nothing for a connection whose payouts were never synced', async () => {
+    await db.importedRows.bulkPut([bankRow(1, '2026-10-12', 10_000)])
+    expect(await loadDepositTie(await connection())).toBeNull()
+  })
+
+  it('calls a record settled only when the deposit of its transfer is matched', async () => {
+    await seedPayouts(db, 10_000)
+    const sale = historyRecordOf(CONN, historyItem(0, { created_on: '2026-09-15T00:00:00Z' }), 0)
+    await db.ledgerLinks.put({
+      connectionId: CONN,
+      ledgerId: 'l-sep',
+      kind: 'charge',
+      recordId: sale.chargeId,
+      createdAt: sale.createdAt,
+    })
+    expect(await readSettlement(sale)).toEqual({ state: 'inTransfer', transferId: 't-sep' })
+    await db.importedRows.bulkPut([bankRow(1, '2026-10-12', 10_000)])
+    expect(await readSettlement(sale)).toEqual({
+      state: 'settled',
+      transferId: 't-sep',
+      depositDay: '2026-10-12',
+    })
+  })
+
+  it('offers the demo a bank statement of its own payouts, and a real connection none', async () => {
+    await seedPayouts(db, 10_000)
+    expect((await loadDepositTie(await connection()))?.demoStatement).toBeNull()
+    const demo = { ...(await connection()), isDemo: true }
+    const statement = (await loadDepositTie(demo))?.demoStatement ?? ''
+    expect(statement.split('\r\n')).toEqual([
+      '年月日,お引出し,お預入れ,お取り扱い内容,残高',
+      '2026/10/10,,10000,ﾌﾘｺﾐ ｸﾛｰｽﾞﾌﾞﾂｸ ﾃﾞﾓ,1010000',
+      '',
+    ])
+  })
+})
