@@ -45,7 +45,10 @@ async function syncedHarness(): Promise<Harness> {
     coveredUntil: {},
   })
   expect(records.state).toBe('done')
-  const payouts = await new PayoutSync(h.api.api, new PayoutsRepository(h.db)).run({
+  const payouts = await new PayoutSync(
+    { payoutPage: (args) => h.api.api.payoutPage(args) },
+    new PayoutsRepository(h.db),
+  ).run({
     connectionId: h.connectionId,
     jobId: 'payout-backup-test',
   })
