@@ -9,11 +9,10 @@ import { PayoutsRepository } from '../../../src/db/payouts-repository'
 import { BackupError, checkBackupFile, restoreBackupFile, streamBackup } from '../../../src/db/backup-stream'
 import { PAYOUT_BACKUP_TABLES } from '../../../src/db/backup-payouts'
 import { ClosebookDb } from '../../../src/db/database'
-import { SyncEngine } from '../../../src/sync/sync-engine'
 import { PayoutSync } from '../../../src/sync/payout-sync'
-import { startHarness, type Harness } from '../support/harness'
+import type { Harness } from '../support/harness'
+import { startPayoutHarness, syncAllRecords } from '../support/payout-harness'
 
-const SINCE = Date.parse('2026-07-01T00:00:00Z')
 const harnesses: Harness[] = []
 const fresh: ClosebookDb[] = []
 afterEach(async () => {
@@ -25,26 +24,9 @@ afterEach(async () => {
 })
 
 async function syncedHarness(): Promise<Harness> {
-  const h = await startHarness({
-    seed: 31,
-    stores: 2,
-    records: 300,
-    rateScale: 50,
-    lateChangeEveryMs: 0,
-    payoutClock: () => Date.parse('2026-11-27T00:00:00Z'),
-  })
+  const h = await startPayoutHarness()
   harnesses.push(h)
-  const records = await new SyncEngine({ api: h.syncApi, store: h.store, concurrency: 4 }).run({
-    scope: {
-      connectionId: h.connectionId,
-      storeIds: h.sandbox.storeIds,
-      resources: ['transaction_history', 'charges'],
-    },
-    since: SINCE,
-    lookbackMs: 2 * 3600_000,
-    coveredUntil: {},
-  })
-  expect(records.state).toBe('done')
+  await syncAllRecords(h)
   const payouts = await new PayoutSync(
     { payoutPage: (args) => h.api.api.payoutPage(args) },
     new PayoutsRepository(h.db),

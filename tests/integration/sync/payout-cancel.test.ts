@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { PayoutPageArgs } from '../../../electron/shared/contract/payouts'
 import { PayoutsRepository } from '../../../src/db/payouts-repository'
 import { PayoutSync, type PayoutApiPort } from '../../../src/sync/payout-sync'
-import { startHarness, type Harness } from '../support/harness'
+import type { Harness } from '../support/harness'
+import { startPayoutHarness } from '../support/payout-harness'
 
 const harnesses: Harness[] = []
 afterEach(async () => {
@@ -15,14 +16,7 @@ afterEach(async () => {
 
 describe('cancelling a payout sync', () => {
   it('stops at the next call, tells main to drop the job, and a later run resumes to the same payouts', async () => {
-    const h = await startHarness({
-      seed: 31,
-      stores: 2,
-      records: 300,
-      rateScale: 50,
-      lateChangeEveryMs: 0,
-      payoutClock: () => Date.parse('2026-11-27T00:00:00Z'),
-    })
+    const h = await startPayoutHarness()
     harnesses.push(h)
     const repo = new PayoutsRepository(h.db)
     const calls: PayoutPageArgs['kind'][] = []
