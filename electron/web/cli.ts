@@ -34,6 +34,9 @@ Usage: npm run start:web -- [options]
   --demo-storm PERIOD:DURATION
                    the demo's payment API answers 429 for the last DURATION ms of every
                    PERIOD ms (to see how the app behaves under a 429 storm; tests use it)
+  --demo-store-scoped-token
+                   the demo's app token is scoped to its stores: payouts answer 403
+                   INVALID_PERMISSIONS (to see what the app tells the user; tests use it)
   --help           this text
 `
 
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
       'no-open': { type: 'boolean', default: false },
       'data-dir': { type: 'string' },
       'demo-storm': { type: 'string' },
+      'demo-store-scoped-token': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -99,8 +103,17 @@ async function main(): Promise<void> {
     secretStore: new KeyringSecretStore(),
     openExternal: openInBrowser,
     deliverFile: downloads.deliver,
-    ...(storm
-      ? { startDemoSandbox: () => startSandbox({ seed: 42, stores: 3, records: 5000, faults: { storm } }) }
+    ...(storm || values['demo-store-scoped-token']
+      ? {
+          startDemoSandbox: () =>
+            startSandbox({
+              seed: 42,
+              stores: 3,
+              records: 5000,
+              ...(storm ? { faults: { storm } } : {}),
+              ...(values['demo-store-scoped-token'] ? { appTokenScope: 'store' as const } : {}),
+            }),
+        }
       : {}),
   })
   // What an earlier run left (it was killed mid-export): partial files, and downloads nobody can take.

@@ -5,6 +5,7 @@
  */
 import type { BackupTableName } from './backup'
 import { BackupError } from './backup-format'
+import { PAYOUT_FIELD_LIMITS } from './backup-payouts'
 
 const NAME = 200
 const NOTE = 2_000
@@ -31,6 +32,7 @@ const FIELD_LIMITS: Readonly<Record<BackupTableName, Readonly<Record<string, num
     description: NOTE,
     paymentMethod: NAME,
   },
+  ...PAYOUT_FIELD_LIMITS,
 }
 
 /** Fields holding JSON values (an audit entry's before and after, a setting): their JSON text's length. */

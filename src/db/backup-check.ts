@@ -18,6 +18,9 @@ const SMALL_KEY: Partial<Record<BackupTableName, (r: never) => string>> = {
     `${r.connectionId}\u0001${r.partitionId}`,
   settings: (r: { key: string }) => r.key,
   imports: (r: { connectionId: string; id: string }) => `${r.connectionId}\u0001${r.id}`,
+  payoutBankAccounts: (r: { connectionId: string; id: string }) => `${r.connectionId}\u0001${r.id}`,
+  payoutConfig: (r: { connectionId: string }) => r.connectionId,
+  payoutTransfers: (r: { connectionId: string; id: string }) => `${r.connectionId}\u0001${r.id}`,
 }
 
 export interface BackupCheck {
@@ -146,6 +149,19 @@ export async function checkBackupFile(
           const last = lockActions.get(id)
           if (!last || last.seq <= seq) lockActions.set(id, { seq, action: e.action })
         }
+        break
+      }
+      case 'payoutStatusChanges':
+      case 'payoutLedgers': {
+        // A status change or ledger names a transfer of the file (transfers come first); an open ledger none.
+        const r = row.record as { connectionId: string; transferId: string | null }
+        const transfers = seen.get('payoutTransfers')
+        if (r.transferId !== null && !transfers?.has(`${r.connectionId}\u0001${r.transferId}`))
+          throw new BackupError('payout_without_transfer', {
+            table: item.table,
+            line: item.line,
+            transfer: r.transferId.slice(0, 80),
+          })
         break
       }
       default:

@@ -3,10 +3,14 @@
  * the reader (backup-read.ts), the check (backup-check.ts) and the restore (backup-stream.ts).
  */
 import type { BackupTableName } from './backup'
+import { PAYOUT_BACKUP_TABLES } from './backup-payouts'
 
 export const STREAM_BACKUP_VERSION = 2
 
-/** Tables in file order: locks before marks and audit, records before what refers to them. */
+/**
+ * Tables in file order: locks before marks and audit, records before what refers to them. The payout
+ * tables came last, so a version-2 file made before them (no such sections) still reads, as holding none.
+ */
 export const STREAM_TABLE_ORDER = [
   'connections',
   'stores',
@@ -19,6 +23,7 @@ export const STREAM_TABLE_ORDER = [
   'settings',
   'imports',
   'importedRows',
+  ...PAYOUT_BACKUP_TABLES,
 ] as const satisfies readonly BackupTableName[]
 
 /** A version-1 file is one JSON document: read whole, so only up to this many characters. */
@@ -66,6 +71,7 @@ export type BackupErrorCode =
   | 'audit_without_record'
   | 'lock_without_record'
   | 'changed_since_check'
+  | 'payout_without_transfer'
 
 /** A backup refused (or a backup that could not be made), with a code the UI words and its details. */
 export class BackupError extends Error {

@@ -29,6 +29,7 @@ import {
   STREAM_TABLE_ORDER,
 } from './backup-format'
 import { checkTextBounds } from './backup-bounds'
+import { PAYOUT_BACKUP_TABLES, PAYOUT_ROW_SCHEMAS } from './backup-payouts'
 import { BackupDigest } from './backup-digest'
 import { chargeRecordOf } from './charge-record'
 import { historyRecordOf } from './history-record'
@@ -229,6 +230,12 @@ async function* streamItems(file: Blob, options: ReadOptions): AsyncGenerator<It
   yield { kind: 'trailer', digest: await digest.hex(), signature }
 }
 
+const LATER_TABLES: ReadonlySet<BackupTableName> = new Set([
+  'imports',
+  'importedRows',
+  ...PAYOUT_BACKUP_TABLES,
+])
+
 /** A version-1 file: one JSON document, read whole (they were only ever made for small caches). */
 async function* legacyItems(file: Blob, options: ReadOptions): AsyncGenerator<Item> {
   let text = ''
@@ -257,8 +264,8 @@ async function* legacyItems(file: Blob, options: ReadOptions): AsyncGenerator<It
   yield { kind: 'header', exportedAt: head.data.exportedAt, version: 1 }
   for (const table of STREAM_TABLE_ORDER) {
     const rows = (tables as Record<string, unknown>)[table]
-    // Imports came later: older backups have none.
-    if (rows === undefined && (table === 'imports' || table === 'importedRows')) continue
+    // Imports and payouts came later: older backups have none.
+    if (rows === undefined && LATER_TABLES.has(table)) continue
     if (!Array.isArray(rows))
       throw new BackupError('invalid_row', { table, line: 1, issue: 'expected a list' })
     for (const [i, value] of rows.entries()) yield { kind: 'row', table, value, line: i + 1 }
@@ -322,6 +329,7 @@ const ROW_SCHEMAS = {
   settings: settingSchema,
   imports: importSchema,
   importedRows: importedRowSchema,
+  ...PAYOUT_ROW_SCHEMAS,
 } satisfies Record<BackupTableName, z.ZodType>
 
 export type Row =

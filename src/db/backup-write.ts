@@ -8,6 +8,7 @@ import { BACKUP_FORMAT, countBackupRows, type BackupTableName } from './backup'
 import { BackupError, STREAM_BACKUP_VERSION, STREAM_TABLE_ORDER } from './backup-format'
 import type { BackupSignature } from '../../electron/shared/contract/backup'
 import { BackupDigest } from './backup-digest'
+import { PAYOUT_BACKUP_TABLES } from './backup-payouts'
 import type { ClosebookDb } from './database'
 import type {
   CachedConnection,
@@ -91,6 +92,22 @@ const apiPayload = (r: HistoryRecord | ChargeRecord): unknown[] => [
   { connectionId: r.connectionId, syncedAt: r.syncedAt, raw: r.raw },
 ]
 
+/** The payout tables are written as stored, paged by their primary key. */
+function payoutPagedTables(): Record<(typeof PAYOUT_BACKUP_TABLES)[number], PagedTable> {
+  const idKey = (r: { connectionId: string; id: string }): IndexableType => [r.connectionId, r.id]
+  return {
+    payoutBankAccounts: { store: 'payoutBankAccounts', keyOf: idKey },
+    payoutConfig: { store: 'payoutConfig', keyOf: (r: { connectionId: string }) => r.connectionId },
+    payoutTransfers: { store: 'payoutTransfers', keyOf: idKey },
+    payoutStatusChanges: { store: 'payoutStatusChanges', keyOf: idKey },
+    payoutLedgers: { store: 'payoutLedgers', keyOf: idKey },
+    ledgerLinks: {
+      store: 'ledgerLinks',
+      keyOf: (r: { connectionId: string; ledgerId: string }) => [r.connectionId, r.ledgerId],
+    },
+  }
+}
+
 const isPagedTable = (s: PagedTable | readonly PagedTable[]): s is PagedTable => !Array.isArray(s)
 
 const PAGED_TABLES: Record<BackupTableName, PagedTable | readonly PagedTable[]> = {
@@ -120,6 +137,7 @@ const PAGED_TABLES: Record<BackupTableName, PagedTable | readonly PagedTable[]> 
     store: 'importedRows',
     keyOf: (r: ImportedRowRecord) => [r.connectionId, r.importId, r.line],
   },
+  ...payoutPagedTables(),
 }
 
 /** What changes when anything is written: sync moves checkpoints, every user action adds audit rows. */

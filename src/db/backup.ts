@@ -11,6 +11,7 @@ import {
   modeSchema,
 } from '../../electron/shared/payment-api'
 import { appendAuditEntries, auditEntriesOf, auditRowsOf } from './audit-repository'
+import { PAYOUT_BACKUP_TABLES, PAYOUT_ROW_SCHEMAS, type PayoutBackupTable } from './backup-payouts'
 import type { ClosebookDb } from './database'
 import { withoutDeadFields } from './history-record'
 import { HistoryWriter } from './history-writer'
@@ -49,10 +50,11 @@ export const BACKUP_TABLE_NAMES = [
   'settings',
   'imports',
   'importedRows',
+  ...PAYOUT_BACKUP_TABLES,
 ] as const
 export type BackupTableName = (typeof BACKUP_TABLE_NAMES)[number]
 
-export interface BackupTables {
+export interface BackupCoreTables {
   connections: CachedConnection[]
   stores: StoreRecord[]
   history: HistoryRecord[]
@@ -65,6 +67,8 @@ export interface BackupTables {
   imports: ImportRecord[]
   importedRows: ImportedRowRecord[]
 }
+/** The payout rows as the cache stores them (backup-payouts.ts). */
+export type BackupTables = BackupCoreTables & { [T in PayoutBackupTable]: unknown[] }
 
 export interface Backup {
   format: typeof BACKUP_FORMAT
@@ -264,6 +268,13 @@ const backupSchema = z.object({
     // Absent in backups made before imports existed.
     imports: z.array(importSchema).default([]),
     importedRows: z.array(importedRowSchema).default([]),
+    // Absent in backups made before payouts were backed up.
+    payoutBankAccounts: z.array(PAYOUT_ROW_SCHEMAS.payoutBankAccounts).default([]),
+    payoutConfig: z.array(PAYOUT_ROW_SCHEMAS.payoutConfig).default([]),
+    payoutTransfers: z.array(PAYOUT_ROW_SCHEMAS.payoutTransfers).default([]),
+    payoutStatusChanges: z.array(PAYOUT_ROW_SCHEMAS.payoutStatusChanges).default([]),
+    payoutLedgers: z.array(PAYOUT_ROW_SCHEMAS.payoutLedgers).default([]),
+    ledgerLinks: z.array(PAYOUT_ROW_SCHEMAS.ledgerLinks).default([]),
   }),
 })
 
@@ -280,6 +291,18 @@ const PRIMARY_KEY: { [T in BackupTableName]: (row: BackupTables[T][number]) => s
   settings: (r) => r.key,
   imports: (r) => JSON.stringify([r.connectionId, r.id]),
   importedRows: (r) => JSON.stringify([r.connectionId, r.importId, r.line]),
+  payoutBankAccounts: (r) => payoutKey(r, 'id'),
+  payoutConfig: (r) => payoutKey(r),
+  payoutTransfers: (r) => payoutKey(r, 'id'),
+  payoutStatusChanges: (r) => payoutKey(r, 'id'),
+  payoutLedgers: (r) => payoutKey(r, 'id'),
+  ledgerLinks: (r) => payoutKey(r, 'ledgerId'),
+}
+
+/** A payout row's key: its connection and, but for the configuration, its id field. */
+function payoutKey(row: unknown, field?: string): string {
+  const r = row as Record<string, unknown>
+  return JSON.stringify(field === undefined ? [r['connectionId']] : [r['connectionId'], r[field]])
 }
 
 function formatPath(path: readonly PropertyKey[]): string {
@@ -305,6 +328,7 @@ export async function exportBackup(db: ClosebookDb, now: Date = new Date()): Pro
       settings,
       imports,
       importedRows,
+      ...payouts
     ] = await Promise.all([
       db.connections.toArray(),
       db.stores.toArray(),
@@ -321,6 +345,7 @@ export async function exportBackup(db: ClosebookDb, now: Date = new Date()): Pro
       db.settings.toArray(),
       db.imports.toArray(),
       db.importedRows.toArray(),
+      ...PAYOUT_BACKUP_TABLES.map((t) => db.table(t).toArray()),
     ])
     return {
       format: BACKUP_FORMAT,
@@ -338,6 +363,10 @@ export async function exportBackup(db: ClosebookDb, now: Date = new Date()): Pro
         settings,
         imports,
         importedRows,
+        ...(Object.fromEntries(PAYOUT_BACKUP_TABLES.map((t, i) => [t, payouts[i] ?? []])) as Record<
+          PayoutBackupTable,
+          unknown[]
+        >),
       },
     }
   })
@@ -440,6 +469,7 @@ export async function restoreBackup(
     await db.settings.bulkAdd(t.settings)
     await db.imports.bulkAdd(t.imports)
     await db.importedRows.bulkAdd(t.importedRows)
+    for (const name of PAYOUT_BACKUP_TABLES) await db.table(name).bulkAdd(t[name])
     if (options.actor !== undefined) {
       const at = options.at ?? Date.now()
       const actor = options.actor

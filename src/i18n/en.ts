@@ -824,6 +824,12 @@ export const en = {
       settings: 'Settings',
       imports: 'Imported files',
       importedRows: 'Imported lines',
+      payoutBankAccounts: 'Payout bank accounts',
+      payoutConfig: 'Payout settings',
+      payoutTransfers: 'Payouts (transfers)',
+      payoutStatusChanges: 'Payout status changes',
+      payoutLedgers: 'Payout ledger items',
+      ledgerLinks: 'Ledger links to records',
     },
     backup: 'Back up the cache to a file…',
     backupSaved: 'Backup saved: {file}',
@@ -1309,6 +1315,8 @@ export const en = {
         'The closing of {period} lists {key}, a record the backup does not hold. Nothing was changed.',
       changed_since_check:
         'The backup file changed after it was checked. Choose it again; nothing was changed.',
+      payout_without_transfer:
+        'A row of “{table}” (line {line}) belongs to payout {transfer}, which is not in the backup. Nothing was changed.',
     },
     status: {
       verified: 'This backup was made by Closebook with your signing key and has not been changed since.',

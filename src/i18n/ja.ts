@@ -825,6 +825,12 @@ export const ja: MessageSchema = {
       settings: '設定',
       imports: '取り込んだファイル',
       importedRows: '取り込んだ行',
+      payoutBankAccounts: '入金先の銀行口座',
+      payoutConfig: '入金の設定',
+      payoutTransfers: '入金（振込）',
+      payoutStatusChanges: '入金の状態の変化',
+      payoutLedgers: '入金の明細',
+      ledgerLinks: '明細と取引の対応',
     },
     backup: 'キャッシュをファイルにバックアップ…',
     backupSaved: 'バックアップを保存しました：{file}',
@@ -1313,6 +1319,8 @@ export const ja: MessageSchema = {
         '{period} の締めに {key} が含まれていますが、バックアップにその取引がありません。何も変更していません。',
       changed_since_check:
         'バックアップファイルが確認の後に変更されました。もう一度選択してください。何も変更していません。',
+      payout_without_transfer:
+        '「{table}」の行（{line} 行目）は入金 {transfer} のものですが、その入金はバックアップにありません。何も変更していません。',
     },
     status: {
       verified: 'このバックアップはあなたの署名鍵で Closebook が作成したもので、その後変更されていません。',

@@ -40,6 +40,8 @@ export const useSyncStore = defineStore('sync', () => {
   /** The last payout sync's outcome (after the records; a failure there never fails the records). */
   const payouts = shallowRef<PayoutSyncResult | null>(null)
   let engine: SyncEngine | undefined
+  /** The payout sync that follows the records, while it runs: Cancel stops it too. */
+  let payoutRun: PayoutSync | undefined
 
   /** Makes sure the cache knows the connection (never its credentials), keeping what sync learned. */
   async function rememberConnection(c: ConnectionSummary): Promise<void> {
@@ -90,28 +92,35 @@ export const useSyncStore = defineStore('sync', () => {
       })
       paint.cancel()
       progress.value = result
-      if (result.state === 'done' || result.state === 'partial')
-        payouts.value = await new PayoutSync(
-          { payoutPage: (args) => api.api.payoutPage(args) },
+      if (result.state === 'done' || result.state === 'partial') {
+        payoutRun = new PayoutSync(
+          {
+            payoutPage: (args) => api.api.payoutPage(args),
+            cancelJob: (jobId) => api.api.cancelJob({ jobId }),
+          },
           new PayoutsRepository(cache.db),
-        ).run({
+        )
+        payouts.value = await payoutRun.run({
           connectionId: connection.id,
           jobId: `payouts-${Date.now()}`,
           // "Verify month" reads the month's transfers again whole, with the month's records.
           ...(window ? { verify: window } : {}),
         })
+      }
       return result
     } catch (e) {
       lastError.value = toAppError(e)
       return null
     } finally {
       paint.cancel()
+      payoutRun = undefined
       runningFor.value = null
     }
   }
 
+  /** Stops the sync in progress: the records' and, once they are done, the payouts'. */
   async function cancel(): Promise<void> {
-    await engine?.cancel()
+    await Promise.all([engine?.cancel(), payoutRun?.cancel()])
   }
 
   return { progress, runningFor, lastError, payouts, run, cancel, rememberConnection }

@@ -26,6 +26,8 @@ import { bankAccountOf, ledgerRowOf, payoutConfigOf, statusChangeOf, transferRow
 
 export interface PayoutApiPort {
   payoutPage(args: PayoutPageArgs): Promise<PayoutPageResult>
+  /** Drops the job's queued calls in main (they end as `cancelled`); absent: only no new call starts. */
+  cancelJob?(jobId: string): Promise<unknown>
 }
 
 export interface PayoutSyncRequest {
@@ -113,6 +115,8 @@ type QueryOf<K extends PayoutPageArgs['kind']> = Omit<
 export class PayoutSync {
   private requests = 0
   private quarantined = 0
+  /** The run in progress: its job, and whether Cancel was asked. */
+  private current: { jobId: string; cancelled: boolean } | null = null
 
   constructor(
     private readonly api: PayoutApiPort,
@@ -120,9 +124,30 @@ export class PayoutSync {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * Stops the run in progress: no payout call starts after this, the job's queued calls are dropped in
+   * main, and the run ends with `cancelled`, keeping every page stored so far (the next sync resumes).
+   */
+  async cancel(): Promise<void> {
+    const run = this.current
+    if (!run || run.cancelled) return
+    run.cancelled = true
+    await this.api.cancelJob?.(run.jobId).catch(() => undefined)
+  }
+
   async run(request: PayoutSyncRequest): Promise<PayoutSyncResult> {
     this.requests = 0
     this.quarantined = 0
+    const run = { jobId: request.jobId, cancelled: false }
+    this.current = run
+    try {
+      return await this.runOnce(request, run)
+    } finally {
+      if (this.current === run) this.current = null
+    }
+  }
+
+  private async runOnce(request: PayoutSyncRequest, run: { cancelled: boolean }): Promise<PayoutSyncResult> {
     const { connectionId } = request
     let state = await this.repo.syncState(connectionId)
     const summary = { transfers: 0, detailsRead: 0 }
@@ -147,7 +172,9 @@ export class PayoutSync {
       await this.repo.putState(state)
       return result(true)
     } catch (error) {
-      const shaped = asApiError(error)
+      const shaped = run.cancelled
+        ? new DesktopApiError('cancelled', 'The payout sync was cancelled.')
+        : asApiError(error)
       if (shaped.code === 'forbidden') {
         const reason = shaped.details?.['reason']
         state = {
@@ -168,6 +195,8 @@ export class PayoutSync {
     request: PayoutSyncRequest,
     args: QueryOf<K>,
   ): Promise<PageOf<K>> {
+    if (this.current?.cancelled)
+      throw new Stop(new DesktopApiError('cancelled', 'The payout sync was cancelled.'))
     this.requests++
     try {
       const page = await this.api.payoutPage({

@@ -135,6 +135,12 @@ describe('streamed backup (version 2)', () => {
       'settings',
       'imports',
       'importedRows',
+      'payoutBankAccounts',
+      'payoutConfig',
+      'payoutTransfers',
+      'payoutStatusChanges',
+      'payoutLedgers',
+      'ledgerLinks',
     ])
   })
 

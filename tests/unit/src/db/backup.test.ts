@@ -126,6 +126,12 @@ describe('backup', () => {
       settings: 1,
       imports: 1,
       importedRows: 1,
+      payoutBankAccounts: 0,
+      payoutConfig: 0,
+      payoutTransfers: 0,
+      payoutStatusChanges: 0,
+      payoutLedgers: 0,
+      ledgerLinks: 0,
     })
     other.close()
   })

@@ -14,6 +14,12 @@ const empty: Backup['tables'] = {
   settings: [],
   imports: [],
   importedRows: [],
+  payoutBankAccounts: [],
+  payoutConfig: [],
+  payoutTransfers: [],
+  payoutStatusChanges: [],
+  payoutLedgers: [],
+  ledgerLinks: [],
 }
 
 describe('backupChunks', () => {
