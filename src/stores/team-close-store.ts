@@ -9,6 +9,7 @@ import { ref } from 'vue'
 import { z } from 'zod'
 import type { TeamMerchant, TeamMonthState, TeamSummary } from '../../electron/shared/contract'
 import { appCache } from '../db/cache'
+import { MarkingService } from '../db/marking-service'
 import { TeamRepository, teamMerchantSetting } from '../db/team-repository'
 import type { TeamRefusedRow, TeamStateRow } from '../db/team-rows'
 import { desktopApi } from '../platform'
@@ -32,9 +33,12 @@ export const useTeamCloseStore = defineStore('team-close', () => {
   const outboxNote = ref<string | null>(null)
 
   const repo = (): TeamRepository => new TeamRepository(appCache().db)
+  /** The connection whose marks the server's decisions reach. */
+  let connection: string | null = null
 
   async function load(connectionId: string, period: string): Promise<void> {
     error.value = null
+    connection = connectionId
     try {
       summary.value = await desktopApi().team.get({})
       if (!summary.value.configured) return
@@ -62,7 +66,10 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     if (!m || !user) return
     busy.value = true
     try {
-      const sync = new TeamSync(repo(), desktopApi().team, user)
+      const target = connection
+      const sync = new TeamSync(repo(), desktopApi().team, user, Date.now, (marks) =>
+        target ? new MarkingService(appCache().db).applyServerMarks(target, marks) : Promise.resolve(),
+      )
       // The outbox first (in order, each with its key), then everything after the last verified row.
       const flushed = await sync.flush(m)
       outboxNote.value = flushed.stoppedBy

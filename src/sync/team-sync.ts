@@ -3,16 +3,25 @@
  * outbox in order, each write with its own idempotency key, and pulls the audit rows after the last number
  * held, verifying the chain before anything is applied. A write the server refused is listed with its reason
  * and never retried; a write that did not reach the server stays queued, and later ones wait behind it.
+ * With a `local` hook, what the server decided reaches the local marks: pulled marks (except records with
+ * writes of this desktop still queued) and, for a refused write, the server's current mark (a rollback).
  */
-import type { DesktopApi, TeamMark, TeamMerchant } from '../../electron/shared/contract'
+import type { DesktopApi, TeamMark, TeamMarkOutcome, TeamMerchant } from '../../electron/shared/contract'
 import { verifyChain } from '../../electron/shared/team-chain'
 import type { TeamRepository } from '../db/team-repository'
 import type { TeamStateRow } from '../db/team-rows'
+import type { ServerMarkInput } from '../domain/team-mark-plan'
+import type { RecordKey } from '../domain/records'
 
 /** The team calls the sync needs (DesktopApi's, or main's TeamService directly in tests). */
 export type TeamSyncApi = Pick<DesktopApi['team'], 'pushMarks' | 'pullAudit'>
 
 export const merchantKeyOf = (m: TeamMerchant): string => `${m.merchantId}:${m.mode}`
+
+/** Writes the server's marks into the local marks (the marking service, for the merchant's connections). */
+export type LocalMarksHook = (marks: ServerMarkInput[]) => Promise<unknown>
+
+const recordKey = (kind: 'charge' | 'refund', id: string): RecordKey => `${kind}:${id}`
 
 /** Failures of a send that mean "not answered": the write stays queued for the next attempt. */
 const NOT_ANSWERED = new Set(['network', 'timeout', 'cancelled'])
@@ -30,6 +39,7 @@ export class TeamSync {
     private readonly api: TeamSyncApi,
     private readonly user: string,
     private readonly now: () => number = Date.now,
+    private readonly local: LocalMarksHook | null = null,
   ) {}
 
   queueMarks(merchant: TeamMerchant, marks: Omit<TeamMark, 'baseVersion'>[]): Promise<unknown> {
@@ -54,9 +64,51 @@ export class TeamSync {
       }
       await this.repo.settle(row, answer.outcomes, this.user, this.now())
       sent += 1
-      refused += answer.outcomes.filter((o) => o.status === 'refused').length
+      const rollback = answer.outcomes.filter((o) => o.status === 'refused')
+      refused += rollback.length
+      await this.#rollBack(row.marks, rollback)
     }
     return { sent, refused, stoppedBy: null }
+  }
+
+  /** The local marks of refused writes go back to the server's state (no server mark: unmarked, no note). */
+  async #rollBack(sent: readonly TeamMark[], refused: readonly TeamMarkOutcome[]): Promise<void> {
+    if (!this.local || refused.length === 0) return
+    const marks = refused.map((o): ServerMarkInput => {
+      const mine = sent.find((m) => m.kind === o.kind && m.id === o.id)
+      const c = o.current
+      return {
+        key: recordKey(o.kind, o.id),
+        reconciled: c?.reconciled ?? false,
+        note: c?.note ?? '',
+        month: c?.month ?? mine?.month ?? '',
+        by: c?.updatedBy ?? this.user,
+        at: c?.updatedAt ?? new Date(this.now()).toISOString(),
+      }
+    })
+    await this.local(marks)
+  }
+
+  /** Applies the server's marks of `keys` to the local marks, skipping records with writes still queued. */
+  async #applyPulled(merchant: string, state: TeamStateRow, keys: ReadonlySet<string>): Promise<void> {
+    if (!this.local || keys.size === 0) return
+    const queued = new Set<string>()
+    for (const row of await this.repo.pending(merchant))
+      for (const m of row.marks) queued.add(recordKey(m.kind, m.id))
+    const marks: ServerMarkInput[] = []
+    for (const k of keys) {
+      const s = state.marks[k]
+      if (!s || queued.has(k) || s.month === null) continue
+      marks.push({
+        key: k as RecordKey,
+        reconciled: s.reconciled,
+        note: s.note,
+        month: s.month,
+        by: s.by,
+        at: s.at,
+      })
+    }
+    if (marks.length > 0) await this.local(marks)
   }
 
   /** Pulls and verifies every audit row after the last one held; stops at a break in the chain. */
@@ -73,6 +125,13 @@ export class TeamSync {
       if (rows.length === 0) return state
       const check = await verifyChain(rows, { seq: state.verifiedThrough, hash: state.headHash })
       state = await this.repo.storeAudit(key, rows, check)
+      const touched = new Set<string>()
+      for (const r of rows)
+        if (r.action === 'mark' && r.seq <= check.verifiedThrough) {
+          const p = JSON.parse(r.payload) as { kind: 'charge' | 'refund'; id: string }
+          touched.add(recordKey(p.kind, p.id))
+        }
+      await this.#applyPulled(key, state, touched)
       if (rows.length < pageSize) return state
     }
   }
