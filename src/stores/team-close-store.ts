@@ -9,6 +9,7 @@ import { ref } from 'vue'
 import { z } from 'zod'
 import type { TeamMerchant, TeamMonthState, TeamSummary } from '../../electron/shared/contract'
 import { appCache } from '../db/cache'
+import { LocksRepository } from '../db/locks-repository'
 import { MarkingService } from '../db/marking-service'
 import { TeamRepository, teamMerchantSetting } from '../db/team-repository'
 import type { TeamRefusedRow, TeamStateRow } from '../db/team-rows'
@@ -67,8 +68,20 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     busy.value = true
     try {
       const target = connection
-      const sync = new TeamSync(repo(), desktopApi().team, user, Date.now, (marks) =>
-        target ? new MarkingService(appCache().db).applyServerMarks(target, marks) : Promise.resolve(),
+      const db = appCache().db
+      const sync = new TeamSync(
+        repo(),
+        desktopApi().team,
+        user,
+        Date.now,
+        target
+          ? {
+              marks: (marks) => new MarkingService(db).applyServerMarks(target, marks),
+              months: async (changes) => {
+                for (const c of changes) await new LocksRepository(db).applyServerMonth(target, c)
+              },
+            }
+          : null,
       )
       // The outbox first (in order, each with its key), then everything after the last verified row.
       const flushed = await sync.flush(m)

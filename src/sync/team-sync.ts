@@ -18,8 +18,22 @@ export type TeamSyncApi = Pick<DesktopApi['team'], 'pushMarks' | 'pullAudit'>
 
 export const merchantKeyOf = (m: TeamMerchant): string => `${m.merchantId}:${m.mode}`
 
-/** Writes the server's marks into the local marks (the marking service, for the merchant's connections). */
-export type LocalMarksHook = (marks: ServerMarkInput[]) => Promise<unknown>
+/** A month's close as the server decided it: signed off (locked) or open again. */
+export interface ServerMonthChange {
+  month: string
+  locked: boolean
+  by: string
+  at: string
+}
+
+/** Where the server's decisions reach this desktop's cache (the marking service and the locks). */
+export interface LocalTarget {
+  marks(marks: ServerMarkInput[]): Promise<unknown>
+  months(changes: ServerMonthChange[]): Promise<unknown>
+}
+
+/** Server month actions that set or lift the local lock. */
+const LOCKING: Record<string, boolean> = { sign_off: true, reopen: false }
 
 const recordKey = (kind: 'charge' | 'refund', id: string): RecordKey => `${kind}:${id}`
 
@@ -39,7 +53,7 @@ export class TeamSync {
     private readonly api: TeamSyncApi,
     private readonly user: string,
     private readonly now: () => number = Date.now,
-    private readonly local: LocalMarksHook | null = null,
+    private readonly local: LocalTarget | null = null,
   ) {}
 
   queueMarks(merchant: TeamMerchant, marks: Omit<TeamMark, 'baseVersion'>[]): Promise<unknown> {
@@ -86,7 +100,7 @@ export class TeamSync {
         at: c?.updatedAt ?? new Date(this.now()).toISOString(),
       }
     })
-    await this.local(marks)
+    await this.local.marks(marks)
   }
 
   /** Applies the server's marks of `keys` to the local marks, skipping records with writes still queued. */
@@ -108,7 +122,7 @@ export class TeamSync {
         at: s.at,
       })
     }
-    if (marks.length > 0) await this.local(marks)
+    if (marks.length > 0) await this.local.marks(marks)
   }
 
   /** Pulls and verifies every audit row after the last one held; stops at a break in the chain. */
@@ -126,12 +140,19 @@ export class TeamSync {
       const check = await verifyChain(rows, { seq: state.verifiedThrough, hash: state.headHash })
       state = await this.repo.storeAudit(key, rows, check)
       const touched = new Set<string>()
-      for (const r of rows)
-        if (r.action === 'mark' && r.seq <= check.verifiedThrough) {
+      const months = new Map<string, ServerMonthChange>()
+      for (const r of rows) {
+        if (r.seq > check.verifiedThrough) break
+        if (r.action === 'mark') {
           const p = JSON.parse(r.payload) as { kind: 'charge' | 'refund'; id: string }
           touched.add(recordKey(p.kind, p.id))
         }
+        const locked = LOCKING[r.action]
+        if (locked !== undefined && r.month)
+          months.set(r.month, { month: r.month, locked, by: r.actor, at: r.at })
+      }
       await this.#applyPulled(key, state, touched)
+      if (this.local && months.size > 0) await this.local.months([...months.values()])
       if (rows.length < pageSize) return state
     }
   }

@@ -10,6 +10,7 @@ import { TeamService } from '../../../electron/services/team/team-service'
 import { InMemorySecretStore } from '../../../electron/services/vault/secret-store'
 import { ClosebookDb } from '../../../src/db/database'
 import { historyRecordOf } from '../../../src/db/history-record'
+import { LocksRepository } from '../../../src/db/locks-repository'
 import { MarkingService, type MarkSnapshot } from '../../../src/db/marking-service'
 import { MarksRepository } from '../../../src/db/marks-repository'
 import { teamMerchantSetting, TeamRepository } from '../../../src/db/team-repository'
@@ -47,9 +48,13 @@ describe.skipIf(unavailable)('two desktops closing one month', () => {
     await db.history.bulkPut([1, 2, 3].map(record))
     await db.settings.put({ key: teamMerchantSetting(CONN), value: DEMO })
     const marking = new MarkingService(db)
-    const sync = new TeamSync(new TeamRepository(db), service, login, Date.now, (marks) =>
-      marking.applyServerMarks(CONN, marks),
-    )
+    const locks = new LocksRepository(db)
+    const sync = new TeamSync(new TeamRepository(db), service, login, Date.now, {
+      marks: (marks) => marking.applyServerMarks(CONN, marks),
+      months: async (changes) => {
+        for (const c of changes) await locks.applyServerMonth(CONN, c)
+      },
+    })
     const d = { db, sync, marking, service, dir }
     desktops.push(d)
     return d
@@ -152,5 +157,31 @@ describe.skipIf(unavailable)('two desktops closing one month', () => {
     ])
     expect(await localMark(ben, 3)).toBeUndefined()
     expect(await localMark(ben, 2)).toMatchObject({ state: 'reconciled', note: '', updatedBy: 'ana' })
+  }, 30_000)
+
+  it("the sign-off locks October on both desktops after a pull; a reviewer's reopen lifts both locks", async () => {
+    const [ana, ben] = [desktops[0]!, desktops[1]!]
+    await Promise.all([ana.sync.pull(DEMO), ben.sync.pull(DEMO)])
+    for (const d of [ana, ben])
+      expect(await new LocksRepository(d.db).get(CONN, '2026-10')).toMatchObject({ lockedBy: 'rei' })
+    // The local lock holds: marking October on a desktop is refused there, before any write.
+    await expect(mark(ana, 'mark', 3, 'ana')).resolves.toMatchObject({ result: { put: 0 } })
+    const rei = new TeamService(mkdtempSync(join(tmpdir(), 'closebook-desk-rei-')), new InMemorySecretStore())
+    const { host, port, database, user } = team.config('rei')
+    await rei.configure({ config: { host, port, database, user }, password: team.password('rei') })
+    const reopened = await rei.changeMonth({
+      merchant: DEMO,
+      key: newKey(),
+      month: '2026-10',
+      action: 'reopen',
+      baseVersion: null,
+      note: 'bank fee missing',
+    })
+    expect(reopened.status).toBe('applied')
+    await rei.dispose()
+    await Promise.all([ana.sync.pull(DEMO), ben.sync.pull(DEMO)])
+    for (const d of [ana, ben]) expect(await new LocksRepository(d.db).get(CONN, '2026-10')).toBeUndefined()
+    const audit = (await ben.db.audit.toArray()).filter((a) => a.action === 'reopen-period')
+    expect(audit.map((a) => [a.actor, a.reason])).toEqual([['rei', 'team_server']])
   }, 30_000)
 })
