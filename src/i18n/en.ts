@@ -1040,6 +1040,7 @@ export const en = {
         month_closed: 'The month is signed off',
         month_submitted: 'The month is waiting for review',
         month_mismatch: 'The server files it in another month',
+        rejected: 'The server refused the write as invalid',
       },
     },
     backup:

@@ -2,7 +2,8 @@
  * Moves the team workspace's data between this desktop's cache and the server (through main): sends the
  * outbox in order, each write with its own idempotency key, and pulls the audit rows after the last number
  * held, verifying the chain before anything is applied. A write the server refused is listed with its reason
- * and never retried; a write that did not reach the server stays queued, and later ones wait behind it.
+ * and never retried, as is a write whose input the server refused (it no longer holds up the ones behind);
+ * a write that did not reach the server stays queued, and later ones wait behind it.
  * With a `local` hook, what the server decided reaches the local marks: pulled marks (except records with
  * writes of this desktop still queued) and, for a refused write, the server's current mark (a rollback).
  */
@@ -39,6 +40,8 @@ const recordKey = (kind: 'charge' | 'refund', id: string): RecordKey => `${kind}
 
 /** Failures of a send that mean "not answered": the write stays queued for the next attempt. */
 const NOT_ANSWERED = new Set(['network', 'timeout', 'cancelled'])
+/** Failures that are the write's own (its input refused): the write is rejected and the outbox moves on. */
+const REJECTED = new Set(['invalid_argument'])
 
 export interface FlushResult {
   sent: number
@@ -71,10 +74,22 @@ export class TeamSync {
       } catch (error) {
         const code = typeof error === 'object' && error && 'code' in error ? String(error.code) : 'internal'
         const message = error instanceof Error ? error.message : String(error)
-        if (row.id !== undefined) await this.repo.noteFailure(row.id, message)
-        // Not answered (unreachable) or answered with an error (refused input, no grant): either way the
-        // write stays queued with its note, the ones after it wait, and nothing is resent until asked.
-        return { sent, refused, stoppedBy: NOT_ANSWERED.has(code) ? 'unreachable' : message }
+        if (!REJECTED.has(code)) {
+          // Not answered (unreachable), or a failure of the setup rather than of this write (login, TLS,
+          // grant, schema): the write stays queued with its note and the ones after it wait, so order holds.
+          if (row.id !== undefined) await this.repo.noteFailure(row.id, message)
+          return { sent, refused, stoppedBy: NOT_ANSWERED.has(code) ? 'unreachable' : message }
+        }
+        // The server refused this write's input: listed as rejected (never resent), the local marks go back
+        // to the server's, and the writes behind it are sent.
+        await this.repo.reject(row, this.now())
+        refused += row.marks.length
+        await this.#rollBack(
+          row.marks,
+          row.marks.map((m) => ({ kind: m.kind, id: m.id, status: 'refused' as const, current: null })),
+          await this.repo.state(key),
+        )
+        continue
       }
       await this.repo.settle(row, answer.outcomes, this.user, this.now())
       sent += 1
@@ -85,12 +100,30 @@ export class TeamSync {
     return { sent, refused, stoppedBy: null }
   }
 
-  /** The local marks of refused writes go back to the server's state (no server mark: unmarked, no note). */
-  async #rollBack(sent: readonly TeamMark[], refused: readonly TeamMarkOutcome[]): Promise<void> {
+  /**
+   * The local marks of refused writes go back to the server's state: the refusal's current mark, else the
+   * server's mark as pulled into `known`, else none (unmarked, no note).
+   */
+  async #rollBack(
+    sent: readonly TeamMark[],
+    refused: readonly TeamMarkOutcome[],
+    known?: TeamStateRow,
+  ): Promise<void> {
     if (!this.local || refused.length === 0) return
     const marks = refused.map((o): ServerMarkInput => {
       const mine = sent.find((m) => m.kind === o.kind && m.id === o.id)
-      const c = o.current
+      const held = known?.marks[recordKey(o.kind, o.id)]
+      const c =
+        o.current ??
+        (held
+          ? {
+              reconciled: held.reconciled,
+              note: held.note,
+              month: held.month ?? undefined,
+              updatedBy: held.by,
+              updatedAt: held.at,
+            }
+          : null)
       return {
         key: recordKey(o.kind, o.id),
         reconciled: c?.reconciled ?? false,

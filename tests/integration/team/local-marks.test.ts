@@ -184,4 +184,21 @@ describe.skipIf(unavailable)('two desktops closing one month', () => {
     const audit = (await ben.db.audit.toArray()).filter((a) => a.action === 'reopen-period')
     expect(audit.map((a) => [a.actor, a.reason])).toEqual([['rei', 'team_server']])
   }, 30_000)
+
+  it('a write whose input the server refuses is listed as rejected and no longer holds up the writes behind it', async () => {
+    const ana = desktops[0]!
+    await mark(ana, 'note', 3, 'ana', 'nul \u0000 inside')
+    await mark(ana, 'mark', 1, 'ana')
+    expect(await ana.sync.flush(DEMO)).toEqual({ sent: 1, refused: 1, stoppedBy: null })
+    expect(await ana.db.teamOutbox.count()).toBe(0)
+    const listed = await new TeamRepository(ana.db).refused('mer_demo:test')
+    expect(listed.map((r) => [r.mark.id, r.reason])).toContainEqual([uuid(3), 'rejected'])
+    // The rejected note is gone locally (the server holds none); the mark behind it reached the server.
+    expect(await localMark(ana, 3)).toBeUndefined()
+    const stored = await team.admin.query<{ reconciled: boolean }>(
+      'SELECT reconciled FROM closebook.marks WHERE record_id = $1',
+      [uuid(1)],
+    )
+    expect(stored.rows).toEqual([{ reconciled: true }])
+  }, 30_000)
 })
