@@ -1029,6 +1029,8 @@ export const en = {
       pending: '{count} change(s) waiting to be sent to the server.',
       chainVerified: 'Audit verified through #{through}.',
       chainBroken: 'The audit chain breaks at #{at}: verified through #{through} only.',
+      checklistOpen:
+        'Submit waits for the close checklist: {count} item(s) still block the close. Clear them above first.',
       refusedTitle: 'Writes the server refused',
       record: 'Record',
       reason: 'Why',

@@ -32,6 +32,8 @@ export const useTeamCloseStore = defineStore('team-close', () => {
   /** Writes still in the outbox, and why the last send stopped (null: all sent). */
   const pending = ref(0)
   const outboxNote = ref<string | null>(null)
+  /** Blocking checklist items that held back the last submit (0: none). */
+  const checklistOpen = ref(0)
 
   const repo = (): TeamRepository => new TeamRepository(appCache().db)
   /** The connection whose marks the server's decisions reach. */
@@ -99,9 +101,15 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     }
   }
 
-  async function act(period: string, action: TeamMonthAction, note: string): Promise<void> {
+  /**
+   * Sends a month action. A submit is sent only when the month's close checklist has no blocking item
+   * (`blocking`, from the Month-end checklist): otherwise nothing is sent and `checklistOpen` says so.
+   */
+  async function act(period: string, action: TeamMonthAction, note: string, blocking = 0): Promise<void> {
     const m = merchant.value
     if (!m) return
+    checklistOpen.value = action === 'submit' && blocking > 0 ? blocking : 0
+    if (checklistOpen.value > 0) return
     busy.value = true
     error.value = null
     try {
@@ -138,6 +146,7 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     busy,
     pending,
     outboxNote,
+    checklistOpen,
     load,
     chooseMerchant,
     refresh,
