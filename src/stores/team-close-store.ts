@@ -9,12 +9,11 @@ import { ref } from 'vue'
 import { z } from 'zod'
 import type { TeamMerchant, TeamMonthState, TeamSummary } from '../../electron/shared/contract'
 import { appCache } from '../db/cache'
-import { LocksRepository } from '../db/locks-repository'
-import { MarkingService } from '../db/marking-service'
 import { TeamRepository, teamMerchantSetting } from '../db/team-repository'
 import type { TeamRefusedRow, TeamStateRow } from '../db/team-rows'
 import { desktopApi } from '../platform'
 import { toAppError, type AppError } from '../platform/app-error'
+import { localTargetOf } from '../sync/team-loop'
 import { merchantKeyOf, TeamSync } from '../sync/team-sync'
 
 const merchantSchema = z.object({ merchantId: z.string().min(1), mode: z.enum(['live', 'test']) })
@@ -70,20 +69,12 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     busy.value = true
     try {
       const target = connection
-      const db = appCache().db
       const sync = new TeamSync(
         repo(),
         desktopApi().team,
         user,
         Date.now,
-        target
-          ? {
-              marks: (marks) => new MarkingService(db).applyServerMarks(target, marks),
-              months: async (changes) => {
-                for (const c of changes) await new LocksRepository(db).applyServerMonth(target, c)
-              },
-            }
-          : null,
+        target ? localTargetOf(appCache(), target) : null,
       )
       // The outbox first (in order, each with its key), then everything after the last verified row.
       const flushed = await sync.flush(m)
