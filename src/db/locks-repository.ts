@@ -46,4 +46,41 @@ export class LocksRepository {
       return true
     })
   }
+
+  /**
+   * The team server's decision on a month: signed off sets the lock (lockedBy the reviewer's login, at the
+   * server's time), reopened lifts it; each change audited with reason `team_server`. Already as decided:
+   * nothing is written. Returns whether anything changed.
+   */
+  async applyServerMonth(
+    connectionId: string,
+    change: { month: string; locked: boolean; by: string; at: string },
+  ): Promise<boolean> {
+    const parsed = Date.parse(change.at)
+    const at = Number.isFinite(parsed) ? parsed : Date.now()
+    const base = {
+      connectionId,
+      at,
+      actor: change.by,
+      key: null,
+      period: change.month,
+      reason: 'team_server',
+    }
+    if (!change.locked) {
+      const before = await this.get(connectionId, change.month)
+      return this.unlock(connectionId, change.month, {
+        ...base,
+        action: 'reopen-period',
+        before: before ?? null,
+        after: null,
+      })
+    }
+    const lock: PeriodLock = {
+      connectionId,
+      period: change.month,
+      lockedAt: at,
+      lockedBy: change.by,
+    }
+    return this.lock(lock, { ...base, action: 'close-period', before: null, after: lock })
+  }
 }

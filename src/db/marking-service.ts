@@ -11,6 +11,7 @@
  */
 import Dexie, { type Table } from 'dexie'
 import { emptyPlan, type MarkPlan, type MatchLink } from '../domain/mark-plan'
+import { planServerMarks, type ServerMarkInput } from '../domain/team-mark-plan'
 import { appendAuditEntries } from './audit-repository'
 import type { ClosebookDb } from './database'
 import { DayRows, PeriodLockedError, putMarkDays } from './marks-repository'
@@ -150,6 +151,27 @@ export class MarkingService {
     })
   }
 
+  /**
+   * The team server's marks made local: each cached record's mark becomes what the server holds, audited
+   * under the server's login and time, in one transaction. These changes came from the server, so they do
+   * not join the outbox; records not cached here and months closed here are left as they are.
+   */
+  async applyServerMarks(connectionId: string, server: readonly ServerMarkInput[]): Promise<ApplyResult> {
+    const { db } = this
+    if (server.length === 0) return { put: 0, deleted: 0, auditSeqs: [] }
+    return db.transaction('rw', [db.markDays, db.audit, db.locks, db.history], async () => {
+      const records = await this.#records(connectionId, [...new Set(server.map((s) => s.key))])
+      const { result } = await this.#planAndWrite(
+        connectionId,
+        records,
+        ({ marks, locks }) => planServerMarks({ records, marks, locks, server }),
+        undefined,
+        false,
+      )
+      return result
+    })
+  }
+
   /** The cached records of `keys` (a record no longer cached has no day row to find its mark in). */
   async #records(connectionId: string, keys: readonly RecordKey[]): Promise<HistoryRecord[]> {
     const found = await this.db.history.bulkGet(keys.map((k): [string, RecordKey] => [connectionId, k]))
@@ -162,6 +184,7 @@ export class MarkingService {
     refs: readonly MarkRef[],
     planner: (snapshot: MarkSnapshot) => P,
     signal?: AbortSignal,
+    toTeam = true,
   ): Promise<{ plan: P; result: ApplyResult }> {
     const { db } = this
     const rows = new DayRows(connectionId, refs)
@@ -182,6 +205,7 @@ export class MarkingService {
     const changed = rows.change(plan.puts, plan.deletes)
     if (changed.length > 0) await putMarkDays(db.markDays, changed)
     const auditSeqs = plan.audit.length > 0 ? await appendAuditEntries(db.audit, plan.audit) : []
+    if (!toTeam) return { plan, result: { put: plan.puts.length, deleted: plan.deletes.length, auditSeqs } }
     const now = plan.puts[0]?.updatedAt ?? Date.now()
     await queueTeamChanges(
       db,

@@ -146,6 +146,29 @@ export class TeamRepository {
     })
   }
 
+  /**
+   * The server answered `row` with an error (input it refuses, a merchant not granted): the write leaves the
+   * outbox and each of its marks is listed as rejected, so the writes behind it are sent. Never resent.
+   */
+  async reject(row: TeamOutboxRow, now: number): Promise<void> {
+    const { db } = this
+    await db.transaction('rw', db.teamOutbox, db.teamRefused, async () => {
+      if (row.id === undefined || !(await db.teamOutbox.get(row.id))) return
+      await db.teamRefused.bulkAdd(
+        row.marks.map((mark) => ({
+          merchant: row.merchant,
+          key: row.key,
+          mark,
+          reason: 'rejected' as const,
+          monthState: null,
+          current: null,
+          refusedAt: now,
+        })),
+      )
+      await db.teamOutbox.delete(row.id)
+    })
+  }
+
   refused(merchant: string): Promise<TeamRefusedRow[]> {
     return this.db.teamRefused.where('merchant').equals(merchant).sortBy('id')
   }

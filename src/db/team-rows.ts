@@ -23,7 +23,8 @@ export interface TeamRefusedRow {
   merchant: string
   key: string
   mark: TeamMark
-  reason: NonNullable<TeamMarkOutcome['reason']>
+  /** The server's refusal of this mark, or `rejected`: the server answered the whole write with an error. */
+  reason: NonNullable<TeamMarkOutcome['reason']> | 'rejected'
   monthState: string | null
   current: TeamMarkOutcome['current'] | null
   refusedAt: number

@@ -1035,6 +1035,8 @@ export const en = {
       pending: '{count} change(s) waiting to be sent to the server.',
       chainVerified: 'Audit verified through #{through}.',
       chainBroken: 'The audit chain breaks at #{at}: verified through #{through} only.',
+      checklistOpen:
+        'Submit waits for the close checklist: {count} item(s) still block the close. Clear them above first.',
       refusedTitle: 'Writes the server refused',
       record: 'Record',
       reason: 'Why',
@@ -1046,6 +1048,7 @@ export const en = {
         month_closed: 'The month is signed off',
         month_submitted: 'The month is waiting for review',
         month_mismatch: 'The server files it in another month',
+        rejected: 'The server refused the write as invalid',
       },
     },
     backup:

@@ -1040,6 +1040,8 @@ export const ja: MessageSchema = {
       pending: 'サーバーへの送信待ちの変更が {count} 件あります。',
       chainVerified: '監査証跡は #{through} まで検証済みです。',
       chainBroken: '監査証跡の連鎖が #{at} で途切れています（#{through} までのみ検証済み）。',
+      checklistOpen:
+        '締めのチェックリストに未完了の項目が {count} 件あるため、承認依頼はできません。先に上の項目を解消してください。',
       refusedTitle: 'サーバーが拒否した書き込み',
       record: '取引',
       reason: '理由',
@@ -1051,6 +1053,7 @@ export const ja: MessageSchema = {
         month_closed: 'この月は承認済みです',
         month_submitted: 'この月は承認待ちです',
         month_mismatch: 'サーバーでは別の月に計上されています',
+        rejected: 'サーバーが不正な書き込みとして拒否しました',
       },
     },
     backup:

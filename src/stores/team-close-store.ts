@@ -13,6 +13,7 @@ import { TeamRepository, teamMerchantSetting } from '../db/team-repository'
 import type { TeamRefusedRow, TeamStateRow } from '../db/team-rows'
 import { desktopApi } from '../platform'
 import { toAppError, type AppError } from '../platform/app-error'
+import { localTargetOf } from '../sync/team-loop'
 import { merchantKeyOf, TeamSync } from '../sync/team-sync'
 
 const merchantSchema = z.object({ merchantId: z.string().min(1), mode: z.enum(['live', 'test']) })
@@ -30,11 +31,16 @@ export const useTeamCloseStore = defineStore('team-close', () => {
   /** Writes still in the outbox, and why the last send stopped (null: all sent). */
   const pending = ref(0)
   const outboxNote = ref<string | null>(null)
+  /** Blocking checklist items that held back the last submit (0: none). */
+  const checklistOpen = ref(0)
 
   const repo = (): TeamRepository => new TeamRepository(appCache().db)
+  /** The connection whose marks the server's decisions reach. */
+  let connection: string | null = null
 
   async function load(connectionId: string, period: string): Promise<void> {
     error.value = null
+    connection = connectionId
     try {
       summary.value = await desktopApi().team.get({})
       if (!summary.value.configured) return
@@ -62,7 +68,14 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     if (!m || !user) return
     busy.value = true
     try {
-      const sync = new TeamSync(repo(), desktopApi().team, user)
+      const target = connection
+      const sync = new TeamSync(
+        repo(),
+        desktopApi().team,
+        user,
+        Date.now,
+        target ? localTargetOf(appCache(), target) : null,
+      )
       // The outbox first (in order, each with its key), then everything after the last verified row.
       const flushed = await sync.flush(m)
       outboxNote.value = flushed.stoppedBy
@@ -79,9 +92,15 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     }
   }
 
-  async function act(period: string, action: TeamMonthAction, note: string): Promise<void> {
+  /**
+   * Sends a month action. A submit is sent only when the month's close checklist has no blocking item
+   * (`blocking`, from the Month-end checklist): otherwise nothing is sent and `checklistOpen` says so.
+   */
+  async function act(period: string, action: TeamMonthAction, note: string, blocking = 0): Promise<void> {
     const m = merchant.value
     if (!m) return
+    checklistOpen.value = action === 'submit' && blocking > 0 ? blocking : 0
+    if (checklistOpen.value > 0) return
     busy.value = true
     error.value = null
     try {
@@ -118,6 +137,7 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     busy,
     pending,
     outboxNote,
+    checklistOpen,
     load,
     chooseMerchant,
     refresh,

@@ -71,13 +71,13 @@ export const NOTE_MAX = 20_000
 export function checkText(label: string, text: string): void {
   if (text.includes('\u0000')) {
     throw new TeamError(
-      'server_error',
+      'invalid_input',
       `${label} contains a NUL character, which PostgreSQL text cannot hold; remove it.`,
     )
   }
   if (text.length > NOTE_MAX) {
     throw new TeamError(
-      'server_error',
+      'invalid_input',
       `${label} is ${text.length} characters; the team workspace keeps at most ${NOTE_MAX}.`,
     )
   }

@@ -81,4 +81,18 @@ describe('team close store', () => {
     await again.load(CONN, '2026-10')
     expect(again.merchant).toEqual({ merchantId: 'mer_demo', mode: 'test' })
   })
+
+  it('sends a submit only when the close checklist has no blocking item, and says why it waits', async () => {
+    const calls: unknown[] = []
+    setDesktopApiForTests(fakeApi(calls))
+    const store = useTeamCloseStore()
+    await store.load(CONN, '2026-10')
+    await store.chooseMerchant(CONN, '2026-10', { merchantId: 'mer_demo', mode: 'test' })
+    await store.act('2026-10', 'submit', '', 2)
+    expect(calls).toEqual([])
+    expect(store.checklistOpen).toBe(2)
+    await store.act('2026-10', 'submit', '', 0)
+    expect(calls).toMatchObject([{ action: 'submit' }])
+    expect(store.checklistOpen).toBe(0)
+  })
 })

@@ -1,0 +1,70 @@
+/**
+ * The app-wide team loop: while the app runs (not only while Month-end is open), every few seconds each
+ * connection shared with a team merchant sends its outbox and pulls what is new, and the server's marks
+ * and closes reach the local marks and locks. One round at a time; a failed round is retried next tick.
+ * With no workspace configured a round is one cheap call that does nothing.
+ */
+import type { DesktopApi, TeamMerchant } from '../../electron/shared/contract'
+import type { Cache as AppCache } from '../db/cache'
+import { LocksRepository } from '../db/locks-repository'
+import { MarkingService } from '../db/marking-service'
+import { TeamRepository, teamMerchantSetting } from '../db/team-repository'
+import { TeamSync, type LocalTarget, type TeamSyncApi } from './team-sync'
+
+export type TeamLoopApi = TeamSyncApi & Pick<DesktopApi['team'], 'get'>
+
+/** Where one connection's share of the server's decisions lands: its marks and its locks. */
+export function localTargetOf(cache: AppCache, connectionId: string): LocalTarget {
+  const { db } = cache
+  return {
+    marks: (marks) => new MarkingService(db).applyServerMarks(connectionId, marks),
+    months: async (changes) => {
+      for (const c of changes) await new LocksRepository(db).applyServerMonth(connectionId, c)
+    },
+  }
+}
+
+function merchantOf(value: unknown): TeamMerchant | null {
+  if (typeof value !== 'object' || value === null) return null
+  const { merchantId, mode } = value as { merchantId?: unknown; mode?: unknown }
+  if (typeof merchantId !== 'string' || merchantId === '' || (mode !== 'live' && mode !== 'test')) return null
+  return { merchantId, mode }
+}
+
+/** One round: every shared connection flushes, then pulls. Returns how many connections took part. */
+export async function teamRound(cache: AppCache, api: TeamLoopApi): Promise<number> {
+  const summary = await api.get({})
+  const user = summary.config?.user
+  if (!summary.configured || !user) return 0
+  let shared = 0
+  for (const connection of await cache.connections.list()) {
+    const merchant = merchantOf((await cache.db.settings.get(teamMerchantSetting(connection.id)))?.value)
+    if (!merchant) continue
+    shared += 1
+    const sync = new TeamSync(
+      new TeamRepository(cache.db),
+      api,
+      user,
+      Date.now,
+      localTargetOf(cache, connection.id),
+    )
+    await sync.flush(merchant)
+    await sync.pull(merchant)
+  }
+  return shared
+}
+
+/** Runs `teamRound` every `intervalMs` until the returned stop is called; rounds never overlap. */
+export function startTeamLoop(cache: () => AppCache, api: () => TeamLoopApi, intervalMs = 3000): () => void {
+  let running = false
+  const timer = setInterval(() => {
+    if (running) return
+    running = true
+    teamRound(cache(), api())
+      .catch(() => undefined) // unreachable or not set up: the next tick tries again
+      .finally(() => {
+        running = false
+      })
+  }, intervalMs)
+  return () => clearInterval(timer)
+}
