@@ -1,5 +1,5 @@
 /**
- * A record's match links in words (issue 21 item 3): "Order ORD-12 (orders.csv, line 2)", "Deposit
+ * A record's match links in words: "Order ORD-12 (orders.csv, line 2)", "Deposit
  * 2026-10-15 ¥12,000 (bank.csv, line 7)". Amounts in major units with their currency.
  */
 import type { useDisplay } from '../i18n/labels'

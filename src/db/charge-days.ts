@@ -1,5 +1,5 @@
 /**
- * How the charge list is stored since schema v10 (issue 23): in parts of up to CHARGE_PART_SIZE charges
+ * How the charge list is stored since schema v10: in parts of up to CHARGE_PART_SIZE charges
  * per connection × UTC day (`chargeParts`), with one row per day saying which part holds which charge
  * and when and in which store it was created (`chargeDays`). IndexedDB's cost is per row far more than
  * per byte (`idb.write_us_per_row` ~114 µs against ~21 µs per index entry), so a first sync writing a

@@ -259,7 +259,7 @@ export class HistoryRepository {
 
   /**
    * A charge and its refunds, oldest first: the charge by its key, its refunds through the charge id
-   * index (which rows written since issue 23 fill for refunds only: history-row.ts).
+   * index (which rows written by the current history writer fill for refunds only: history-row.ts).
    */
   async byChargeId(connectionId: string, chargeId: string): Promise<HistoryRecord[]> {
     const { db } = this

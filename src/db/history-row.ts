@@ -3,8 +3,8 @@
  * type, charge id, store, currency, status, mode), and the stored row leaves each out where reading it
  * back from `raw` gives the same value. IndexedDB adds an index entry only for a row that has the indexed
  * field, so the indexes of schema v3–v9 on those fields get no entry from such a row: a first sync writes
- * 2 index entries for most records instead of 8, where the IndexedDB backend, not the API, set the pace
- * (issue 23). The indexes stay declared because dropping them from a 500k-record cache takes ~49 s in one
+ * 2 index entries for most records instead of 8, where the IndexedDB backend, not the API, set the pace.
+ * The indexes stay declared because dropping them from a 500k-record cache takes ~49 s in one
  * upgrade step with nothing to show progress on; rows written before keep every field and entry, and
  * read the same.
  *

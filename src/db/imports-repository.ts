@@ -52,7 +52,7 @@ export class ImportsRepository {
     )
   }
 
-  /** Every row of the connection with its file's name: what a mark's match links show (issue 21). */
+  /** Every row of the connection with its file's name: what a mark's match links show. */
   async linkedRows(connectionId: string): Promise<LinkedRow[]> {
     const files = new Map((await this.list(connectionId)).map((f) => [f.id, f.fileName]))
     return (await this.rows(connectionId)).map((r) => ({

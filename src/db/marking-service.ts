@@ -1,5 +1,5 @@
 /**
- * The one way the accountant's marks change (issue 23): the ledger's marks, notes, reconfirmations and
+ * The one way the accountant's marks change: the ledger's marks, notes, reconfirmations and
  * undo, and matching's accepts and import removals all go through here. Each change reads the current
  * marks of its records and the connection's locks, plans (the caller hands in a pure planner of
  * src/reconcile/marking.ts, which src/db may not import, to turn them into a MarkPlan) and writes the marks with their audit row in ONE transaction, so:

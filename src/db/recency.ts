@@ -1,7 +1,7 @@
 /**
  * What sync asks the cache about recency and changeable records (src/sync/recheck.ts): the newest
  * `created_on` per partition of the data, where incremental windows start (never the local clock), and the
- * records in given statuses, through the status index (which rows written since issue 23 fill only for
+ * records in given statuses, through the status index (which rows written by the current history writer fill only for
  * statuses that can still change: history-row.ts).
  */
 import Dexie, { type Table } from 'dexie'
@@ -100,7 +100,7 @@ function newestOf(count: number, timeAt: (i: number) => number | null): number |
  * History records whose status passes `wanted`, read through the status index one status at a time. The
  * distinct statuses are found by hopping from one to the next (one read each), so a status never seen
  * before is still offered to `wanted`, and the history is never scanned. The index holds only statuses
- * that can still change for rows written since issue 23 (history-row.ts), so a final status is never
+ * that can still change for rows written by the current history writer (history-row.ts), so a final status is never
  * offered: the re-check asks for the others only.
  */
 export async function historyWithStatus(

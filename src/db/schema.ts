@@ -10,7 +10,7 @@ export const CURRENT_SCHEMA = {
   stores: '[connectionId+storeId]',
   /**
    * Records are found by key, by time (a date range), or a charge's refunds by its id. The store, type,
-   * status, currency and mode indexes are kept declared only: rows written since issue 23 leave those
+   * status, currency and mode indexes are kept declared only: rows written by the current history writer leave those
    * fields to `raw` and get no entry, but for refunds (type, charge id) and statuses that can still change
    * (history-row.ts); dropping them would cost an upgrade pass over every record. Field filters read
    * `dayDigests`, search reads `dayTokens`.

@@ -147,7 +147,7 @@ export interface PeriodLock {
   period: string
   lockedAt: number
   lockedBy: string
-  /** The closer's note (issue 20); absent on locks made before it, or when none was given. */
+  /** The closer's note; absent on locks made before it, or when none was given. */
   note?: string
   /**
    * A short hash of each record's fingerprint at the close (key → hash), so a reopen can say what
@@ -228,7 +228,7 @@ export interface ImportedRowRecord {
   description: string | null
   /** The records an accepted match linked this row to (empty: not matched yet). */
   matchedKeys: RecordKey[]
-  /** Issue 21 (not indexed, no schema change): every file line of a grouped order. */
+  /** Not indexed (no schema change): every file line of a grouped order. */
   lines?: number[]
   /** The order's payment method as the file names it. */
   paymentMethod?: string

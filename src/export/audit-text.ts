@@ -1,5 +1,5 @@
 /**
- * The workbook's Audit sheet in words (issue 20): a mark is "Reconciled (note: "…")" or "Not reconciled",
+ * The workbook's Audit sheet in words: a mark is "Reconciled (note: "…")" or "Not reconciled",
  * a close is "Closed by … at …", a record is named by its type, amount, time and customer with its key
  * kept for tracing. Values the app does not know the shape of stay JSON, so nothing is ever lost.
  */
@@ -13,7 +13,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * One audit before/after value as a sentence; null when there was none. `linkText` words a mark's match
- * links (issue 21: "matched to Order ORD-12 (orders.csv, line 2)").
+ * links (e.g. "matched to Order ORD-12 (orders.csv, line 2)").
  */
 export function auditValueText(
   value: unknown,

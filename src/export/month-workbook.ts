@@ -70,7 +70,7 @@ export interface MonthWorkbookInput {
   /** Items held in quarantine for the month (real exceptions); absent: none known. */
   quarantined?: readonly QuarantinedItem[]
   /**
-   * Issue 21: the imported rows the marks link to (for "Matched to") and every bank line (for the
+   * The imported rows the marks link to (for "Matched to") and every bank line (for the
    * Deposits sheet; those of the period are listed). Absent: no imports.
    */
   importedRows?: readonly LinkedRow[]
@@ -192,7 +192,7 @@ const RF = new Columns([
   col('matched', 'Matched to', 'text', 48),
 ])
 
-/** One bank deposit line and the records it pays (issue 21 item 3). */
+/** One bank deposit line and the records it pays. */
 const DP = new Columns([
   col('date', 'Deposit date', 'datetime', 20),
   col('file', 'File', 'text', 24),

@@ -5,7 +5,7 @@
  * used, so the documented variants of one export (older header wording, personal vs corporate accounts)
  * read with one profile. A user-saved profile for the same headers wins over a built-in one.
  *
- * Every layout cites the public evidence it was checked against (issue 21): a bank's own help page where
+ * Every layout cites the public evidence it was checked against: a bank's own help page where
  * one is stored, otherwise the test files and parsers of open-source tools that read real downloads
  * (repository + path, or the code-index id of the excerpt when the index names no repository).
  */

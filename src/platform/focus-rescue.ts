@@ -1,5 +1,5 @@
 /**
- * Focus that is never lost (issue 22): when an action replaces or disables the focused control (Import,
+ * Focus that is never lost: when an action replaces or disables the focused control (Import,
  * Accept, Backup, Test, Sync, the demo button…), Chromium leaves focus on the page body, and a keyboard
  * or screen-reader user must start again from the top. Each view would need its own bookkeeping; this does
  * it once: it remembers the focused element and its ancestors, and when that element is gone or disabled

@@ -1,5 +1,5 @@
 /**
- * The month-end close checklist (issue 20): what must be true before a month is closed, computed from
+ * The month-end close checklist: what must be true before a month is closed, computed from
  * facts about the month. Pure: the Month-end store gathers the facts, the view shows the items, and the
  * close refuses (unless the accountant acknowledges the open items with a note) while any item blocks.
  *

@@ -1,5 +1,5 @@
 /**
- * A deposit line of a bank file against the records it pays (issue 21 item 3): what the records net to
+ * A deposit line of a bank file against the records it pays: what the records net to
  * (successful charges − refunds − their fees, in the deposit's currency only), the difference, and what
  * explains it. The payout model's transfer fee (¥400 + tax by default) is the usual difference.
  */

@@ -1,5 +1,5 @@
 /**
- * The links a mark keeps to the imported lines it was matched to (issue 21 item 3). A record has at most
+ * The links a mark keeps to the imported lines it was matched to. A record has at most
  * one link per side: **sales** (an order file's line: the order it was sold under) and **cash** (a bank
  * file's line: the deposit that paid it). They are stored in the mark's `matchRef` as space-separated
  * `orders:<importId>:<line>` and `bank:<importId>:<line>`, so no schema change was needed; this module is

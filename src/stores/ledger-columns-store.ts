@@ -44,7 +44,7 @@ export const COLUMN_LABEL: Record<OptionalColumn, string> = {
   matched: 'matched',
 }
 
-/** The i18n key of a column's heading; "Matched to" (issue 21) has its label in its own block of messages. */
+/** The i18n key of a column's heading; "Matched to" has its label in its own block of messages. */
 export const columnLabelKey = (c: OptionalColumn): string =>
   c === 'matched' ? 'ledger.matchLinks.column' : `ledger.columns.${COLUMN_LABEL[c]}`
 

@@ -144,7 +144,7 @@ export async function loadMonth(connection: CachedConnection, period: string): P
 
 /** Why a close or reopen was refused; the view words it (i18n). */
 /**
- * What the workbook needs to show match links (issue 21): the connection's imported rows with their
+ * What the workbook needs to show match links: the connection's imported rows with their
  * file names, the records its deposits pay outside the month (a payout spans a month end), their charges,
  * and the payout model's transfer fee with tax.
  */

@@ -2,7 +2,7 @@
  * What Chromium's IndexedDB charges for the rows a first sync writes, by storage layout: the e2e sync's
  * size (50,000 charges over 3 stores: ~53k history and 50k charge records), each layout in a fresh
  * profile, twice, the faster run kept. It separates the cost of a row from the cost of an index entry and
- * of the payload's bytes, which is what choosing a lever for `sync.e2e_ceiling_ratio` needs (issue 23):
+ * of the payload's bytes, which is what choosing a lever for `sync.e2e_ceiling_ratio` needs:
  * the e2e bench sees only the sum, on a machine whose two cores the browser process already saturates.
  * `--quick`: 10,000 charges.
  */

@@ -5,7 +5,7 @@ import { chooseDate } from './support/date-parts'
 import { expect, test } from './support/web-host'
 
 /**
- * Issue 20's remainder: in the Japanese UI on an ENGLISH browser, month and day controls and the unnamed
+ * In the Japanese UI on an ENGLISH browser, month and day controls and the unnamed
  * actor are worded in the app's language. Native <input type="month|date"> followed the browser
  * ("October 2026" in a Japanese screen); the default actor was stored and shown as "accountant".
  */

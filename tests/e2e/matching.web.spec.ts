@@ -42,7 +42,7 @@ test.describe('matching on the web host', () => {
         skipEmptyLines: true,
       },
     ).data
-    // A shop's order export holds its real orders: test-mode payments are never matched (issue 21).
+    // A shop's order export holds its real orders: test-mode payments are never matched.
     const withOrder = ledger.filter((r) => r['Order'] && (r['Mode'] ?? '').toLowerCase() !== 'test')
     expect(ledger.some((r) => 'Mode' in r)).toBe(true)
     expect(withOrder.length).toBeGreaterThan(50)

@@ -1,5 +1,5 @@
 /**
- * Version 10 (frozen), "charge days" (issue 23): the charge list is stored in parts of up to 100 charges
+ * Version 10 (frozen), "charge days": the charge list is stored in parts of up to 100 charges
  * per connection × UTC day (`chargeParts`) with a row per day saying which part holds which charge
  * (`chargeDays`), and their staging copies; the staged charges get a time index (a restore files their
  * day rows a day at a time). New empty tables and an index on an always-empty staging table: opening a

@@ -1,5 +1,5 @@
 /**
- * Version 9 (frozen), "restore staging" (issue 19): a staging copy of each table a restore writes, keyed
+ * Version 9 (frozen), "restore staging": a staging copy of each table a restore writes, keyed
  * like the real one, with no other index but history's time (the restore files day rows a day at a time).
  * A restore fills them and then copies them into the real tables in one transaction (backup-stream.ts), so
  * a restore that stops half-way leaves the cache as it was. New empty tables: opening a v8 cache converts

@@ -1,5 +1,5 @@
 /**
- * The matching corpus (issue 21): cache records and the files an accountant downloads about them, laid
+ * The matching corpus: cache records and the files an accountant downloads about them, laid
  * out like the real exports (column layouts of src/import/layouts.ts, Shift_JIS where the bank or shop
  * uses it), each line's truth known because the generator wrote it. Deterministic, no I/O.
  *

@@ -1,5 +1,5 @@
 /**
- * The web host's transport never starves (issue 19, item 5). A browser opens at most six connections per
+ * The web host's transport never starves. A browser opens at most six connections per
  * host for all its tabs; here an http.Agent with six sockets plays the browser, and calls that wait "for
  * a rate limit" (until cancelled) are more than six. Cancel, a quick call and another tab's call must
  * still be answered at once, and the waiting calls must end with Cancel.

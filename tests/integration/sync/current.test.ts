@@ -1,5 +1,5 @@
 /**
- * Old records stay current and the local clock is never trusted (issue 18, items 3 and 4): incremental
+ * Old records stay current and the local clock is never trusted: incremental
  * windows start from the cached data, changeable records are re-checked however old, and a crash in the
  * middle of a sync write converges to the server's truth on the next sync.
  */

@@ -500,7 +500,7 @@ describe('restore is all or nothing (pass two stages, then switches in one trans
   })
 
   it('stages every table a page at a time, so memory holds one page, not a table', async () => {
-    // Until issue 19's fix the page test never split a table: 500k records were one page (1.8 GiB).
+    // A page test that never split a table let: 500k records were one page (1.8 GiB).
     for (let n = 0; n < 30; n++) await db.history.put(historyRecordOf(CONN, historyItem(200 + n), T0))
     const pages = new Map<string, number[]>()
     await restoreBackupFile(other, fileOf(await backupText(db)), {

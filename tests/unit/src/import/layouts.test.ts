@@ -21,7 +21,7 @@ async function read(name: string, bytes: Uint8Array) {
   return { profile, applied: applyProfile(file.parsed, profile), encoding: file.encoding }
 }
 
-describe('built-in layouts follow the published exports (issue 21)', () => {
+describe('built-in layouts follow the published exports', () => {
   it('cites a source for every layout', async () => {
     const { readFile } = await import('node:fs/promises')
     const text = await readFile(new URL('../../../../src/import/layouts.ts', import.meta.url), 'utf8')

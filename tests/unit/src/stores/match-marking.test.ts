@@ -1,5 +1,5 @@
 /**
- * Issue 23: every mark write goes through the marking service, which plans inside the transaction that
+ * Every mark write goes through the marking service, which plans inside the transaction that
  * writes. Matching's accept and import removal read the marks and locks there, so a change made between a
  * proposal and its acceptance is kept and audited as the true `before`, and a closed period is refused on
  * every path (ledger mark, undo, accept, removal) with nothing written.

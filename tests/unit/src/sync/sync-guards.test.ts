@@ -1,5 +1,5 @@
 /**
- * The sync engine's guards against a service that pages wrongly (issue 18 item 5), and how it moves on
+ * The sync engine's guards against a service that pages wrongly, and how it moves on
  * past quarantined items: on fakes of main's api and of the cache, so each answer is exactly as written.
  */
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Workers are shared between the resources (issue 23): each resource has its own Route budget, so the
+ * Workers are shared between the resources: each resource has its own Route budget, so the
  * first resource to split must not keep every worker. On a fake of main's list API that pages a window
  * like the service (from/to, cursor, total_hits) and a fake cache that records splits.
  */
