@@ -231,8 +231,12 @@ async function monthEnd(s: Shots): Promise<void> {
   })
   await s.take('12-month-end-totals', totals.last())
   await s.take('13-month-end-exports', page.locator('section.export'), true)
-  if (!s.has('payoutRules.checklist.ok')) s.skip('14-payouts', 'this build has no payout roll-forward')
-  else await s.take('14-payouts', checklist)
+  if (!s.has('monthEndSections.titles.payouts'))
+    s.skip('14-payouts', 'this build has no payout roll-forward in Month-end')
+  else {
+    const payouts = page.getByRole('heading', { name: s.t('monthEndSections.titles.payouts'), exact: true })
+    await s.take('14-payouts', page.locator('section').filter({ has: payouts }).last())
+  }
   await closeMonth(s)
 }
 

@@ -245,6 +245,10 @@ test.describe('month-end flow on the web host', () => {
       'Exceptions',
       'Not reconciled',
       'Audit',
+      'Roll-forward',
+      'Payout activity',
+      'Payout open items',
+      'Payout exceptions',
     ])
     // The Summary says the month is open again (reopened above) and what units amounts are in.
     const summarySheet = book.getWorksheet('Summary')
