@@ -14,7 +14,9 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string
  * `message` is the reader's own English text, for problems without a code (Zengin record lengths).
  * `row_width`: the line has another number of cells than the header and was left out of `rows`.
  */
-export type FileIssueCode = 'row_width' | 'unclosed_quote' | 'bad_quote'
+/** Problems of a file itself (its rows' width, its quotes), as codes the view words. */
+export const FILE_ISSUE_CODES = ['row_width', 'unclosed_quote', 'bad_quote'] as const
+export type FileIssueCode = (typeof FILE_ISSUE_CODES)[number]
 
 export interface FileIssue {
   line: number

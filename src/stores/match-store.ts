@@ -19,7 +19,7 @@ import type {
   RecordKey,
 } from '../domain/records'
 import { checkImportFileSize, ImportFileError } from '../import/limits'
-import type { FileIssue, FileIssueCode, ParsedCsv } from '../import/parse'
+import { FILE_ISSUE_CODES, type FileIssue, type FileIssueCode, type ParsedCsv } from '../import/parse'
 import {
   applyProfile,
   fileHash,
@@ -103,17 +103,13 @@ export type ShownImportError =
 /** What importing would do, with the file's own problems among the lines refused. */
 export type PendingPreview = Omit<AppliedProfile, 'errors'> & { errors: ShownImportError[] }
 
-const FILE_ISSUE_CODES: ReadonlySet<string> = new Set<FileIssueCode>([
-  'row_width',
-  'unclosed_quote',
-  'bad_quote',
-])
+const FILE_ISSUE_CODE_SET: ReadonlySet<string> = new Set(FILE_ISSUE_CODES)
 
 /** A problem of the file itself (its rows' width, its quotes), worded under `importFile`. */
 export function isFileIssue(
   error: ShownImportError,
 ): error is Omit<ImportError, 'code'> & { code: FileIssueCode; params?: FileIssue['params'] } {
-  return error.code !== undefined && FILE_ISSUE_CODES.has(error.code)
+  return error.code !== undefined && FILE_ISSUE_CODE_SET.has(error.code)
 }
 
 function fileIssues(parsed: ParsedCsv): ShownImportError[] {
