@@ -315,12 +315,23 @@ export function toIsoLikeDate(text: string): string {
   return text
 }
 
+// "14時30分", "14時30分15秒" (after a date, with or without a space): read as "14:30", "14:30:15".
+const KANJI_TIME_RE = /\s*(\d{1,2})\s*時\s*(\d{1,2})\s*分(?:\s*(\d{1,2})\s*秒)?$/
+
+/** Rewrites a trailing time written in kanji units into `H:MM[:SS]`, after one space; other text as it was. */
+export function withColonTime(text: string): string {
+  const m = KANJI_TIME_RE.exec(text)
+  if (!m) return text
+  const time = `${m[1]}:${(m[2] ?? '').padStart(2, '0')}${m[3] === undefined ? '' : `:${m[3].padStart(2, '0')}`}`
+  return `${text.slice(0, m.index)} ${time}`
+}
+
 /**
  * A date cell: ISO `2026-10-01`, `2026-10-01T10:00:00+09:00`, `2026/10/01`, `2026/10/01 10:00`,
- * `2026年10月1日`, and the forms of `toIsoLikeDate`. Without an offset, the time is wall-clock time in the accounting zone.
+ * `2026年10月1日`, `2026年10月6日 14時30分`, and the forms of `toIsoLikeDate`. Without an offset, the time is wall-clock time in the accounting zone.
  */
 export function parseDateDay(text: string, timeZone: string): ParseResult<ParsedDate> {
-  const m = DATE_RE.exec(toIsoLikeDate(normalizeCell(text).trim()))
+  const m = DATE_RE.exec(toIsoLikeDate(withColonTime(normalizeCell(text).trim())))
   if (!m) return { ok: false, error: `not a date: ${text}` }
   const day = `${m[1]}-${pad2(Number(m[2]))}-${pad2(Number(m[3]))}`
   if (!isValidDay(day)) return { ok: false, error: `not a date: ${text}` }

@@ -1,9 +1,9 @@
 /**
- * Dates written without a year ("10/6", "10月6日 14:30"), as shop systems print them. The year comes from
+ * Dates written without a year ("10/6", "10月6日 14:30", "10月6日 14時30分"), as shop systems print them. The year comes from
  * the file itself: its other dates (the year that puts the date nearest their median day), otherwise a
  * year (and month) in its name ("orders_2026-10.csv"). With neither, the date is refused, never guessed.
  */
-import { parseDateDay } from './parse'
+import { parseDateDay, withColonTime } from './parse'
 
 const YEARLESS_RE = /^(\d{1,2})\s*(?:[/.-]|月)\s*(\d{1,2})\s*日?((?:\s+|T)\d{1,2}:\d{2}(?::\d{2})?)?$/
 const NAME_RE = /(?<!\d)(20\d{2})(?:[-_.年]?(0[1-9]|1[0-2])(?!\d)|(?!\d))/
@@ -11,7 +11,7 @@ const DAY_MS = 86_400_000
 
 /** Month, day and time of a date without a year; null when the text has a year or is not such a date. */
 export function yearlessParts(text: string): { month: number; day: number; time: string } | null {
-  const m = YEARLESS_RE.exec(text.normalize('NFKC').trim())
+  const m = YEARLESS_RE.exec(withColonTime(text.normalize('NFKC').trim()))
   if (!m) return null
   const month = Number(m[1])
   const day = Number(m[2])

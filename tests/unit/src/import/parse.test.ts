@@ -143,6 +143,10 @@ describe('parseDate', () => {
     ['2026年10月1日', startOct1],
     ['２０２６年１０月１日', startOct1],
     ['2026/10/01 10:00', startOct1 + 10 * 3_600_000],
+    ['2026年10月1日 14時30分', startOct1 + 14.5 * 3_600_000],
+    ['2026年10月1日14時30分', startOct1 + 14.5 * 3_600_000],
+    ['2026年10月1日 9時05分30秒', startOct1 + (9 * 3600 + 5 * 60 + 30) * 1000],
+    ['２０２６年１０月１日　１４時３０分', startOct1 + 14.5 * 3_600_000],
     ['2026-10-01 10:00:30', startOct1 + 10 * 3_600_000 + 30_000],
     ['2026-10-01T10:00:00+09:00', startOct1 + 10 * 3_600_000],
     ['2026-10-01T01:00:00Z', startOct1 + 10 * 3_600_000],
@@ -165,11 +169,17 @@ describe('parseDate', () => {
     expect(result.ok && result.value.day).toBe('2026-10-01')
   })
 
-  it.each(['', 'yesterday', '2026-02-30', '2026-13-01', '2026/10/01 25:00', '10/01/2026'])(
-    '%s is an error',
-    (text) => {
-      const result = parseDate(text, TOKYO)
-      expect(result.ok).toBe(false)
-    },
-  )
+  it.each([
+    '',
+    'yesterday',
+    '2026-02-30',
+    '2026-13-01',
+    '2026/10/01 25:00',
+    '10/01/2026',
+    '2026年10月1日 25時00分',
+    '2026年10月1日 14時',
+  ])('%s is an error', (text) => {
+    const result = parseDate(text, TOKYO)
+    expect(result.ok).toBe(false)
+  })
 })
