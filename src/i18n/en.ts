@@ -573,6 +573,8 @@ export const en = {
       layout: 'Recognised layout: {name}.',
       fields: {
         withdrawal: 'Withdrawal column (two-column statements)',
+        orderId: 'Order id column (the shop system’s own number)',
+        paymentReference: 'Payment reference column',
         dateMonth: 'Month column (date split over columns)',
         dateDay: 'Day column (date split over columns)',
         paymentMethod: 'Payment method column',
@@ -1267,6 +1269,8 @@ export const en = {
   orderFiles: {
     tie: {
       shopify_name: 'Tied as a Shopify order name (“#” removed).',
+      orderId: 'Tied by the order’s id in the shop system, as given.',
+      paymentReference: 'Tied by the order’s payment reference, as given.',
       zero_padding: 'Tied with the zero padding removed.',
       decoration: 'Tied with the decoration {decoration} removed; the numbers agree exactly.',
     },

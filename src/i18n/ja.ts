@@ -571,6 +571,8 @@ export const ja: MessageSchema = {
       layout: '認識したレイアウト：{name}',
       fields: {
         withdrawal: '出金の列（入金・出金が別列の明細）',
+        orderId: '注文 ID の列（ショップシステム独自の番号）',
+        paymentReference: '決済の参照番号の列',
         dateMonth: '月の列（日付が分かれている場合）',
         dateDay: '日の列（日付が分かれている場合）',
         paymentMethod: '決済方法の列',
@@ -1272,6 +1274,8 @@ export const ja: MessageSchema = {
   orderFiles: {
     tie: {
       shopify_name: 'Shopify の注文名として照合しました（「#」を除く）。',
+      orderId: 'ショップシステムの注文 ID（記載どおり）で照合しました。',
+      paymentReference: '決済の参照番号（記載どおり）で照合しました。',
       zero_padding: '先頭のゼロを除いて照合しました。',
       decoration: '付加文字 {decoration} を除いて照合しました。番号は完全に一致しています。',
     },

@@ -131,6 +131,8 @@ export const BUILT_IN_LAYOUTS: readonly BuiltInLayout[] = [
     signature: ['Name', 'Financial Status', 'Total', 'Created at', 'Lineitem name'],
     columns: {
       orderNumber: 'Name',
+      orderId: 'Id',
+      paymentReference: 'Payment Reference',
       date: 'Created at',
       amount: 'Total',
       currency: 'Currency',

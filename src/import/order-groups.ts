@@ -14,6 +14,8 @@ import type { Grouping, ImportedRow, ImportSource, MappingProfile } from './prof
 export interface ReadLine {
   line: number
   order: string | null
+  /** The line's other order numbers (shop id, payment reference). */
+  otherRefs: string[]
   date: ParsedDate | null
   amount: number | null
   currency: string
@@ -44,6 +46,8 @@ export function toRow(
     description: first.description,
   }
   if (lines.length > 1) row.lines = lines.map((l) => l.line)
+  const otherRefs = lines.find((l) => l.otherRefs.length > 0)?.otherRefs
+  if (otherRefs) row.otherRefs = [...otherRefs]
   const method = lines.find((l) => l.paymentMethod !== null)?.paymentMethod
   if (method) row.paymentMethod = method
   const refunded = lines.find((l) => l.refunded !== null)?.refunded

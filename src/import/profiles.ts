@@ -18,6 +18,10 @@ const headerName = z.string().trim().min(1).max(200)
 
 export const profileColumnsSchema = z.object({
   orderNumber: headerName.optional(),
+  /** The shop system's own id of the order (Shopify `Id`): tried when the order number names nothing. */
+  orderId: headerName.optional(),
+  /** The payment's reference as the shop's gateway gave it (Shopify `Payment Reference`): tried last. */
+  paymentReference: headerName.optional(),
   date: headerName,
   /** A date split over columns (PayPay Bank: year, month, day): `date` is then the year column. */
   dateMonth: headerName.optional(),
@@ -66,6 +70,8 @@ export interface ImportedRow {
   line: number
   source: ImportSource
   orderNumber: string | null
+  /** The order's other numbers (its shop id, its payment reference), in that order; absent when none. */
+  otherRefs?: string[]
   at: number
   /** `YYYY-MM-DD` in the profile's time zone. */
   day: string
@@ -134,6 +140,8 @@ export function lineError(row: number, column: string, error: CodedError): Impor
 
 const FIELDS: ProfileField[] = [
   'orderNumber',
+  'orderId',
+  'paymentReference',
   'date',
   'dateMonth',
   'dateDay',
@@ -289,6 +297,7 @@ function readLine(
   return {
     line,
     order: cell('orderNumber'),
+    otherRefs: [cell('orderId'), cell('paymentReference')].filter((r): r is string => r !== null),
     date,
     amount: deposit === null && withdrawal === null ? null : (deposit ?? 0) - Math.abs(withdrawal ?? 0),
     currency,

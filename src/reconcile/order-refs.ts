@@ -65,6 +65,8 @@ export interface RefTie {
   rule: RefRule
   /** The decoration removed (`ORD-…`), under the decoration rule. */
   decoration?: string
+  /** Tied by the order's other number, not its order number: which one. */
+  via?: 'orderId' | 'paymentReference'
 }
 
 /**

@@ -62,13 +62,33 @@ function differsBy(row: ImportedRow, difference: number): { code: ExplanationCod
   return null
 }
 
+/**
+ * What names the row's charges: its order number, else its shop id, else its payment reference (an
+ * integration may have sent either as the charge's reference). The other numbers tie only as given.
+ */
+function lookupRow(
+  refs: RefIndex,
+  row: ImportedRow,
+  fileDecorations: ReadonlyMap<string, number>,
+): RefTie | null {
+  const found = row.orderNumber === null ? null : refs.lookup(row.orderNumber, fileDecorations)
+  if (found) return found
+  const vias = ['orderId', 'paymentReference'] as const
+  for (const [i, other] of (row.otherRefs ?? []).entries()) {
+    const tie = refs.lookup(other)
+    const via = vias[Math.min(i, vias.length - 1)]
+    if (tie && tie.rule === 'exact' && via) return { ...tie, via }
+  }
+  return null
+}
+
 /** Claims of the rows whose order number the service knows; returns the rows it does not know. */
 function referenceClaims(input: SalesInput): Set<number> {
   const fileDecorations = decorationsOf(input.rows.map((r) => r.orderNumber))
   const claims: Claim[] = []
   const unknownRef = new Set<number>()
   for (const row of input.rows) {
-    const found = row.orderNumber === null ? null : input.refs.lookup(row.orderNumber, fileDecorations)
+    const found = lookupRow(input.refs, row, fileDecorations)
     if (!found) {
       if (row.orderNumber !== null && normalizeRef(row.orderNumber) !== '') unknownRef.add(row.line)
       continue
@@ -150,8 +170,9 @@ function referenceClaim(input: SalesInput, row: ImportedRow, found: RefTie): Cla
   const isRefund = row.amount < 0
   const what = isRefund ? 'refund' : 'charge'
   const { all, pool, exact, summed } = candidatesOf(input, row, found, isOpen)
-  const tie: Record<string, string> =
-    found.rule === 'exact'
+  const tie: Record<string, string> = found.via
+    ? { tie: found.via }
+    : found.rule === 'exact'
       ? {}
       : { tie: found.rule, ...(found.decoration ? { decoration: found.decoration } : {}) }
   const params = { ref, amount: summed ? (row.linesTotal ?? row.amount) : row.amount, currency, ...tie }
@@ -162,7 +183,7 @@ function referenceClaim(input: SalesInput, row: ImportedRow, found: RefTie): Cla
       params: summed ? { ...params, lines: row.lines?.length ?? 1 } : params,
     }
     const { keys, explained } = withRefunds(input, row, exact[0], explanation, isOpen)
-    const rule = found.rule === 'exact' ? '' : ` (${found.rule})`
+    const rule = found.via ? ` (${found.via})` : found.rule === 'exact' ? '' : ` (${found.rule})`
     return {
       ...base,
       keys,

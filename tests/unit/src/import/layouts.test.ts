@@ -148,3 +148,21 @@ describe('Zengin 入出金取引明細 in its CSV form', () => {
     ])
   })
 })
+
+describe("a Shopify export's other order numbers", () => {
+  it('reads Id and Payment Reference beside the order name, and leaves them out when absent', async () => {
+    const { readFile } = await import('node:fs/promises')
+    const bytes = await readFile(
+      new URL('../../../fixtures/order-files/shopify-integration-prefix.csv', import.meta.url),
+    )
+    const { applied } = await read('orders_export.csv', new Uint8Array(bytes))
+    expect(applied.rows[0]).toMatchObject({ orderNumber: '#1001', otherRefs: ['5000000000', 'c963085798.1'] })
+    const slim = [
+      'Name,Financial Status,Total,Created at,Lineitem name,Currency',
+      '#1,paid,1000,2026-10-03 11:00:00 +0900,Tee,JPY',
+    ].join('\n')
+    const { applied: without } = await read('slim.csv', new TextEncoder().encode(slim))
+    expect(without.errors).toEqual([])
+    expect(without.rows[0]?.otherRefs).toBeUndefined()
+  })
+})

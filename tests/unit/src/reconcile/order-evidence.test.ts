@@ -121,6 +121,40 @@ describe('order numbers under any metadata key that names an order', () => {
   })
 })
 
+describe("an order's other numbers (shop id, payment reference)", () => {
+  it('ties by the shop id or the payment reference an integration sent, as given, and says so', () => {
+    const result = match({
+      rows: [
+        row(2, { orderNumber: '#1001', otherRefs: ['450789469'] }),
+        row(3, { orderNumber: '#1002', otherRefs: ['450789470', 'c21433374261.1'] }),
+        // A shop id one digit off names nothing: it never ties.
+        row(4, { orderNumber: '#1003', otherRefs: ['450789479'] }),
+      ],
+      history: [
+        history(1, { metadata: { shopify_order_id: '450789469' } }),
+        history(2, { metadata: { order_reference: 'c21433374261.1' } }),
+        history(3, { metadata: { shopify_order_id: '450789471' } }),
+      ],
+    })
+    expect(accepted(result)).toEqual([
+      [2, [key(1)], 'orderId'],
+      [3, [key(2)], 'paymentReference'],
+    ])
+    expect(result.unmatchedRows).toContain(4)
+  })
+
+  it('prefers the order number when it names a charge', () => {
+    const result = match({
+      rows: [row(2, { orderNumber: '1001', otherRefs: ['450789469'] })],
+      history: [
+        history(1, { metadata: { order_id: '1001' } }),
+        history(2, { metadata: { shopify_order_id: '450789469' } }),
+      ],
+    })
+    expect(accepted(result)).toEqual([[2, [key(1)], 'exact']])
+  })
+})
+
 describe('orders of several lines', () => {
   it('takes the lines’ sum as the total when the payment is that sum', () => {
     const result = match({
