@@ -42,6 +42,68 @@ function optionalString(body: Record<string, unknown>, field: string): string | 
   return value
 }
 
+type Change = (ctx: SandboxContext, body: Record<string, unknown>, atUs: number) => unknown
+
+/** The control endpoint's changes by path: each checks its body (SandboxInputError) and says what it did. */
+const CHANGES: Readonly<Record<string, Change>> = {
+  '/__control/charges': ({ data }, body, at) => {
+    const count = body['count'] ?? 1
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 10_000)
+      throw new SandboxInputError('count', 'must be a whole number from 1 to 10000')
+    const storeId = optionalString(body, 'storeId')
+    if (storeId !== undefined && !data.hasStore(storeId))
+      throw new SandboxInputError('storeId', 'no such store')
+    const status = optionalString(body, 'status') as ChargeStatus | undefined
+    const added = []
+    for (let i = 0; i < count; i++) {
+      const c = data.addCharge(at, { ...(storeId ? { storeId } : {}), ...(status ? { status } : {}) })
+      added.push({ id: c.id, storeId: c.storeId, status: c.status })
+    }
+    return { charges: added }
+  },
+  '/__control/refunds': ({ data }, body, at) => {
+    const chargeId = optionalString(body, 'chargeId')
+    if (!chargeId) throw new SandboxInputError('chargeId', 'required')
+    const amount = body['amount']
+    if (amount !== undefined && typeof amount !== 'number')
+      throw new SandboxInputError('amount', 'must be a number')
+    const status = optionalString(body, 'status') as RefundStatus | undefined
+    const refund = data.addRefund(chargeId, at, {
+      ...(amount !== undefined ? { amount } : {}),
+      ...(status ? { status } : {}),
+    })
+    return {
+      refund: { id: refund.id, chargeId: refund.chargeId, amount: refund.amount, status: refund.status },
+    }
+  },
+  '/__control/status': ({ data }, body) => {
+    const id = optionalString(body, 'id')
+    const status = optionalString(body, 'status')
+    if (!id) throw new SandboxInputError('id', 'required')
+    if (!status) throw new SandboxInputError('status', 'required')
+    data.setStatus(id, status)
+    return { ok: true }
+  },
+  '/__control/late-changes': ({ data }, body, at) => {
+    const count = body['count'] ?? 1
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 100_000)
+      throw new SandboxInputError('count', 'must be a whole number from 1 to 100000')
+    const applied = data.applyLateChanges(count, at)
+    return { applied, left: data.lateChanges.length }
+  },
+  '/__control/app-token': ({ token }, body) => {
+    const state = optionalString(body, 'state')
+    const scope = optionalString(body, 'scope')
+    if (state !== undefined && state !== 'valid' && state !== 'outdated')
+      throw new SandboxInputError('state', 'must be valid or outdated')
+    if (scope !== undefined && scope !== 'merchant' && scope !== 'store')
+      throw new SandboxInputError('scope', 'must be merchant or store')
+    if (state) token.state = state
+    if (scope) token.scope = scope
+    return { state: token.state, scope: token.scope }
+  },
+}
+
 /** The control endpoint: loopback callers with the control token only. */
 export async function handleControl(
   ctx: SandboxContext,
@@ -72,64 +134,9 @@ export async function handleControl(
   if (req.method !== 'POST') return send(ctx, res, 405, errorBody('METHOD_NOT_ALLOWED'))
   try {
     const body = await readJson(req)
-    const at = ctx.now() * 1000
-    if (url.pathname === '/__control/charges') {
-      const count = body['count'] ?? 1
-      if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 10_000)
-        throw new SandboxInputError('count', 'must be a whole number from 1 to 10000')
-      const storeId = optionalString(body, 'storeId')
-      if (storeId !== undefined && !data.hasStore(storeId))
-        throw new SandboxInputError('storeId', 'no such store')
-      const status = optionalString(body, 'status') as ChargeStatus | undefined
-      const added = []
-      for (let i = 0; i < count; i++) {
-        const c = data.addCharge(at, { ...(storeId ? { storeId } : {}), ...(status ? { status } : {}) })
-        added.push({ id: c.id, storeId: c.storeId, status: c.status })
-      }
-      return send(ctx, res, 200, { charges: added })
-    }
-    if (url.pathname === '/__control/refunds') {
-      const chargeId = optionalString(body, 'chargeId')
-      if (!chargeId) throw new SandboxInputError('chargeId', 'required')
-      const amount = body['amount']
-      if (amount !== undefined && typeof amount !== 'number')
-        throw new SandboxInputError('amount', 'must be a number')
-      const status = optionalString(body, 'status') as RefundStatus | undefined
-      const refund = data.addRefund(chargeId, at, {
-        ...(amount !== undefined ? { amount } : {}),
-        ...(status ? { status } : {}),
-      })
-      return send(ctx, res, 200, {
-        refund: { id: refund.id, chargeId: refund.chargeId, amount: refund.amount, status: refund.status },
-      })
-    }
-    if (url.pathname === '/__control/status') {
-      const id = optionalString(body, 'id')
-      const status = optionalString(body, 'status')
-      if (!id) throw new SandboxInputError('id', 'required')
-      if (!status) throw new SandboxInputError('status', 'required')
-      data.setStatus(id, status)
-      return send(ctx, res, 200, { ok: true })
-    }
-    if (url.pathname === '/__control/late-changes') {
-      const count = body['count'] ?? 1
-      if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 100_000)
-        throw new SandboxInputError('count', 'must be a whole number from 1 to 100000')
-      const applied = data.applyLateChanges(count, at)
-      return send(ctx, res, 200, { applied, left: data.lateChanges.length })
-    }
-    if (url.pathname === '/__control/app-token') {
-      const state = optionalString(body, 'state')
-      const scope = optionalString(body, 'scope')
-      if (state !== undefined && state !== 'valid' && state !== 'outdated')
-        throw new SandboxInputError('state', 'must be valid or outdated')
-      if (scope !== undefined && scope !== 'merchant' && scope !== 'store')
-        throw new SandboxInputError('scope', 'must be merchant or store')
-      if (state) ctx.token.state = state
-      if (scope) ctx.token.scope = scope
-      return send(ctx, res, 200, { state: ctx.token.state, scope: ctx.token.scope })
-    }
-    return send(ctx, res, 404, errorBody('NOT_FOUND'))
+    const change = CHANGES[url.pathname]
+    if (!change) return send(ctx, res, 404, errorBody('NOT_FOUND'))
+    return send(ctx, res, 200, change(ctx, body, ctx.now() * 1000))
   } catch (error) {
     if (error instanceof SandboxInputError)
       return send(
