@@ -6,7 +6,7 @@
  *
  * This file starts one sandbox and holds its state; the options and their checks are in server-options.ts,
  * the API's GETs in list-handler.ts (pages: list-pages.ts), the answers and injected faults in answers.ts,
- * the control endpoint in control.ts.
+ * the control endpoint in control.ts, the payouts at the payout clock in payout-state.ts.
  */
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
@@ -17,9 +17,9 @@ import { handleControl } from './control'
 import { Dataset } from './dataset'
 import { Faults } from './faults'
 import { handleList } from './list-handler'
-import type { SandboxCharge, SandboxShape } from './model'
-import type { BankAccountSpec, PayoutContext } from './payout-routes'
-import { buildPayouts, ledgerIdOf, uuidOf, type PayoutBook } from './payouts'
+import type { SandboxShape } from './model'
+import { payoutState } from './payout-state'
+import type { PayoutBook } from './payouts'
 import { SandboxRateLimits } from './rate-limits'
 import { chargeItem, historyItem, type Names } from './serialize'
 import type { SandboxContext, SandboxStats } from './server-context'
@@ -98,48 +98,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const sockets = new Set<Socket>()
   const startedAt = now()
   const { readings, minTransferPayout } = checkPayoutOptions(options)
-  const lastPaidMs = Math.floor(toUs / 1000) + 20 * 86_400_000
-  const payoutClock = options.payoutClock ?? (() => Math.max(now(), lastPaidMs))
-  const payoutFromUs = fromUs
-  const fxAccountId = uuidOf(`bank|${seed}|FX`)
-  const bankAccounts: BankAccountSpec[] = [
-    { id: uuidOf(`bank|${seed}|JPY`), currency: 'JPY', primary: true },
-    { id: fxAccountId, currency: 'USD', primary: false },
-  ]
-  let book: { version: number; value: PayoutBook; builtAt: number } | undefined
-  /** Rebuilt only when the data changed or the clock passed the book's next event. */
-  function payoutBook(): PayoutBook {
-    const clockMs = payoutClock()
-    if (book && book.version === data.version && clockMs < book.value.nextEventMs && clockMs >= book.builtAt)
-      return book.value
-    const value = buildPayouts(data, {
-      seed,
-      fromUs: payoutFromUs,
-      readings,
-      minTransferPayout,
-      clockMs,
-      bankAccountFor: (currency) => bankAccounts.find((b) => b.currency === currency)?.id ?? fxAccountId,
-    })
-    book = { version: data.version, value, builtAt: clockMs }
-    return value
-  }
-  const payoutContext = (): PayoutContext => ({
-    book: payoutBook(),
-    merchant: data.merchant,
-    bankAccounts,
-    createdUs: payoutFromUs,
+  const { payoutBook, payoutContext, withLedgerId } = payoutState(data, {
+    seed,
+    shape,
+    fromUs,
+    toUs,
+    now,
+    readings,
     minTransferPayout,
+    ...(options.payoutClock ? { payoutClock: options.payoutClock } : {}),
   })
-  /** Varied shape: a charge carries the id of its ledger once it has one. */
-  function withLedgerId(item: Record<string, unknown>, charge: SandboxCharge): Record<string, unknown> {
-    if (shape !== 'varied') return item
-    const hasLedger =
-      charge.mode === 'live' &&
-      charge.status === 'successful' &&
-      (charge.updatedUs ?? charge.createdUs) <= payoutClock() * 1000
-    if (hasLedger) item['ledger_id'] = ledgerIdOf(seed, charge.id)
-    return item
-  }
   let lateChangesByClock = 0
 
   /**
