@@ -33,15 +33,21 @@ afterEach(() => {
   closeLedgerCache(db)
 })
 
+/** Month-end opens on October, whose read waits (then fails when `octoberFails`); September is chosen and read. */
+async function openOctoberThenChooseSeptember(octoberFails: boolean) {
+  const october = slowFactsFor('2026-10', octoberFails)
+  const store = useMonthEndStore()
+  store.choosePeriod('2026-10')
+  const opening = store.init()
+  await new Promise((r) => setTimeout(r, 20))
+  store.choosePeriod('2026-09')
+  await store.load()
+  return { store, october, opening }
+}
+
 describe('month-end store: overlapping reads', () => {
   it('a slow read of the month left behind, ending last, does not replace the month chosen since', async () => {
-    const october = slowFactsFor('2026-10')
-    const store = useMonthEndStore()
-    store.choosePeriod('2026-10')
-    const opening = store.init()
-    await new Promise((r) => setTimeout(r, 20))
-    store.choosePeriod('2026-09')
-    await store.load()
+    const { store, october, opening } = await openOctoberThenChooseSeptember(false)
     expect(store.data?.period).toBe('2026-09')
 
     october.release()
@@ -53,13 +59,7 @@ describe('month-end store: overlapping reads', () => {
   })
 
   it("a stale read's failure is not shown over the month chosen since; the newest read's failure is", async () => {
-    const october = slowFactsFor('2026-10', true)
-    const store = useMonthEndStore()
-    store.choosePeriod('2026-10')
-    const opening = store.init()
-    await new Promise((r) => setTimeout(r, 20))
-    store.choosePeriod('2026-09')
-    await store.load()
+    const { store, october, opening } = await openOctoberThenChooseSeptember(true)
     october.release()
     await opening
     expect(store.data?.period).toBe('2026-09')
