@@ -1124,6 +1124,11 @@ export const en = {
       failed_deposit_kept: 'A failed transfer whose money came in and stayed',
     },
   },
+  verifyMonthRead: {
+    failed:
+      'When this month was last verified could not be read from the cache; it is not known whether it was verified.',
+    unknown: 'Verification state not known.',
+  },
   journal: {
     title: 'Journal entries for accounting software',
     settingsTitle: 'Journal entries (posting to accounting software)',

@@ -1130,6 +1130,10 @@ export const ja: MessageSchema = {
       failed_deposit_kept: '失敗した振込で、入金されたままのもの',
     },
   },
+  verifyMonthRead: {
+    failed: 'この月を最後に照合した日時をキャッシュから読み取れませんでした。照合済みかどうかは不明です。',
+    unknown: '照合の状態は不明です。',
+  },
   journal: {
     title: '会計ソフト用の仕訳',
     settingsTitle: '仕訳（会計ソフトへの取り込み）',

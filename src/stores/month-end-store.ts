@@ -45,6 +45,7 @@ import { readPayoutModel } from './match-store'
 import { loadMonthPayouts, type MonthPayouts } from './month-payouts'
 import { loadDepositTie } from './deposit-tie'
 import { useAppStore } from './app-store'
+import { newestAnswer } from './newest-answer'
 
 export interface MonthData {
   connection: CachedConnection
@@ -294,7 +295,15 @@ export const useMonthEndStore = defineStore('month-end', () => {
     period.value = value
   }
 
+  const monthRead = newestAnswer()
+
+  /**
+   * Reads the chosen month. Reads overlap (the first month on opening, a month chosen meanwhile, a reload
+   * after a verification or a sync) and can end out of order: only the newest read's month or error is
+   * shown, so a slow read of the month left behind never replaces the month chosen since.
+   */
   async function load(): Promise<void> {
+    const newest = monthRead.ask()
     const c = connections.value.find((x) => x.id === connectionId.value)
     if (!c) {
       data.value = null
@@ -304,11 +313,12 @@ export const useMonthEndStore = defineStore('month-end', () => {
     error.value = null
     try {
       await loadCloserName()
-      data.value = await loadMonth(c, period.value)
+      const month = await loadMonth(c, period.value)
+      if (newest()) data.value = month
     } catch (e) {
-      error.value = toAppError(e)
+      if (newest()) error.value = toAppError(e)
     } finally {
-      loading.value = false
+      if (newest()) loading.value = false
     }
   }
 

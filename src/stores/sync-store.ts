@@ -10,6 +10,7 @@ import { appCache } from '../db/cache'
 import { desktopApi } from '../platform'
 import { CacheSyncStore } from '../sync/cache-sync-store'
 import { throttleProgress } from '../sync/progress-throttle'
+import { timeLeftRefiner } from '../sync/time-left'
 import { SyncEngine, type SyncProgress } from '../sync/sync-engine'
 import { PayoutSync, type PayoutSyncResult } from '../sync/payout-sync'
 import { PayoutsRepository } from '../db/payouts-repository'
@@ -74,7 +75,21 @@ export const useSyncStore = defineStore('sync', () => {
       store: new CacheSyncStore(cache.db),
     })
     runningFor.value = connection.id
-    const paint = throttleProgress<SyncProgress>((p) => (progress.value = p), PROGRESS_PAINT_MS)
+    const timeLeft = timeLeftRefiner()
+    const paint = throttleProgress<SyncProgress>(
+      (p) =>
+        (progress.value = {
+          ...p,
+          etaMs: timeLeft({
+            at: Date.now(),
+            state: p.state,
+            requests: p.requests,
+            partitions: p.partitions,
+            etaMs: p.etaMs,
+          }),
+        }),
+      PROGRESS_PAINT_MS,
+    )
     try {
       await rememberConnection(connection)
       const cached = await cache.connections.get(connection.id)

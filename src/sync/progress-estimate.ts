@@ -103,7 +103,7 @@ export interface TimeLeftInput {
  * estimate, else the list's density per millisecond of window times its span). Null when a partition has
  * no estimate and no partition of its list says anything yet.
  */
-function pagesLeft(own: readonly PartitionProgress[], pageLimit: number, now: number): number | null {
+export function pagesLeft(own: readonly PartitionProgress[], pageLimit: number, now: number): number | null {
   let known = 0
   let knownSpan = 0
   for (const p of own) {

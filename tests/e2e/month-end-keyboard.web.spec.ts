@@ -3,14 +3,20 @@ import { CountingKeyboard, syncDemo } from './support/keyboard'
 import { expect, test } from './support/web-host'
 import { chooseDate } from './support/date-parts'
 
-/** Tabs until `target` has focus (at most `max`), counted on `keys`. */
-async function tabTo(page: Page, keys: CountingKeyboard, target: Locator, max = 60): Promise<number> {
+/**
+ * Tabs until `target` has focus (at most `max`), counted on `keys`. The target must be on the page first:
+ * a walk towards a control that is not there fails at once, naming it, instead of waiting for the test's
+ * time-out; each focus check is bounded too.
+ */
+async function tabTo(page: Page, keys: CountingKeyboard, target: Locator, max = 30): Promise<number> {
+  await expect(target, `the Tab walk's target is on the page: ${target.toString()}`).toBeVisible()
+  const focused = () => target.evaluate((el) => el === document.activeElement, undefined, { timeout: 5_000 })
   let tabs = 0
-  while (!(await target.evaluate((el) => el === document.activeElement)) && tabs < max) {
+  while (!(await focused()) && tabs < max) {
     await keys.press('Tab')
     tabs++
   }
-  await expect(target).toBeFocused()
+  await expect(target).toBeFocused({ timeout: 1_000 })
   return tabs
 }
 
@@ -28,6 +34,8 @@ test.describe('month-end from the keyboard', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click()
     await nav.getByRole('link', { name: 'Month-end' }).click()
     await chooseDate(page, 'Month', '2026-09')
+    // The month chosen is the one shown before the walk starts: its checklist, not the month opened on.
+    await expect(page.getByRole('heading', { name: 'Before closing September 2026' })).toBeVisible()
     await expect(page.getByTestId('check-unreconciled')).toContainText('Needs attention')
     const heading = page.getByRole('heading', { level: 1, name: 'Month-end' })
     await heading.focus()
@@ -93,6 +101,7 @@ test.describe('month-end from the keyboard', () => {
         .getByRole('link', { name: 'Month-end' })
         .click()
       await chooseDate(page, 'Month', '2026-10')
+      await expect(page.getByRole('heading', { name: 'Before closing October 2026' })).toBeVisible()
       await expect(page.getByTestId('check-unreconciled')).toBeVisible()
     }
     await openMonth()

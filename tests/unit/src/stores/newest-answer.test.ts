@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { newestAnswer } from '../../../../src/components/newest-answer'
+import { newestAnswer } from '../../../../src/stores/newest-answer'
 
 describe('newest answer', () => {
   it('a slow older read ending after a quick newer one is dropped: the audit log keeps the new entry', async () => {
