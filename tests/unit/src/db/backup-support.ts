@@ -24,3 +24,13 @@ export async function refusal(p: Promise<unknown>): Promise<BackupError> {
   if (!(error instanceof BackupError)) throw new Error(`expected a BackupError, got ${String(error)}`)
   return error
 }
+
+/**
+ * Rows a restore left outside what the cache reads: its staging and the slot of the next generation
+ * (read from the stored generation row, as a restore reads it).
+ */
+export async function leftoverRows(target: ClosebookDb): Promise<number> {
+  const { generation } = await target.storedGeneration()
+  const tables = [...target.stagedTables(), ...target.slotTables(generation + 1)]
+  return (await Promise.all(tables.map((t) => t.count()))).reduce((a, b) => a + b, 0)
+}
