@@ -71,6 +71,10 @@ export async function fillCache(db: ClosebookDb, first: number, count: number, n
     history.slice(0, 3).map((h) => mark(h.key, { note, updatedAt: T0 + HOUR })),
     (m) => history.find((h) => h.key === m.key)!.createdAt,
   )
+  // September closed (its closing in the audit log, as a check of the file requires), then a mark.
+  await appendAuditEntries(db.audit, [
+    auditEntry({ action: 'close-period', period: '2026-09', at: T0 - HOUR, actor: note }),
+  ])
   await appendAuditEntries(db.audit, [auditEntry({ key: history[0]!.key, at: T0 + HOUR })])
   await db.locks.put({ connectionId: CONN, period: '2026-09', lockedAt: T0 - HOUR, lockedBy: note })
   await db.checkpoints.put(checkpoint())
