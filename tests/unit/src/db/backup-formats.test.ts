@@ -9,18 +9,12 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { checkBackupFile, restoreBackupFile, streamBackup } from '../../../../src/db/backup-stream'
+import { checkBackupFile, restoreBackupFile } from '../../../../src/db/backup-stream'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { T0, openDb } from './fixtures'
-import { fillCache, leftoverRows } from './backup-support'
+import { openDb } from './fixtures'
+import { backupText, fillCache, leftoverRows } from './backup-support'
 
 const fixture = (name: string): string => readFileSync(join(__dirname, 'backup-formats', name), 'utf8')
-
-async function backupText(db: ClosebookDb): Promise<string> {
-  let text = ''
-  for await (const chunk of streamBackup(db, { now: new Date(T0), pageRows: 2 })) text += chunk
-  return text
-}
 
 /** A format-2 text as its parsed lines (a payload's key order is not part of the format). */
 const linesOf = (text: string): unknown[] =>

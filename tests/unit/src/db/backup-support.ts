@@ -1,6 +1,6 @@
 /** Builders shared by the backup tests: small caches, a refusal's error, what a restore left behind. */
 import { appendAuditEntries } from '../../../../src/db/audit-repository'
-import { BackupError } from '../../../../src/db/backup-stream'
+import { BackupError, streamBackup } from '../../../../src/db/backup-stream'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { chargeRecordOf } from '../../../../src/db/charge-record'
 import { historyRecordOf } from '../../../../src/db/history-record'
@@ -79,4 +79,17 @@ export async function fillCache(db: ClosebookDb, first: number, count: number, n
   await db.locks.put({ connectionId: CONN, period: '2026-09', lockedAt: T0 - HOUR, lockedBy: note })
   await db.checkpoints.put(checkpoint())
   await db.settings.put({ key: 'locale', value: { lang: note } })
+}
+
+/** A cache's backup as format 2 writes it, dated T0, two rows a page. */
+export async function backupText(db: ClosebookDb): Promise<string> {
+  let text = ''
+  for await (const chunk of streamBackup(db, { now: new Date(T0), pageRows: 2 })) text += chunk
+  return text
+}
+
+/** Every table the cache reads (generation tables in their live slot), rows in key order. */
+export async function everyTable(db: ClosebookDb): Promise<Record<string, unknown[]>> {
+  const tables = await Promise.all(db.allTables().map(async (t) => [t.name, await t.toArray()] as const))
+  return Object.fromEntries(tables)
 }

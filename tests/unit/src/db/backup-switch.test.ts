@@ -4,25 +4,13 @@
  * restore of the same file succeeds.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { BackupError, restoreBackupFile, streamBackup } from '../../../../src/db/backup-stream'
+import { BackupError, restoreBackupFile } from '../../../../src/db/backup-stream'
 import { STAGED_TABLE_NAMES, type ClosebookDb } from '../../../../src/db/database'
-import { T0, openDb } from './fixtures'
-import { fillCache as fill, leftoverRows } from './backup-support'
+import { openDb } from './fixtures'
+import { backupText, everyTable, fillCache as fill, leftoverRows } from './backup-support'
 
 let source: ClosebookDb
 let target: ClosebookDb
-
-async function backupText(db: ClosebookDb): Promise<string> {
-  let text = ''
-  for await (const chunk of streamBackup(db, { now: new Date(T0), pageRows: 2 })) text += chunk
-  return text
-}
-
-/** Every table of the cache, rows in key order: what a half-done switch would change. */
-async function everyTable(db: ClosebookDb): Promise<Record<string, unknown[]>> {
-  const tables = await Promise.all(db.allTables().map(async (t) => [t.name, await t.toArray()] as const))
-  return Object.fromEntries(tables)
-}
 
 const stagedRows = leftoverRows
 

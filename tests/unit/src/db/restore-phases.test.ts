@@ -5,34 +5,17 @@
  * generation is emptied in the background, and again when the cache opens if that was interrupted.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import {
-  cleanOldGeneration,
-  restoreBackupFile,
-  streamBackup,
-  type RestoreFaults,
-} from '../../../../src/db/backup-stream'
+import { cleanOldGeneration, restoreBackupFile, type RestoreFaults } from '../../../../src/db/backup-stream'
 import { STAGING_OWNER_KEY } from '../../../../src/db/backup-generation'
 import type { ClosebookDb, IndexedDbDeps } from '../../../../src/db/database'
 import { HistoryRepository } from '../../../../src/db/history-repository'
-import { CONN, T0, freshDeps, openDb } from './fixtures'
-import { fillCache, leftoverRows } from './backup-support'
+import { CONN, freshDeps, openDb } from './fixtures'
+import { backupText, everyTable, fillCache, leftoverRows } from './backup-support'
 
 let deps: IndexedDbDeps
 let source: ClosebookDb
 let target: ClosebookDb
 let file: Blob
-
-async function backupText(db: ClosebookDb): Promise<string> {
-  let text = ''
-  for await (const chunk of streamBackup(db, { now: new Date(T0), pageRows: 2 })) text += chunk
-  return text
-}
-
-/** Every table the cache reads (generation tables in their live slot), rows in key order. */
-async function everyTable(db: ClosebookDb): Promise<Record<string, unknown[]>> {
-  const tables = await Promise.all(db.allTables().map(async (t) => [t.name, await t.toArray()] as const))
-  return Object.fromEntries(tables)
-}
 
 /** What the ledger answers through the repository: every record, and a count through the day digests. */
 async function ledger(db: ClosebookDb): Promise<string[]> {
