@@ -4,7 +4,7 @@
  * read before; the next restore succeeds and empties what the stopped one left. After the switch, the old
  * generation is emptied in the background, and again when the cache opens if that was interrupted.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { cleanOldGeneration, restoreBackupFile, type RestoreFaults } from '../../../../src/db/backup-stream'
 import { STAGING_OWNER_KEY } from '../../../../src/db/backup-generation'
 import type { ClosebookDb, IndexedDbDeps } from '../../../../src/db/database'
@@ -167,6 +167,29 @@ describe('after the switch', () => {
     await target.generationTables(2).history.put((await target.history.toArray())[0]!)
     expect(await cleanOldGeneration(target)).toBe(false)
     expect(await target.generationTables(2).history.count()).toBe(1)
+  })
+
+  it('a tab that missed a switch and starts a restore never empties the live generation', async () => {
+    // A tab without the channel (or that missed its message) still believes generation 0 is live.
+    vi.stubGlobal('BroadcastChannel', undefined)
+    const stale = openDb('target', deps)
+    vi.unstubAllGlobals()
+    try {
+      await stale.open()
+      await (
+        await restoreBackupFile(target, file, { pageRows: 2 })
+      ).cleanup
+      const after = await everyTable(target)
+      const stop = (): never => {
+        throw new Error('stopped')
+      }
+      const faults = { beforeStagePage: (t: string) => void (t === 'marks' && stop()) }
+      await expect(restoreBackupFile(stale, file, { pageRows: 2, faults })).rejects.toThrow()
+      expect(await everyTable(target)).toEqual(after)
+      expect(await everyTable(stale)).toEqual(after)
+    } finally {
+      stale.close()
+    }
   })
 
   it('another tab of the same cache reads the new generation once the switch is told', async () => {
