@@ -1,14 +1,17 @@
 /**
- * Pass two's pages: each page of checked rows (all of one table) written into the staging tables in one
- * transaction, refused for what contradicts the records staged before it (a record or mark twice, a
- * period that is not the record's, a mark, audit entry or closing about a record the file lacks).
+ * Pass two's pages: each page of checked rows (all of one table) written in one transaction, history,
+ * marks and the audit log straight into the next generation's slot (the cache does not read it until the
+ * switch), the small tables into their staging copies; refused for what contradicts the records written
+ * before it (a record or mark twice, a period that is not the record's, a mark, audit entry or closing
+ * about a record the file lacks).
  */
 import Dexie, { type Table } from 'dexie'
 import { auditRowsOf } from './audit-repository'
 import { contradiction } from './backup-check'
 import { BackupError } from './backup-format'
 import type { Row } from './backup-read'
-import type { ClosebookDb } from './database'
+import type { ClosebookDb, GenerationTables } from './database'
+import { storedHistoryRowOf } from './history-row'
 import { markDayOf, ORPHAN_MARK_DAY } from './marks-repository'
 import type {
   AuditEntry,
@@ -34,6 +37,8 @@ type Zones = ReadonlyMap<string, string>
 export interface StageRules {
   zones: Zones
   acceptOrphans: boolean
+  /** The next generation's slot the restore writes (and reads back its records from). */
+  next: GenerationTables
 }
 
 /** Refuses a closing whose snapshot lists a record the file does not hold (unless the file is trusted). */
@@ -43,7 +48,7 @@ export async function checkLockSnapshots(db: ClosebookDb, rules: StageRules): Pr
   for (const lock of locks) {
     const keys = Object.keys(lock.snapshot ?? {}) as RecordKey[]
     const times = await stagedTimes(
-      db,
+      rules.next,
       keys.map((key) => ({ connectionId: lock.connectionId, key })),
     )
     const missing = times.findIndex((t) => t === undefined)
@@ -55,24 +60,25 @@ export async function checkLockSnapshots(db: ClosebookDb, rules: StageRules): Pr
 /** A checked row with its line in the file (for the errors that name it). */
 export type PageRow = Row & { line: number }
 
-/** The staged records (createdAt) of `refs`, in order; undefined where the file has no such record. */
+/** The restored records' times (createdAt) of `refs`, in order; undefined where the file has no such record. */
 async function stagedTimes(
-  db: ClosebookDb,
+  next: GenerationTables,
   refs: readonly { connectionId: string; key: RecordKey }[],
 ): Promise<(number | undefined)[]> {
-  const history = db.staged('history') as HistoryTable
+  const history = next.history
   const records = await history.bulkGet(refs.map((r): [string, RecordKey] => [r.connectionId, r.key]))
   return records.map((r) => r?.createdAt)
 }
 
 /**
- * Adds history to the staging, refusing a record the file holds twice (in this page or an earlier one:
- * the staged table is the index, so no pass keeps one in memory). In a transaction.
+ * Adds history to the next generation as the history writer stores it (lean rows), refusing a record the
+ * file holds twice (in this page or an earlier one: the table is the index, so no pass keeps one in
+ * memory). In a transaction.
  */
-async function stageHistory(db: ClosebookDb, rows: readonly PageRow[]): Promise<void> {
+async function stageHistory(next: GenerationTables, rows: readonly PageRow[]): Promise<void> {
   const records = rows.map((r) => r.record as HistoryRecord)
   try {
-    await db.staged('history').bulkAdd(records)
+    await next.history.bulkAdd(records.map(storedHistoryRowOf))
   } catch (error) {
     const failed = error instanceof Dexie.BulkError ? Object.keys(error.failuresByPos).map(Number) : []
     const at = failed.length > 0 ? Math.min(...failed) : -1
@@ -87,10 +93,10 @@ async function stageHistory(db: ClosebookDb, rows: readonly PageRow[]): Promise<
  * a mark whose period its record (staged before marks) contradicts and, unless the backup is trusted,
  * a mark for a record the file does not hold. In a transaction.
  */
-async function stageMarks(db: ClosebookDb, rows: readonly PageRow[], rules: StageRules): Promise<void> {
+async function stageMarks(rows: readonly PageRow[], rules: StageRules): Promise<void> {
   const marks = rows.map((r) => r.record as MarkRecord)
-  // The day of each mark's record, from the staged history (records come before marks in the file).
-  const times = await stagedTimes(db, marks)
+  // The day of each mark's record, from the restored history (records come before marks in the file).
+  const times = await stagedTimes(rules.next, marks)
   const byRow = new Map<string, { connectionId: string; day: number; marks: MarkRecord[]; lines: number[] }>()
   for (const [i, mark] of marks.entries()) {
     const at = times[i]
@@ -106,7 +112,7 @@ async function stageMarks(db: ClosebookDb, rows: readonly PageRow[], rules: Stag
     row.marks.push(mark)
     row.lines.push(rows[i]?.line ?? 0)
   }
-  const table = db.staged('markDays') as Table<MarkDayRecord, [string, number]>
+  const table = rules.next.markDays
   const groups = [...byRow.values()]
   const stored = await table.bulkGet(groups.map((g): [string, number] => [g.connectionId, g.day]))
   const merged = groups.map((g, i): MarkDayRecord => {
@@ -129,9 +135,9 @@ async function stageMarks(db: ClosebookDb, rows: readonly PageRow[], rules: Stag
  * Refuses an audit entry whose period its record (staged before the audit log) contradicts and, unless
  * the backup is trusted, one about a record the file does not hold.
  */
-async function checkAuditRecords(db: ClosebookDb, entries: readonly AuditEntry[], rules: StageRules) {
+async function checkAuditRecords(entries: readonly AuditEntry[], rules: StageRules) {
   const about = entries.filter((e): e is AuditEntry & { key: RecordKey } => e.key !== null)
-  const times = await stagedTimes(db, about)
+  const times = await stagedTimes(rules.next, about)
   for (const [i, e] of about.entries()) {
     if (times[i] === undefined && !rules.acceptOrphans)
       throw new BackupError('audit_without_record', { seq: e.seq ?? 0, key: e.key })
@@ -165,17 +171,18 @@ function auditRowsBySeq(entries: readonly AuditEntry[]): AuditRow[] {
   return rows
 }
 
-/** Writes one page of checked rows (all of one table) into the staging tables. */
+/** Writes one page of checked rows (all of one table) into the next generation or the staging tables. */
 export async function stagePage(db: ClosebookDb, rows: readonly PageRow[], rules: StageRules): Promise<void> {
   const table = rows[0]?.table
   if (!table) return
-  await db.transaction('rw', db.stagedTables(), async () => {
-    if (table === 'history') await stageHistory(db, rows)
-    else if (table === 'marks') await stageMarks(db, rows, rules)
+  const { next } = rules
+  await db.transaction('rw', [...db.stagedTables(), next.history, next.markDays, next.audit], async () => {
+    if (table === 'history') await stageHistory(next, rows)
+    else if (table === 'marks') await stageMarks(rows, rules)
     else if (table === 'audit') {
       const entries = rows.map((r) => r.record as AuditEntry)
-      await checkAuditRecords(db, entries, rules)
-      await db.staged('audit').bulkPut(auditRowsBySeq(entries))
+      await checkAuditRecords(entries, rules)
+      await next.audit.bulkPut(auditRowsBySeq(entries))
     } else await db.staged(table).bulkPut(rows.map((r) => r.record))
   })
 }

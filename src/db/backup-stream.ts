@@ -17,12 +17,14 @@
  * index, day rows) is derived again on restore, so a file cannot bring fields that disagree with it.
  * Restore is two passes over the file: the first checks what its lines show on their own or against the
  * small tables (rows, time zones, locks against marks and the audit log), keeping nothing per record; the
- * second writes the rows into staging tables, refusing what contradicts the staged records (a record or
- * mark twice, marks and audit entries against their record's period), then switches the staging in with
- * one transaction, so a refusal or a stop before that leaves the cache as it was. Version-1 files (one
- * JSON document) are still read, up to LEGACY_MAX_CHARS. The pieces: backup-format (constants, errors),
- * backup-write, backup-read (lines and rows), backup-check (pass one), backup-stage (pass two's pages);
- * this file files the day rows and switches the staging in.
+ * second writes the records, their day rows, marks and audit log once, straight into the next
+ * generation's slot of those tables (which the cache does not read), and the small tables into staging
+ * copies, refusing what contradicts the records written (a record or mark twice, marks and audit entries
+ * against their record's period); then one small transaction copies the small tables and makes the next
+ * generation the live one, so a refusal or a stop before that leaves the cache as it was. Version-1 files
+ * (one JSON document) are still read, up to LEGACY_MAX_CHARS. The pieces: backup-format (constants,
+ * errors), backup-write, backup-read (lines and rows), backup-check (pass one), backup-stage (pass two's
+ * pages), backup-generation (the slots); this file files the day rows and switches the generation.
  */
 import Dexie, { type IndexableType, type Table } from 'dexie'
 import { appendAuditEntries } from './audit-repository'
@@ -38,11 +40,24 @@ import {
   type StageRules,
 } from './backup-stage'
 import { PAGE_ROWS, pagesByKey } from './backup-write'
-import { STAGED_TABLE_NAMES, type ClosebookDb } from './database'
+import {
+  beginRestore,
+  cleanOldGeneration,
+  clearRestoreStaging,
+  ownsStaging,
+  STAGING_OWNER_KEY,
+  type NextGeneration,
+} from './backup-generation'
+import {
+  GENERATION_TABLE_NAMES,
+  STAGED_TABLE_NAMES,
+  TABLE_NAMES,
+  type ClosebookDb,
+  type GenerationTables,
+} from './database'
 import { HistoryWriter } from './history-writer'
 import { searchDayBounds, searchDayOf } from './history-record'
-import { storedHistoryRowOf } from './history-row'
-import type { AuditEntry, CachedConnection, HistoryRecord } from '../domain/records'
+import type { AuditEntry, CachedConnection } from '../domain/records'
 import type { SettingRecord } from './storage-rows'
 
 // The format's constants, the writer, the reader and pass one live beside this file; the app imports them
@@ -50,20 +65,23 @@ import type { SettingRecord } from './storage-rows'
 export * from './backup-format'
 export { checkBackupFile, type BackupCheck } from './backup-check'
 export { pagesByKey, streamBackup } from './backup-write'
+export { cleanOldGeneration, clearRestoreStaging } from './backup-generation'
 
 /**
- * Files the staged history's day rows (digests, search tokens) and the staged charges' day rows and
- * parts a day at a time, reading the records through their time index: memory holds one day's records,
- * whatever the file's order. Writing them a page at a time instead, as the file comes (key order: every
+ * Files the restored history's day rows (digests, search tokens) and the staged charges' day rows and
+ * parts in the next generation, a day at a time, reading the records through their time index: memory
+ * holds one day's records, whatever the file's order. Writing them a page at a time instead, as the file comes (key order: every
  * page touches every day), rewrote every day row once per page: the whole index in memory, and
  * quadratic time.
  */
 async function stageDayRows(
   db: ClosebookDb,
+  next: GenerationTables,
   connectionIds: { history: Iterable<string>; charges: Iterable<string> },
-  signal: AbortSignal | undefined,
+  options: RestoreOptions,
   onRecords: (done: number) => void,
 ): Promise<void> {
+  const { signal, faults } = options
   let done = 0
   const fileDays = async <R extends { createdAt: number }, K>(
     source: Table<R, K>,
@@ -74,17 +92,18 @@ async function stageDayRows(
     for (const connectionId of ids)
       for await (const records of stagedDays(source, connectionId, signal)) {
         await db.transaction('rw', targets, () => file(records))
+        faults?.afterIndexDay?.(targets[0]?.name ?? '')
         onRecords((done += records.length))
       }
   }
-  // The history writer owns the day rows, staged ones included.
+  // The history writer owns the day rows, the next generation's included.
   const writer = new HistoryWriter(db)
-  const history = { dayDigests: db.staged('dayDigests'), dayTokens: db.staged('dayTokens') }
-  await fileDays(db.staged('history') as HistoryTable, connectionIds.history, Object.values(history), (r) =>
+  const history = { dayDigests: next.dayDigests, dayTokens: next.dayTokens }
+  await fileDays(next.history as HistoryTable, connectionIds.history, Object.values(history), (r) =>
     writer.fileFreshDays(r, history),
   )
   // The staged charges are filed in their day parts, which is how the cache holds them (charge-days.ts).
-  const charges = { chargeDays: db.staged('chargeDays'), chargeParts: db.staged('chargeParts') }
+  const charges = { chargeDays: next.chargeDays, chargeParts: next.chargeParts }
   await fileDays(db.staged('charges') as ChargeTable, connectionIds.charges, Object.values(charges), (r) =>
     writer.fileFreshCharges(r, charges),
   )
@@ -109,19 +128,6 @@ async function* stagedDays<R extends { createdAt: number }, K>(
 }
 
 /**
- * The staged settings row naming the restore that owns the staging: two restores at once (two tabs)
- * would share the staging tables, so the switch checks the owner is still its own.
- */
-const STAGING_OWNER_KEY = 'restoreStagingOwner'
-
-/** Empties the staging tables (a restore that stopped, or one just switched in). */
-export async function clearRestoreStaging(db: ClosebookDb): Promise<void> {
-  await db.transaction('rw', db.stagedTables(), async () => {
-    await Promise.all(db.stagedTables().map((t) => t.clear()))
-  })
-}
-
-/**
  * What a restore knew of its file's origin: its signature's status (`verified` when it matched a key in
  * the keychain) and, when it did not verify, that the user restored it past the warning.
  */
@@ -134,8 +140,15 @@ export interface RestoreVerification {
 export interface RestoreFaults {
   /** Called before each staged page (`rows` rows) is written; throwing stops the restore there. */
   beforeStagePage?: (table: BackupTableName, page: number, rows: number) => void
-  /** Called inside the switch transaction after each table is copied; throwing aborts the switch. */
+  /** Called after each day's rows are filed in the next generation (`table`: the first it wrote). */
+  afterIndexDay?: (table: string) => void
+  /**
+   * Called inside the switch transaction after each table is copied, and with `liveGeneration` once the
+   * live generation is moved; throwing aborts the switch.
+   */
   afterSwitchTable?: (table: string) => void
+  /** Called after the switch committed, before the old generation is emptied. */
+  afterSwitch?: () => void
 }
 
 /** A row's primary key as `table` keys it (every staged table has an inbound key). */
@@ -147,48 +160,58 @@ function primaryKeyOf(table: Table, row: unknown): IndexableType {
   return Array.isArray(path) ? (path.map(at) as IndexableType) : at(path)
 }
 
+/** The tables a switch replaces by copying their staging: every table but the generation tables. */
+const COPIED_TABLE_NAMES = TABLE_NAMES.filter(
+  (name) => !(GENERATION_TABLE_NAMES as readonly string[]).includes(name),
+)
+
 /**
- * Moves the staged tables into the real ones in ONE transaction: clear, copy page by page, add the
- * restore's audit entries, empty the staging. IndexedDB commits all of it or none: a crash or error
- * here leaves the cache as it was before the restore.
+ * Makes the restored generation the live one in ONE small transaction: the small tables cleared and
+ * their staging copied in, the restore's audit entries added to the new generation, the staging emptied
+ * and the live generation moved. IndexedDB commits all of it or none: a crash or error here leaves the
+ * cache as it was before the restore. No record is copied: they were written in the next generation.
  */
 async function switchIn(
   db: ClosebookDb,
   owner: string,
+  next: NextGeneration,
   audit: readonly AuditEntry[],
   pageRows: number,
-  faults: RestoreFaults | undefined,
-  signal: AbortSignal | undefined,
+  options: RestoreOptions,
   onRows: (done: number, total: number, phase?: 'commit') => void,
 ): Promise<void> {
-  await db.transaction('rw', [...db.allTables(), ...db.stagedTables()], async () => {
-    const staged = (await db.staged('settings').get(STAGING_OWNER_KEY)) as SettingRecord | undefined
-    if (staged?.value !== owner)
+  const { faults, signal } = options
+  const live = COPIED_TABLE_NAMES.map((n) => db.table(n))
+  const scope = [...live, ...db.stagedTables(), db.liveGeneration, next.tables.audit]
+  await db.transaction('rw', scope, async () => {
+    if (!(await ownsStaging(db, owner)))
       throw new BackupError('restore_failed', { reason: 'another restore started' })
-    // The staged charges are the file's rows; the cache holds them as the staged day parts.
+    if ((await db.storedGeneration()).generation !== next.generation - 1)
+      throw new BackupError('restore_failed', { reason: 'another restore switched' })
+    // The staged charges are the file's rows; the cache holds them as the next generation's day parts.
     const copied = STAGED_TABLE_NAMES.filter((name) => name !== 'charges')
     const total = (await Promise.all(copied.map((n) => db.staged(n).count()))).reduce((a, b) => a + b, 0)
     let done = 0
     onRows(done, total)
-    await Promise.all(db.allTables().map((t) => t.clear()))
+    await Promise.all(live.map((t) => t.clear()))
     for (const name of copied) {
       const from = db.staged(name)
       const to = db.table(name)
       for await (const page of pagesByKey(from, pageRows, (row) => primaryKeyOf(from, row))) {
         // Cancel aborts the transaction: IndexedDB rolls every copied row back.
         signal?.throwIfAborted()
-        // History is stored as the writer stores it: lean rows (history-row.ts).
-        await to.bulkPut(name === 'history' ? (page as HistoryRecord[]).map(storedHistoryRowOf) : page)
+        await to.bulkPut(page)
         onRows((done += page.length), total)
       }
       faults?.afterSwitchTable?.(name)
     }
-    // Every row is copied; what remains is IndexedDB writing them out as the transaction commits, which
-    // for a large cache takes longer than the copying did: said as such, not as a frozen 100 %.
     onRows(total, total, 'commit')
-    await appendAuditEntries(db.audit, audit)
+    await appendAuditEntries(next.tables.audit, audit)
     await db.settings.bulkDelete([RESTORE_MARKER_KEY, STAGING_OWNER_KEY])
     await Promise.all(db.stagedTables().map((t) => t.clear()))
+    // The old generation's slot is emptied after the commit, in the background (cleanOldGeneration).
+    await db.liveGeneration.put({ id: 'live', generation: next.generation, cleanup: true })
+    faults?.afterSwitchTable?.('liveGeneration')
   })
 }
 
@@ -215,8 +238,16 @@ interface StagedFile {
   exportedAt: string
 }
 
-/** Reads the whole file into the staging tables, a page of one table per transaction, checking each page. */
-async function stageFile(db: ClosebookDb, file: Blob, options: RestoreOptions): Promise<StagedFile> {
+/**
+ * Reads the whole file into the next generation and the staging tables, a page of one table per
+ * transaction, checking each page.
+ */
+async function stageFile(
+  db: ClosebookDb,
+  file: Blob,
+  next: GenerationTables,
+  options: RestoreOptions,
+): Promise<StagedFile> {
   const pageRows = options.pageRows ?? PAGE_ROWS
   const onBytes = (done: number): void => options.onProgress?.({ done, total: file.size })
   const items = await itemsOf(file, { signal: options.signal, onBytes, inflateLimits: options.inflateLimits })
@@ -226,7 +257,7 @@ async function stageFile(db: ClosebookDb, file: Blob, options: RestoreOptions): 
     exportedAt: '',
   }
   const zones = new Map<string, string>()
-  const rules: StageRules = { zones, acceptOrphans: options.verification?.status === 'verified' }
+  const rules: StageRules = { zones, acceptOrphans: options.verification?.status === 'verified', next }
   let page: PageRow[] = []
   let pages = 0
   let pageTable: BackupTableName | null = null
@@ -268,7 +299,7 @@ async function stageFile(db: ClosebookDb, file: Blob, options: RestoreOptions): 
     page.push({ ...row, line: item.line })
   }
   await flush()
-  await db.transaction('r', db.stagedTables(), () => checkLockSnapshots(db, rules))
+  await db.transaction('r', [...db.stagedTables(), next.history], () => checkLockSnapshots(db, rules))
   return staged
 }
 
@@ -290,47 +321,53 @@ function restoreAuditOf(staged: StagedFile, options: RestoreOptions): AuditEntry
   }))
 }
 
+/** What a finished restore leaves running: the old generation's cleanup (it never rejects). */
+export interface RestoreResult {
+  cleanup: Promise<boolean>
+}
+
 /**
- * Pass two, all or nothing: writes the file's rows into the staging tables (history and charges derived
- * again from their payloads, day rows filed a day at a time), then switches them in with one transaction
- * (switchIn). Until that transaction commits the cache is untouched: Cancel, an error, a closed tab or a
- * crash leaves it as it was (a stopped restore's staging is emptied by the next restore or by
- * `clearRestoreStaging`). Call only after `checkBackupFile` accepted the same file.
+ * Pass two, all or nothing: writes the file's records, day rows, marks and audit log into the next
+ * generation (history and charges derived again from their payloads, day rows filed a day at a time) and
+ * the small tables into staging, then switches with one small transaction (switchIn). Until that
+ * transaction commits the cache reads only the old generation: Cancel, an error, a closed tab or a crash
+ * leaves it answering as before (what a stopped restore wrote is emptied by the next restore). The old
+ * generation is emptied after the switch, in the background. Call only after `checkBackupFile` accepted
+ * the same file.
  */
 export async function restoreBackupFile(
   db: ClosebookDb,
   file: Blob,
   options: RestoreOptions = {},
-): Promise<void> {
+): Promise<RestoreResult> {
   const signal = options.signal
   const owner = `${Date.now()}-${Math.random().toString(36).slice(2)}`
-  await clearRestoreStaging(db)
-  await db.staged('settings').put({ key: STAGING_OWNER_KEY, value: owner })
+  const next = await beginRestore(db, owner)
   try {
-    const staged = await stageFile(db, file, options)
-    const records = (await db.staged('history').count()) + (await db.staged('charges').count())
-    await stageDayRows(db, staged.connectionIds, signal, (done) =>
+    const staged = await stageFile(db, file, next.tables, options)
+    const records = (await next.tables.history.count()) + (await db.staged('charges').count())
+    await stageDayRows(db, next.tables, staged.connectionIds, options, (done) =>
       options.onProgress?.({ done, total: records, phase: 'index' }),
     )
     signal?.throwIfAborted()
     const audit = restoreAuditOf(staged, options)
     const pageRows = options.pageRows ?? PAGE_ROWS
-    await switchIn(db, owner, audit, pageRows, options.faults, signal, (done, total, phase) =>
+    await switchIn(db, owner, next, audit, pageRows, options, (done, total, phase) =>
       options.onProgress?.({ done, total, phase: phase ?? 'switch' }),
     )
   } catch (error) {
     // The cache was not touched; the staging is thrown away (unless another restore owns it now).
-    const stagedOwner = (await db
-      .staged('settings')
-      .get(STAGING_OWNER_KEY)
-      .catch(() => undefined)) as SettingRecord | undefined
-    if (stagedOwner?.value === owner) await clearRestoreStaging(db).catch(() => undefined)
+    const ours = await ownsStaging(db, owner).catch(() => false)
+    if (ours) await clearRestoreStaging(db).catch(() => undefined)
     if (signal?.aborted) throw signal.reason
     if (error instanceof BackupError) throw error
     throw new BackupError('restore_failed', {
       reason: error instanceof Error ? error.message.slice(0, 200) : '',
     })
   }
+  db.adoptGeneration(next.generation)
+  options.faults?.afterSwitch?.()
+  return { cleanup: cleanOldGeneration(db) }
 }
 
 /** Throws `restore_interrupted` when a restore started writing and never finished. */

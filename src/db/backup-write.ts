@@ -47,9 +47,9 @@ const ROW_WEIGHT: Readonly<Record<string, (row: never) => number>> = {
   audit: (r: AuditRow) => r.changes.length,
 }
 
-/** The weight rule of a table or of its staging copy (`staged_<name>`), if its rows are grouped. */
+/** The weight rule of a table, of its staging copy (`staged_<name>`) or its second slot (`alt_<name>`). */
 const weightOf = (tableName: string): ((row: never) => number) | undefined =>
-  ROW_WEIGHT[tableName.replace(/^staged_/, '')]
+  ROW_WEIGHT[tableName.replace(/^(staged|alt)_/, '')]
 
 /**
  * A table's rows in primary-key order, a page per read: up to `pageRows` rows, or for a grouped table

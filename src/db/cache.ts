@@ -4,6 +4,7 @@
  */
 import { fingerprintOf } from '../domain/fingerprint'
 import { AuditRepository } from './audit-repository'
+import { cleanOldGeneration } from './backup-generation'
 import { ChargesRepository } from './charges-repository'
 import { CheckpointsRepository } from './checkpoints-repository'
 import { ConnectionsRepository } from './connections-repository'
@@ -48,7 +49,11 @@ let cache: Cache | undefined
 
 export function appCache(): Cache {
   if (!cache) {
-    cache = createCache(new ClosebookDb())
+    const db = new ClosebookDb()
+    cache = createCache(db)
+    // A restore's switch empties the old generation after it commits; one interrupted (tab closed, crash)
+    // is finished here, in the background, once the cache has opened.
+    db.on('ready', () => void setTimeout(() => void cleanOldGeneration(db), 0))
     // Ask once that the browser never evicts the cache under storage pressure; the answer shows in Settings.
     void requestPersistentStorage().catch(() => undefined)
   }

@@ -3,7 +3,7 @@
  * new version step (migrations/, one frozen file per version, registered here in order), so an existing
  * cache migrates in place and loses nothing; schema.ts states the current schema in full.
  */
-import Dexie, { type Table } from 'dexie'
+import Dexie, { type IndexableType, type Table } from 'dexie'
 import { MIGRATIONS, type MigrationProgress, type ReportMigrationProgress } from './migrations'
 import type { QuarantineRecord } from './quarantine-repository'
 import { historyRecordOfRow, type StoredHistoryRow } from './history-row'
@@ -27,7 +27,7 @@ import type {
   MarkDayRecord,
   SettingRecord,
 } from './storage-rows'
-import { TABLE_NAMES, type TableName } from './schema'
+import { GENERATION_TABLE_NAMES, TABLE_NAMES, type GenerationTableName, type TableName } from './schema'
 import type { BankAccount, TransferStatusChange } from '../domain/payouts'
 import type {
   LedgerLink,
@@ -39,7 +39,14 @@ import type {
 } from './payout-rows'
 import type { TeamAuditStored, TeamOutboxRow, TeamRefusedRow, TeamStateRow } from './team-rows'
 
-export { CURRENT_SCHEMA, CURRENT_VERSION, TABLE_NAMES, type TableName } from './schema'
+export {
+  CURRENT_SCHEMA,
+  CURRENT_VERSION,
+  GENERATION_TABLE_NAMES,
+  TABLE_NAMES,
+  type GenerationTableName,
+  type TableName,
+} from './schema'
 export type { MigrationProgress } from './migrations'
 
 export const DEFAULT_DB_NAME = 'closebook'
@@ -63,19 +70,16 @@ export const SCHEMA_V8 = storesOf(8)
 export const SCHEMA_V9 = storesOf(9)
 export const SCHEMA_V10 = storesOf(10)
 export const SCHEMA_V11 = storesOf(11)
+export const SCHEMA_V12 = storesOf(12)
 
-/** The tables a restore replaces, each staged first under `staged_<name>` (schema v9). */
+/**
+ * The small tables a restore replaces, each staged first under `staged_<name>` and copied by its switch
+ * (schema v9). The tables it writes in bulk are not staged: it writes them in the next generation's slot.
+ */
 export const STAGED_TABLE_NAMES = [
   'connections',
   'stores',
-  'history',
   'charges',
-  'chargeDays',
-  'chargeParts',
-  'markDays',
-  'dayDigests',
-  'dayTokens',
-  'audit',
   'checkpoints',
   'locks',
   'settings',
@@ -90,6 +94,36 @@ export const STAGED_TABLE_NAMES = [
 ] as const satisfies readonly TableName[]
 export type StagedTableName = (typeof STAGED_TABLE_NAMES)[number]
 export const stagedTableName = (name: StagedTableName): `staged_${StagedTableName}` => `staged_${name}`
+
+/** The generation row (schema v13): which slot is live, and whether the other one still waits to be emptied. */
+export interface LiveGenerationRow {
+  id: 'live'
+  /** Increased by each restore's switch; its parity is the slot the cache reads. */
+  generation: number
+  /** The previous generation's slot still holds its rows: emptied after the switch, in the background. */
+  cleanup: boolean
+}
+
+const GENERATION_ROW_ID = 'live'
+const isGenerationTable = (name: string): name is GenerationTableName =>
+  (GENERATION_TABLE_NAMES as readonly string[]).includes(name)
+
+/** The stored name of a generation table's slot for `generation`: the table itself or `alt_<table>`. */
+export function slotTableName(name: GenerationTableName, generation: number): string {
+  return generation % 2 === 1 ? `alt_${name}` : name
+}
+
+/** A generation table per name, of one slot. */
+export interface GenerationTables {
+  /** Written as StoredHistoryRow (history-row.ts), read as whole records through the reading hook. */
+  history: Table<HistoryRecord, [string, RecordKey], StoredHistoryRow>
+  chargeDays: Table<ChargeDayRecord, [string, number]>
+  chargeParts: Table<ChargePartRecord, [string, number, number]>
+  markDays: Table<MarkDayRecord, [string, number]>
+  dayDigests: Table<DayDigestRecord, [string, number]>
+  dayTokens: Table<DayTokensRecord, [string, number, number]>
+  audit: Table<AuditRow, number>
+}
 
 /** Lets tests (fake-indexeddb) or a worker supply their own IndexedDB. */
 export interface IndexedDbDeps {
@@ -113,16 +147,8 @@ export class ClosebookDb extends Dexie {
   // `declare`: Dexie creates the tables in version().stores(); a class field would overwrite them.
   declare connections: Table<CachedConnection, string>
   declare stores: Table<StoreRecord, [string, string]>
-  /** Written as StoredHistoryRow (history-row.ts), read as whole records through the reading hook. */
-  declare history: Table<HistoryRecord, [string, RecordKey], StoredHistoryRow>
   /** Charges cached before schema v10; since then the charge list is in chargeParts (charge-days.ts). */
   declare charges: Table<ChargeRecord, [string, string]>
-  declare chargeDays: Table<ChargeDayRecord, [string, number]>
-  declare chargeParts: Table<ChargePartRecord, [string, number, number]>
-  declare markDays: Table<MarkDayRecord, [string, number]>
-  declare dayDigests: Table<DayDigestRecord, [string, number]>
-  declare dayTokens: Table<DayTokensRecord, [string, number, number]>
-  declare audit: Table<AuditRow, number>
   declare checkpoints: Table<SyncCheckpoint, [string, string]>
   declare locks: Table<PeriodLock, [string, string]>
   declare settings: Table<SettingRecord, string>
@@ -142,7 +168,39 @@ export class ClosebookDb extends Dexie {
   declare teamAudit: Table<TeamAuditStored, [string, number]>
   declare teamState: Table<TeamStateRow, string>
 
+  declare liveGeneration: Table<LiveGenerationRow, string>
+
+  // The generation tables are read through the live generation's slot (schema v13).
+  /** Written as StoredHistoryRow (history-row.ts), read as whole records through the reading hook. */
+  get history(): GenerationTables['history'] {
+    return this.live('history')
+  }
+  get chargeDays(): GenerationTables['chargeDays'] {
+    return this.live('chargeDays')
+  }
+  get chargeParts(): GenerationTables['chargeParts'] {
+    return this.live('chargeParts')
+  }
+  get markDays(): GenerationTables['markDays'] {
+    return this.live('markDays')
+  }
+  get dayDigests(): GenerationTables['dayDigests'] {
+    return this.live('dayDigests')
+  }
+  get dayTokens(): GenerationTables['dayTokens'] {
+    return this.live('dayTokens')
+  }
+  get audit(): GenerationTables['audit'] {
+    return this.live('audit')
+  }
+
   readonly #factory: Pick<IDBFactory, 'databases'> | undefined
+  /**
+   * The live generation as this connection knows it: read when the cache opens, moved by a switch here or
+   * (through `#channel`) in another tab. A plain field: Dexie may look tables up before fields are set.
+   */
+  private generation: number | undefined = 0
+  readonly #channel: BroadcastChannel | null
 
   /** Told how far a migration's pass is while opening an older cache (the shell shows it). */
   onMigrationProgress: ((progress: MigrationProgress) => void) | null = null
@@ -167,7 +225,62 @@ export class ClosebookDb extends Dexie {
         })
     }
     // Rows leave out what `raw` gives back (history-row.ts); every read returns the whole record.
-    this.history.hook('reading', (row: StoredHistoryRow | undefined) => row && historyRecordOfRow(row))
+    const whole = (row: StoredHistoryRow | undefined): HistoryRecord | undefined =>
+      row && historyRecordOfRow(row)
+    this.history.hook('reading', whole)
+    if (this.hasTable(slotTableName('history', 1)))
+      super.table(slotTableName('history', 1)).hook('reading', whole)
+    this.on('ready', (vip) => this.#loadGeneration(vip), true)
+    this.#channel = openChannel(name, (generation) => (this.generation = generation))
+  }
+
+  /** Whether this connection's schema has `name` (an older version's may not). */
+  private hasTable(name: string): boolean {
+    return this.tables.some((t) => t.name === name)
+  }
+
+  async #loadGeneration(vip: Dexie): Promise<void> {
+    if (!this.hasTable('liveGeneration')) return
+    const row = (await vip.table('liveGeneration').get(GENERATION_ROW_ID)) as LiveGenerationRow | undefined
+    this.generation = row?.generation ?? 0
+  }
+
+  /** A generation table by name reads the live generation's slot; every other name is the table itself. */
+  override table<T = unknown, TKey = IndexableType, TInsert = T>(name: string): Table<T, TKey, TInsert> {
+    return super.table(isGenerationTable(name) ? slotTableName(name, this.generation ?? 0) : name)
+  }
+
+  /** `name`'s slot of the live generation. */
+  live(name: GenerationTableName): Table {
+    return super.table(slotTableName(name, this.generation ?? 0))
+  }
+
+  /** Every generation table in the slot of `generation` (a restore writes the next one's). */
+  generationTables(generation: number): GenerationTables {
+    const slot = (name: GenerationTableName): Table => super.table(slotTableName(name, generation))
+    return Object.fromEntries(GENERATION_TABLE_NAMES.map((n) => [n, slot(n)])) as unknown as GenerationTables
+  }
+
+  /** The generation tables of `generation`'s slot, as a list (transaction scopes, emptying a slot). */
+  slotTables(generation: number): Table[] {
+    return GENERATION_TABLE_NAMES.map((n) => super.table(slotTableName(n, generation)))
+  }
+
+  /** Both slots of every generation table: the scope of a transaction that may read or empty either. */
+  bothSlots(): Table[] {
+    return [...this.slotTables(0), ...this.slotTables(1)]
+  }
+
+  /** The stored generation row (in the caller's transaction, if any): the truth other tabs also see. */
+  async storedGeneration(): Promise<LiveGenerationRow> {
+    const row = await this.liveGeneration.get(GENERATION_ROW_ID)
+    return row ?? { id: GENERATION_ROW_ID, generation: 0, cleanup: false }
+  }
+
+  /** After a switch committed: this connection and the other tabs' read `generation` from now on. */
+  adoptGeneration(generation: number): void {
+    this.generation = generation
+    this.#channel?.postMessage(generation)
   }
 
   /** The schema version on disk, before this connection opens (and migrates) it; null: none yet. */
@@ -175,7 +288,7 @@ export class ClosebookDb extends Dexie {
     return this.#factory ? storedCacheVersion(this.#factory, this.name) : null
   }
 
-  /** All tables, in TABLE_NAMES order, for whole-cache transactions (backup, restore). */
+  /** All tables (generation tables in the live slot), in TABLE_NAMES order, for whole-cache transactions. */
   allTables(): Table[] {
     return TABLE_NAMES.map((n) => this.table(n))
   }
@@ -189,4 +302,18 @@ export class ClosebookDb extends Dexie {
   stagedTables(): Table[] {
     return STAGED_TABLE_NAMES.map((n) => this.staged(n))
   }
+}
+
+/**
+ * The channel on which a switch tells the other tabs of the same cache its new generation; null where the
+ * runtime has none. It never keeps a process alive (Node).
+ */
+function openChannel(name: string, onGeneration: (generation: number) => void): BroadcastChannel | null {
+  if (typeof BroadcastChannel === 'undefined') return null
+  const channel = new BroadcastChannel(`closebook-generation:${name}`)
+  channel.onmessage = (e: MessageEvent<unknown>) => {
+    if (typeof e.data === 'number' && Number.isSafeInteger(e.data)) onGeneration(e.data)
+  }
+  ;(channel as { unref?: () => void }).unref?.()
+  return channel
 }

@@ -3,7 +3,7 @@
  * version steps that lead here are in migrations/ (one frozen file per version); a test checks that the
  * last step's stores are exactly these. A schema change adds a step there and updates this file.
  */
-export const CURRENT_VERSION = 12
+export const CURRENT_VERSION = 13
 
 export const CURRENT_SCHEMA = {
   connections: 'id',
@@ -67,17 +67,30 @@ export const CURRENT_SCHEMA = {
   teamRefused: '++id, merchant',
   teamAudit: '[merchant+seq]',
   teamState: 'merchant',
-  /** A restore's staging copies (v9; the charge days and parts v10): filled by a restore, then copied into the tables above at once. */
+  /**
+   * The live generation (v13): one row, `{ id: 'live', generation, cleanup }`. The tables of
+   * GENERATION_TABLE_NAMES exist twice, the table itself (slot 0) and `alt_<table>` (slot 1); the cache
+   * reads the slot of the live generation's parity, and a restore writes the other one (database.ts).
+   */
+  liveGeneration: 'id',
+  alt_history:
+    '[connectionId+key], [connectionId+createdAt], [connectionId+type+createdAt], ' +
+    '[connectionId+status+createdAt], [connectionId+storeId+createdAt], ' +
+    '[connectionId+currency+createdAt], [connectionId+mode+createdAt], [connectionId+chargeId]',
+  alt_chargeDays: '[connectionId+day]',
+  alt_chargeParts: '[connectionId+day+part]',
+  alt_markDays: '[connectionId+day], [connectionId+changed]',
+  alt_dayDigests: '[connectionId+day]',
+  alt_dayTokens: '[connectionId+day+part]',
+  alt_audit: '++seq, [connectionId+at], *keyTags, *periodTags',
+  /**
+   * A restore's staging copies of the small tables (v9, v10; v13 dropped those of the generation tables):
+   * filled by a restore, then copied into the tables above by its switch. The staged charges are the
+   * file's rows, filed in the next generation's charge days and parts before the switch.
+   */
   staged_connections: 'id',
   staged_stores: '[connectionId+storeId]',
-  staged_history: '[connectionId+key], [connectionId+createdAt]',
   staged_charges: '[connectionId+id], [connectionId+createdAt]',
-  staged_chargeDays: '[connectionId+day]',
-  staged_chargeParts: '[connectionId+day+part]',
-  staged_markDays: '[connectionId+day]',
-  staged_dayDigests: '[connectionId+day]',
-  staged_dayTokens: '[connectionId+day+part]',
-  staged_audit: 'seq',
   staged_checkpoints: '[connectionId+partitionId]',
   staged_locks: '[connectionId+period]',
   staged_settings: 'key',
@@ -92,6 +105,22 @@ export const CURRENT_SCHEMA = {
 } as const
 
 export type TableName = keyof typeof CURRENT_SCHEMA
+
+/**
+ * The tables a restore writes in bulk: each exists in two slots, and the live generation's parity says
+ * which one the cache reads (database.ts). Everything a restore brings per record is here, so its switch
+ * moves the live generation instead of copying rows.
+ */
+export const GENERATION_TABLE_NAMES = [
+  'history',
+  'chargeDays',
+  'chargeParts',
+  'markDays',
+  'dayDigests',
+  'dayTokens',
+  'audit',
+] as const satisfies readonly TableName[]
+export type GenerationTableName = (typeof GENERATION_TABLE_NAMES)[number]
 
 /** Every table, in a fixed order (whole-cache transactions: backup, restore). */
 export const TABLE_NAMES = [

@@ -130,13 +130,14 @@ async function restoreRun(): Promise<RestoreRunResult> {
   let phase = 'read'
   let since = t
   // The switch's tables in the order it copies them: each is named as a stage when its copy starts, so
-  // the Node side can file Chromium's CPU time under each table (the first stage also counts and clears).
-  const switched = STAGED_TABLE_NAMES.filter((n) => n !== 'charges')
+  // the Node side can file Chromium's CPU time under each table (the first stage also counts and clears;
+  // `liveGeneration`: the restore's audit entries and the generation moved).
+  const switched = [...STAGED_TABLE_NAMES.filter((n) => n !== 'charges'), 'liveGeneration']
   await restoreBackupFile(target, file, {
     actor: 'bench',
     faults: {
       afterSwitchTable: (copied) =>
-        stage(`restore: switch ${switched[switched.indexOf(copied as never) + 1] ?? 'end (audit, commit)'}`),
+        stage(`restore: switch ${switched[switched.indexOf(copied) + 1] ?? 'end (commit)'}`),
     },
     onProgress: (p) => {
       const next = p.phase ?? 'read'

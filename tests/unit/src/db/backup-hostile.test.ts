@@ -230,7 +230,7 @@ describe('a backup cannot bring work that points at nothing, nor text past any l
     await checkBackupFile(file)
     await expect(
       restoreBackupFile(other, file, { verification: { status: 'verified', warned: false } }),
-    ).resolves.toBeUndefined()
+    ).resolves.toBeDefined()
     const refused = await refusal(
       restoreBackupFile(other, file, { verification: { status: 'mismatch', warned: true } }),
     )

@@ -31,6 +31,7 @@ import {
   openDb,
   putMarks,
 } from './fixtures'
+import { leftoverRows } from './backup-support'
 
 let db: ClosebookDb
 let other: ClosebookDb
@@ -389,8 +390,7 @@ describe('restore is all or nothing (pass two stages, then switches in one trans
     return fileOf(await backupText(db))
   }
 
-  const stagedRows = async (target: ClosebookDb): Promise<number> =>
-    (await Promise.all(target.stagedTables().map((t) => t.count()))).reduce((a, b) => a + b, 0)
+  const stagedRows = leftoverRows
 
   /** A disk-backed file whose read fails part-way (a removed drive, a dropped network share). */
   class FailingFile extends Blob {
@@ -453,7 +453,7 @@ describe('restore is all or nothing (pass two stages, then switches in one trans
     await expect(assertRestoreComplete(other)).resolves.toBeUndefined()
   })
 
-  it('a crash inside the switch (after history was copied) rolls the whole switch back', async () => {
+  it('a crash inside the switch (after the first tables were copied) rolls the whole switch back', async () => {
     const before = await previousCache()
     const digests = await other.dayDigests.toArray()
     const tokens = await other.dayTokens.toArray()
@@ -462,7 +462,7 @@ describe('restore is all or nothing (pass two stages, then switches in one trans
         pageRows: 2,
         faults: {
           afterSwitchTable: (name) => {
-            if (name === 'markDays') throw new Error('crash inside the switch')
+            if (name === 'stores') throw new Error('crash inside the switch')
           },
         },
       }),
@@ -476,7 +476,7 @@ describe('restore is all or nothing (pass two stages, then switches in one trans
 
   it.each([
     ['reading the file', 'beforeStagePage', 'marks'],
-    ['switching in', 'afterSwitchTable', 'history'],
+    ['switching in', 'afterSwitchTable', 'connections'],
   ] as const)('Cancel while %s stops the restore and leaves the cache as it was', async (_, hook, table) => {
     const before = await previousCache()
     const abort = new AbortController()
@@ -514,8 +514,8 @@ describe('restore is all or nothing (pass two stages, then switches in one trans
 
   it('a tab closed while staging leaves the cache readable; the next restore ignores the leftovers', async () => {
     const before = await previousCache()
-    // What a closed tab leaves: staged rows of a restore that never switched.
-    await other.staged('history').put(historyRecordOf(CONN, historyItem(99), T0))
+    // What a closed tab leaves: rows of a restore that never switched, in the next generation and staging.
+    await other.generationTables(1).history.put(historyRecordOf(CONN, historyItem(99), T0))
     await other.staged('settings').put({ key: 'leftover', value: 1 })
     expect(JSON.stringify(await exportBackup(other, new Date(T0)))).toBe(before)
     await expect(assertRestoreComplete(other)).resolves.toBeUndefined()

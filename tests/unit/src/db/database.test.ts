@@ -10,6 +10,8 @@ import {
   SCHEMA_V5,
   SCHEMA_V6,
   TABLE_NAMES,
+  GENERATION_TABLE_NAMES,
+  slotTableName,
   SCHEMA_V8,
   SCHEMA_V9,
   SCHEMA_V10,
@@ -65,14 +67,20 @@ function v5History(r: HistoryRecord): HistoryRecordV5 {
   return { ...r, searchText: 'text', searchTokens: searchTokensOf(r.connectionId, r.createdAt, r.raw) }
 }
 
+/** Every table of the current schema: the cache's, the staging, the generation row and the second slots. */
+const EVERY_TABLE = [
+  ...TABLE_NAMES,
+  ...STAGED_TABLE_NAMES.map(stagedTableName),
+  'liveGeneration',
+  ...GENERATION_TABLE_NAMES.map((name) => slotTableName(name, 1)),
+].sort()
+
 describe('ClosebookDb', () => {
   it('opens a fresh cache at the current version with every table', async () => {
     const db = new ClosebookDb('fresh', freshDeps())
     await db.open()
     expect(db.verno).toBe(CURRENT_VERSION)
-    expect(db.tables.map((t) => t.name).sort()).toEqual(
-      [...TABLE_NAMES, ...STAGED_TABLE_NAMES.map(stagedTableName)].sort(),
-    )
+    expect(db.tables.map((t) => t.name).sort()).toEqual(EVERY_TABLE)
     db.close()
   })
 
@@ -304,9 +312,7 @@ describe('ClosebookDb', () => {
     expect(db.verno).toBe(CURRENT_VERSION)
     // The old table is gone from the database itself, not only from Dexie's view of it.
     expect([...db.backendDB().objectStoreNames]).not.toContain('marks')
-    expect([...db.backendDB().objectStoreNames].sort()).toEqual(
-      [...TABLE_NAMES, ...STAGED_TABLE_NAMES.map(stagedTableName)].sort(),
-    )
+    expect([...db.backendDB().objectStoreNames].sort()).toEqual(EVERY_TABLE)
     expect(await db.history.count()).toBe(5)
     // Every record's digest, filed by day: the same rows a restore of these records would build.
     expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf([h1, h2, h30, h50, hb]))
