@@ -72,48 +72,14 @@ function replaceForms(text: string, patterns: EchoPatterns): string {
   return redactSkeletonMatches(out, patterns.skeletons, REDACTED)
 }
 
-function scrubEachEcho(value: unknown, patterns: EchoPatterns): unknown {
+function scrubEchoes(value: unknown, patterns: EchoPatterns): unknown {
   if (typeof value === 'string') return replaceForms(value, patterns)
-  if (Array.isArray(value)) return value.map((v) => scrubEachEcho(v, patterns))
+  if (Array.isArray(value)) return value.map((v) => scrubEchoes(v, patterns))
   if (typeof value === 'object' && value !== null)
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [replaceForms(k, patterns), scrubEachEcho(v, patterns)]),
+      Object.entries(value).map(([k, v]) => [replaceForms(k, patterns), scrubEchoes(v, patterns)]),
     )
   return value
-}
-
-/** Every string of `value` (keys included), at any depth, pushed onto `out`. */
-function stringsOf(value: unknown, out: string[]): void {
-  if (typeof value === 'string') out.push(value)
-  else if (Array.isArray(value)) for (const v of value) stringsOf(v, out)
-  else if (typeof value === 'object' && value !== null)
-    for (const [k, v] of Object.entries(value)) {
-      out.push(k)
-      stringsOf(v, out)
-    }
-}
-
-/**
- * Whether any string of `value` may hold an echo. Its strings are joined by a line break, which is
- * neither a letter nor a digit nor part of a percent-escape: a form one string holds is in the joined
- * text, and a skeleton one string's skeleton holds is in the joined text's skeleton (the strings'
- * skeletons one after another). So "no" here means scrubbing each string would change none; a "yes"
- * (perhaps only across two strings) sends the value through the string-by-string scrub.
- */
-function mayHoldEcho(value: unknown, patterns: EchoPatterns): boolean {
-  const strings: string[] = []
-  stringsOf(value, strings)
-  const all = strings.join('\n')
-  if (patterns.forms.some((form) => all.includes(form))) return true
-  return redactSkeletonMatches(all, patterns.skeletons, REDACTED) !== all
-}
-
-/**
- * `value` with every echo scrubbed; `value` itself when it holds none (a page's usual case: checking the
- * page's text as one costs a fraction of rebuilding every object and string of it).
- */
-function scrubEchoes(value: unknown, patterns: EchoPatterns): unknown {
-  return mayHoldEcho(value, patterns) ? scrubEachEcho(value, patterns) : value
 }
 
 interface PiecePatterns {
@@ -155,10 +121,7 @@ function scrubPieces(value: unknown, patterns: PiecePatterns): unknown {
 }
 
 export interface CredentialScrubber {
-  /**
-   * `value` (parsed JSON) with every credential form replaced by `[redacted]`, keys included: a copy when
-   * it held one, else `value` itself.
-   */
+  /** A copy of `value` (parsed JSON) with every credential form replaced by `[redacted]`, keys included. */
   echoes(value: unknown): unknown
   /** `value` with every string that holds the secret or app token, or a piece of either, replaced. */
   pieces<T>(value: T): T
