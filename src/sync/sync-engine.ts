@@ -15,22 +15,18 @@ import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
 import type { SyncCheckpoint, SyncResource } from '../domain/records'
 import {
   endAfter,
-  INITIAL_PREFIX,
   isOpenEnd,
   pageQuery,
   PAGE_LIMIT,
-  planIncrementalSync,
-  planInitialSync,
-  planWindowSync,
   splitCount,
   partitionKeyOf,
   splitRemainder,
-  VERIFY_PREFIX,
   type SyncScope,
 } from './plan'
 import { PagingGuard, SpanTally, type PagingStop } from './paging-guard'
 import { estimateTimeLeft } from './progress-estimate'
 import { recheckOlderChangeable, refreshRefundedCharges } from './follow-up-passes'
+import { planOfRun } from './run-plan'
 import {
   CLOCK_TOLERANCE_MS,
   createdMs,
@@ -131,44 +127,9 @@ export class SyncEngine {
       const open = (await store.loadPlan(scope.connectionId)).filter(
         (cp) => !cp.partitionId.startsWith('recheck|'),
       )
-      // A verification that was cancelled is started afresh by the next one (it only re-reads a window);
-      // an interrupted sync must finish first.
-      const openVerify = open.length > 0 && open.every((cp) => cp.partitionId.startsWith(VERIFY_PREFIX))
-      const resumed = open.some((cp) => !cp.done) && !(request.window && openVerify)
-      if (resumed && request.window)
-        throw new DesktopApiError(
-          'conflict',
-          'An interrupted sync is open: run it to the end before re-verifying a month.',
-        )
-      let kind: SyncKind
-      let plan: SyncCheckpoint[]
-      if (resumed) {
-        plan = open
-        // Display only. A plan from before coarse partitions has no prefix: several windows per partition
-        // key (not counting split parts, whose ids have a '>') means it came from a first sync.
-        kind = open.some((cp) => cp.partitionId.startsWith(VERIFY_PREFIX))
-          ? 'window'
-          : open.some((cp) => cp.partitionId.startsWith(INITIAL_PREFIX)) ||
-              open.filter((cp) => !cp.partitionId.includes('>')).length >
-                scope.resources.length * Math.max(1, scope.storeIds.length)
-            ? 'initial'
-            : 'incremental'
-      } else if (request.window) {
-        plan = planWindowSync(scope, request.window, startedAt)
-        kind = 'window'
-      } else if (scope.resources.every((r) => request.coveredUntil[r] === undefined)) {
-        plan = planInitialSync(scope, request.since, startedAt)
-        kind = 'initial'
-      } else {
-        plan = planIncrementalSync(
-          scope,
-          await this.newestCached(scope, request.coveredUntil),
-          request.lookbackMs,
-          request.since,
-          startedAt,
-        )
-        kind = 'incremental'
-      }
+      const { kind, plan, resumed } = await planOfRun(request, open, startedAt, () =>
+        this.newestCached(scope, request.coveredUntil),
+      )
       if (!resumed) await store.savePlan(scope.connectionId, plan)
 
       const partitions: PartitionProgress[] = plan.map(viewOf)
