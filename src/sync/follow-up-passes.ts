@@ -10,20 +10,26 @@ import type { SyncScope } from './plan'
 import { recheckChangeable } from './recheck'
 import type { SyncEngineOptions, SyncProgress } from './sync-types'
 
+/** What both passes share with the run: its ports and clock, its job, cancel signal and progress. */
+export interface PassContext {
+  options: SyncEngineOptions
+  now: () => number
+  jobId: string
+  signal: AbortSignal
+  progress: SyncProgress
+  emit: () => void
+}
+
 /**
  * Re-reads the cached records that can still change and are older than this run's windows (recheck.ts).
  * False when it stopped on the way (cancel, an error): the run is then not complete.
  */
 export async function recheckOlderChangeable(
-  options: SyncEngineOptions,
-  now: () => number,
+  pass: PassContext,
   scope: SyncScope,
   plan: SyncCheckpoint[],
-  jobId: string,
-  signal: AbortSignal,
-  progress: SyncProgress,
-  emit: () => void,
 ): Promise<boolean> {
+  const { options, now, jobId, signal, progress, emit } = pass
   const { store, api } = options
   if (!store.changeableRecords || !scope.resources.includes('transaction_history')) return true
   const windowStart = new Map<string | null, number>()
@@ -80,15 +86,8 @@ export async function recheckOlderChangeable(
  * falls in the window. One search by charge id per such charge brings it up to date: the cost grows with
  * the new refunds, not with the history. False when the run stopped on the way.
  */
-export async function refreshRefundedCharges(
-  options: SyncEngineOptions,
-  now: () => number,
-  plan: SyncCheckpoint[],
-  jobId: string,
-  signal: AbortSignal,
-  progress: SyncProgress,
-  emit: () => void,
-): Promise<boolean> {
+export async function refreshRefundedCharges(pass: PassContext, plan: SyncCheckpoint[]): Promise<boolean> {
+  const { options, now, jobId, signal, progress, emit } = pass
   const history = plan.filter((cp) => cp.resource === 'transaction_history')
   if (history.length === 0) return true
   const connectionId = (history[0] as SyncCheckpoint).connectionId

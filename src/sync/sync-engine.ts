@@ -25,7 +25,7 @@ import {
 } from './plan'
 import { PagingGuard, SpanTally, type PagingStop } from './paging-guard'
 import { estimateTimeLeft } from './progress-estimate'
-import { recheckOlderChangeable, refreshRefundedCharges } from './follow-up-passes'
+import { recheckOlderChangeable, refreshRefundedCharges, type PassContext } from './follow-up-passes'
 import { planOfRun } from './run-plan'
 import {
   CLOCK_TOLERANCE_MS,
@@ -39,16 +39,11 @@ import {
 import type {
   Entry,
   PageWriteResult,
-  PartitionError,
   PartitionProgress,
   RunContext,
-  SyncApiPort,
   SyncEngineOptions,
-  SyncKind,
   SyncProgress,
   SyncRequest,
-  SyncState,
-  SyncStorePort,
 } from './sync-types'
 
 export type {
@@ -62,7 +57,7 @@ export type {
   SyncRequest,
   SyncState,
   SyncStorePort,
-}
+} from './sync-types'
 
 let runs = 0
 
@@ -274,24 +269,22 @@ export class SyncEngine {
       pollStop.abort()
       await poll
 
+      const pass: PassContext = {
+        options: this.options,
+        now: this.now,
+        jobId,
+        signal: abort.signal,
+        progress,
+        emit,
+      }
       if (progress.error) {
         progress.state = 'failed'
       } else if (current.cancelled) {
         progress.state = 'cancelled'
       } else if (
         partitions.every((p) => p.done) &&
-        (kind !== 'incremental' ||
-          (await recheckOlderChangeable(
-            this.options,
-            this.now,
-            scope,
-            plan,
-            jobId,
-            abort.signal,
-            progress,
-            emit,
-          ))) &&
-        (await refreshRefundedCharges(this.options, this.now, plan, jobId, abort.signal, progress, emit))
+        (kind !== 'incremental' || (await recheckOlderChangeable(pass, scope, plan))) &&
+        (await refreshRefundedCharges(pass, plan))
       ) {
         const covered: Partial<Record<SyncResource, number>> = {}
         if (kind !== 'window') {
