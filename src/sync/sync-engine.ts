@@ -9,298 +9,57 @@
  * first page (plan.ts `splitRemainder`), and asks for a partition's next page while the last one is still
  * being written (writes stay in page order, so the checkpoint never runs ahead of the stored records).
  */
-import type {
-  ListPageArgs,
-  ListPageResult,
-  QuarantinedItem,
-  QueueStateView,
-} from '../../electron/shared/contract/api'
-import { DesktopApiError, type ApiErrorCode } from '../../electron/shared/errors'
+import type { ListPageResult, QueueStateView } from '../../electron/shared/contract/api'
+import { DesktopApiError } from '../../electron/shared/errors'
 import type { ChargeItem, HistoryItem } from '../../electron/shared/payment-api'
 import type { SyncCheckpoint, SyncResource } from '../domain/records'
 import {
   endAfter,
-  INITIAL_PREFIX,
   isOpenEnd,
   pageQuery,
   PAGE_LIMIT,
-  planIncrementalSync,
-  planInitialSync,
-  planWindowSync,
   splitCount,
   partitionKeyOf,
   splitRemainder,
-  VERIFY_PREFIX,
   type SyncScope,
-  type TimeWindow,
 } from './plan'
 import { PagingGuard, SpanTally, type PagingStop } from './paging-guard'
 import { estimateTimeLeft } from './progress-estimate'
-import { recheckChangeable, type ChangeableRecord } from './recheck'
+import { recheckOlderChangeable, refreshRefundedCharges, type PassContext } from './follow-up-passes'
+import { planOfRun } from './run-plan'
+import {
+  CLOCK_TOLERANCE_MS,
+  createdMs,
+  createdSpanOf,
+  errorOf,
+  isQuotaError,
+  remainingAfterFirstPage,
+  viewOf,
+} from './page-facts'
+import type {
+  Entry,
+  PageWriteResult,
+  PartitionProgress,
+  RunContext,
+  SyncEngineOptions,
+  SyncProgress,
+  SyncRequest,
+} from './sync-types'
 
-export interface PageWriteResult {
-  /** Keys of records that were not in the cache. */
-  added: number
-  /** Keys of records whose amount, currency, status or refunds differ from the cached copy. */
-  changedKeys: string[]
-}
-
-export interface SyncStorePort {
-  /** The plan of the last run of this connection (finished partitions included), or [] when none is open. */
-  loadPlan(connectionId: string): Promise<SyncCheckpoint[]>
-  /** Replaces the connection's open plan. */
-  savePlan(connectionId: string, plan: SyncCheckpoint[]): Promise<void>
-  /**
-   * Writes a partition narrowed by a split and the partitions split from it, in one transaction (a crash
-   * leaves either the whole partition or all its parts). Without it the engine never splits.
-   */
-  splitPartition?(checkpoints: SyncCheckpoint[]): Promise<void>
-  /**
-   * Writes the page's records and the partition's checkpoint in one transaction, with the items of the
-   * page that were quarantined (an item that now validates leaves the quarantine).
-   */
-  putPage(
-    page:
-      | { resource: 'transaction_history'; items: HistoryItem[]; quarantined?: QuarantinedItem[] }
-      | { resource: 'charges'; items: ChargeItem[]; quarantined?: QuarantinedItem[] },
-    checkpoint: SyncCheckpoint,
-    syncedAt: number,
-  ): Promise<PageWriteResult>
-  /**
-   * Charges with a refund created in [from, to) that their cached charge record does not list yet: the
-   * charge record is older than the window, so the sync did not fetch it again.
-   */
-  staleRefundedCharges(
-    connectionId: string,
-    from: number,
-    to: number,
-  ): Promise<{ chargeId: string; storeId: string }[]>
-  /**
-   * The newest `created_on` cached for a partition of the data (resource × store; null: any store), or
-   * null when it holds nothing: where the next incremental window starts (minus the look-back). Without
-   * it the engine falls back to `coveredUntil`.
-   */
-  newestCached?(connectionId: string, resource: SyncResource, storeId: string | null): Promise<number | null>
-  /** Cached history records whose status is not final (recheck.ts); without it nothing is re-checked. */
-  changeableRecords?(connectionId: string): Promise<ChangeableRecord[]>
-  /** fingerprintOf() of an item as it would be cached; needed with changeableRecords. */
-  fingerprintOfItem?(item: HistoryItem): string
-  /** Closes the plan; `coveredUntil` advances the incremental start of each fully synced resource. */
-  finishRun(
-    connectionId: string,
-    coveredUntil: Partial<Record<SyncResource, number>>,
-    at: number,
-  ): Promise<void>
-}
-
-export interface SyncApiPort {
-  listPage(args: ListPageArgs): Promise<ListPageResult>
-  cancelJob(jobId: string): Promise<unknown>
-  queueState?(): Promise<QueueStateView>
-}
-
-export interface PartitionProgress {
-  partitionId: string
-  resource: SyncResource
-  storeId: string | null
-  from: number
-  to: number
-  records: number
-  requests: number
-  totalHits: number | null
-  /**
-   * Records the partition's window is expected to hold: its first page's `total_hits`, or after a split
-   * its share (by time) of what was left; null while nothing says (the sync's time left is estimated then
-   * from the other partitions of its list).
-   */
-  estimate: number | null
-  done: boolean
-  error: PartitionError | null
-}
-
-/**
- * Why a partition stopped: the error's code and English message, and when known a specific reason (a
- * paging guard's, paging-guard.ts, or main's `details.reason`) with its numbers, for the display language.
- */
-export interface PartitionError {
-  code: ApiErrorCode
-  message: string
-  reason?: string
-  params?: Record<string, number>
-}
-
-export type SyncState = 'running' | 'cancelling' | 'cancelled' | 'done' | 'partial' | 'offline' | 'failed'
-
-export interface SyncProgress {
-  connectionId: string
-  jobId: string
-  kind: SyncKind
-  state: SyncState
-  resumed: boolean
-  partitions: PartitionProgress[]
-  records: number
-  requests: number
-  /** Records expected in all (from `total_hits`); null until every partition has answered once. */
-  expected: number | null
-  startedAt: number
-  etaMs: number | null
-  /** Epoch ms until which queued calls wait for a rate limit or a retry; null when not waiting. */
-  waitingUntil: number | null
-  changedKeys: string[]
-  /** Items set aside in this run (invalid accounting core, or dated outside their window). */
-  quarantined: number
-  /** What a completed run covered, per resource (the next incremental run starts there). */
-  coveredUntil?: Partial<Record<SyncResource, number>>
-  /** Requests that brought charge records up to date with their new refunds (not in any partition). */
-  refreshRequests: number
-  /** Re-check of cached records that can still change (recheck.ts); null until it ran. */
-  recheck: { checked: number; requests: number; changed: number; remaining: number; ms: number } | null
-  /**
-   * How far the newest cached record is ahead of the local clock, when more than a few minutes: the
-   * computer's clock is behind the service's (sync does not depend on it; times shown as "now" do).
-   */
-  clockBehindMs: number | null
-  /** Why the run stopped as a whole (the cache could not be written); partitions keep their own errors. */
-  error: { code: ApiErrorCode; message: string } | null
-}
-
-export type SyncKind = 'initial' | 'incremental' | 'window'
-
-export interface SyncRequest {
-  scope: SyncScope
-  /** Where history starts for this connection (first sync, or a resource never synced). */
-  since: number
-  /** How far back an incremental sync re-reads, for late status changes. */
-  lookbackMs: number
-  /** What the last complete sync covered, per resource (from the cache). */
-  coveredUntil: Partial<Record<SyncResource, number>>
-  /** A full re-fetch of this window instead (re-verify a month). */
-  window?: TimeWindow
-  onProgress?: (progress: SyncProgress) => void
-}
-
-export interface SyncEngineOptions {
-  api: SyncApiPort
-  store: SyncStorePort
-  now?: () => number
-  /**
-   * Partitions fetched at once, shared between the resources; main's scheduler keeps the rate within
-   * limits whatever this is. Also sets how far large partitions are split (see plan.ts `splitCount`).
-   */
-  concurrency?: number
-  /** How often to ask main for "waiting for rate limit until …". */
-  queuePollMs?: number
-}
+export type {
+  PageWriteResult,
+  PartitionError,
+  PartitionProgress,
+  SyncApiPort,
+  SyncEngineOptions,
+  SyncKind,
+  SyncProgress,
+  SyncRequest,
+  SyncState,
+  SyncStorePort,
+} from './sync-types'
 
 let runs = 0
-
-/** A partition of the running plan and its progress row. */
-interface Entry {
-  cp: SyncCheckpoint
-  view: PartitionProgress
-}
-
-/** What the partitions of one run share. */
-interface RunContext {
-  jobId: string
-  signal: AbortSignal
-  progress: SyncProgress
-  emit: () => void
-  partitions: PartitionProgress[]
-  /** Open partitions per resource that a split may add, at most. */
-  maxOpen: number
-  /** Hands over partitions split off a running one, once stored. */
-  spawn: (entries: Entry[]) => void
-  /**
-   * Whether a partition of `resource` should give its worker back after the page in hand: its resource
-   * runs more than its share of the workers while another resource's partitions wait for one.
-   */
-  overShare: (resource: SyncResource) => boolean
-  /** Route requests per minute per list, from the last page's rate-limit headers (via main). */
-  perMinute: Partial<Record<SyncResource, number>>
-  /** Puts a partition that gave its worker back at the end of the queue, to go on where it stopped. */
-  requeue: (entry: Entry) => void
-  /** Each partition's paging guard, kept while the partition gives its worker back and takes one again. */
-  guards: Map<string, PagingGuard>
-  /** What the partitions of one list and store received in all (plan.ts `partitionKeyOf`). */
-  tallies: Map<string, SpanTally>
-}
-
-function viewOf(cp: SyncCheckpoint): PartitionProgress {
-  return {
-    partitionId: cp.partitionId,
-    resource: cp.resource,
-    storeId: cp.storeId,
-    from: cp.from,
-    to: cp.to,
-    records: cp.records,
-    requests: cp.requests,
-    totalHits: null,
-    estimate: null,
-    done: cp.done,
-    error: null,
-  }
-}
-
-function createdMs(item: HistoryItem | ChargeItem | undefined): number {
-  return item ? Date.parse(item.created_on) : Number.NaN
-}
-
-/** The oldest and newest `created_on` of a page's valid items; NaN when it has none. */
-function createdSpanOf(page: ListPageResult): { oldestCreated: number; newestCreated: number } {
-  let oldest = Number.NaN
-  let newest = Number.NaN
-  for (const item of page.items) {
-    const at = createdMs(item)
-    if (!(at >= oldest)) oldest = at
-    if (!(at <= newest)) newest = at
-  }
-  return { oldestCreated: oldest, newestCreated: newest }
-}
-
-/** A failed call as its partition shows it: with main's specific reason, when it gave one. */
-function errorOf(error: DesktopApiError): PartitionError {
-  const reason = error.details?.['reason']
-  const params = error.details?.['params']
-  return {
-    code: error.code,
-    message: error.message,
-    ...(typeof reason === 'string' ? { reason } : {}),
-    ...(isNumberRecord(params) ? { params } : {}),
-  }
-}
-
-function isNumberRecord(value: unknown): value is Record<string, number> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    Object.values(value).every((v) => typeof v === 'number' && Number.isFinite(v))
-  )
-}
-
-/**
- * Records a partition still has after its first page: `total_hits` when the service sends it, else the
- * page's own density over the rest of the window (the seed does not promise `total_hits`).
- */
-function remainingAfterFirstPage(page: ListPageResult, cp: SyncCheckpoint, now: number): number {
-  const n = page.items.length
-  if (page.totalHits !== undefined) return page.totalHits - n
-  const first = createdMs(page.items[0])
-  const last = createdMs(page.items[n - 1])
-  if (!Number.isFinite(first) || !Number.isFinite(last)) return 0
-  // An open window's end is the service's present: estimated by the local clock (only the split depends on it).
-  const end = isOpenEnd(cp.to) ? Math.max(last, now) : cp.to
-  return (n * Math.max(0, end - last)) / Math.max(1000, last - first)
-}
-
-/** A newest record this far ahead of the local clock means the clock is behind the service's. */
-const CLOCK_TOLERANCE_MS = 5 * 60_000
-
-function isQuotaError(error: unknown): boolean {
-  const name = (error as { name?: unknown; inner?: { name?: unknown } } | null)?.name
-  const inner = (error as { inner?: { name?: unknown } } | null)?.inner?.name
-  return name === 'QuotaExceededError' || inner === 'QuotaExceededError'
-}
 
 export class SyncEngine {
   private readonly now: () => number
@@ -363,44 +122,9 @@ export class SyncEngine {
       const open = (await store.loadPlan(scope.connectionId)).filter(
         (cp) => !cp.partitionId.startsWith('recheck|'),
       )
-      // A verification that was cancelled is started afresh by the next one (it only re-reads a window);
-      // an interrupted sync must finish first.
-      const openVerify = open.length > 0 && open.every((cp) => cp.partitionId.startsWith(VERIFY_PREFIX))
-      const resumed = open.some((cp) => !cp.done) && !(request.window && openVerify)
-      if (resumed && request.window)
-        throw new DesktopApiError(
-          'conflict',
-          'An interrupted sync is open: run it to the end before re-verifying a month.',
-        )
-      let kind: SyncKind
-      let plan: SyncCheckpoint[]
-      if (resumed) {
-        plan = open
-        // Display only. A plan from before coarse partitions has no prefix: several windows per partition
-        // key (not counting split parts, whose ids have a '>') means it came from a first sync.
-        kind = open.some((cp) => cp.partitionId.startsWith(VERIFY_PREFIX))
-          ? 'window'
-          : open.some((cp) => cp.partitionId.startsWith(INITIAL_PREFIX)) ||
-              open.filter((cp) => !cp.partitionId.includes('>')).length >
-                scope.resources.length * Math.max(1, scope.storeIds.length)
-            ? 'initial'
-            : 'incremental'
-      } else if (request.window) {
-        plan = planWindowSync(scope, request.window, startedAt)
-        kind = 'window'
-      } else if (scope.resources.every((r) => request.coveredUntil[r] === undefined)) {
-        plan = planInitialSync(scope, request.since, startedAt)
-        kind = 'initial'
-      } else {
-        plan = planIncrementalSync(
-          scope,
-          await this.newestCached(scope, request.coveredUntil),
-          request.lookbackMs,
-          request.since,
-          startedAt,
-        )
-        kind = 'incremental'
-      }
+      const { kind, plan, resumed } = await planOfRun(request, open, startedAt, () =>
+        this.newestCached(scope, request.coveredUntil),
+      )
       if (!resumed) await store.savePlan(scope.connectionId, plan)
 
       const partitions: PartitionProgress[] = plan.map(viewOf)
@@ -545,14 +269,22 @@ export class SyncEngine {
       pollStop.abort()
       await poll
 
+      const pass: PassContext = {
+        options: this.options,
+        now: this.now,
+        jobId,
+        signal: abort.signal,
+        progress,
+        emit,
+      }
       if (progress.error) {
         progress.state = 'failed'
       } else if (current.cancelled) {
         progress.state = 'cancelled'
       } else if (
         partitions.every((p) => p.done) &&
-        (kind !== 'incremental' || (await this.recheck(scope, plan, jobId, abort.signal, progress, emit))) &&
-        (await this.refreshRefundedCharges(plan, jobId, abort.signal, progress, emit))
+        (kind !== 'incremental' || (await recheckOlderChangeable(pass, scope, plan))) &&
+        (await refreshRefundedCharges(pass, plan))
       ) {
         const covered: Partial<Record<SyncResource, number>> = {}
         if (kind !== 'window') {
@@ -606,140 +338,6 @@ export class SyncEngine {
         if (newest !== null) out.set(partitionKeyOf(resource, storeId), newest)
       }
     return out
-  }
-
-  /**
-   * Re-reads the cached records that can still change and are older than this run's windows (recheck.ts).
-   * False when it stopped on the way (cancel, an error): the run is then not complete.
-   */
-  private async recheck(
-    scope: SyncScope,
-    plan: SyncCheckpoint[],
-    jobId: string,
-    signal: AbortSignal,
-    progress: SyncProgress,
-    emit: () => void,
-  ): Promise<boolean> {
-    const { store, api } = this.options
-    if (!store.changeableRecords || !scope.resources.includes('transaction_history')) return true
-    const windowStart = new Map<string | null, number>()
-    for (const cp of plan)
-      if (cp.resource === 'transaction_history')
-        windowStart.set(cp.storeId, Math.min(windowStart.get(cp.storeId) ?? Infinity, cp.from))
-    const started = this.now()
-    const records = await store.changeableRecords(scope.connectionId)
-    progress.recheck = { checked: 0, requests: 0, changed: 0, remaining: 0, ms: 0 }
-    const view = progress.recheck
-    try {
-      const result = await recheckChangeable(
-        {
-          listPage: (args) => api.listPage(args),
-          putPage: (page, cp, at) => store.putPage(page, cp, at),
-          // Without it every record read again counts as moved and is written (correct, only slower).
-          fingerprintOfItem: (item) => store.fingerprintOfItem?.(item) ?? '',
-          now: this.now,
-        },
-        {
-          connectionId: scope.connectionId,
-          jobId,
-          storeIds: scope.storeIds,
-          windowStart,
-          charges: scope.resources.includes('charges'),
-          records,
-          signal,
-          onRequest: () => {
-            view.requests++
-            emit()
-          },
-        },
-      )
-      Object.assign(view, {
-        checked: result.checked,
-        requests: result.requests,
-        changed: result.changedKeys.length,
-        remaining: result.remaining,
-        ms: this.now() - started,
-      })
-      progress.changedKeys.push(...result.changedKeys)
-      emit()
-      return result.complete
-    } catch (error) {
-      const shaped = error instanceof DesktopApiError ? error : new DesktopApiError('internal', String(error))
-      if (shaped.code !== 'cancelled' && !signal.aborted)
-        progress.error ??= { code: shaped.code, message: shaped.message }
-      return false
-    }
-  }
-
-  /**
-   * A new refund changes its charge's `user_data.refunds`, but the charge record is only fetched again if it
-   * falls in the window. One search by charge id per such charge brings it up to date: the cost grows with
-   * the new refunds, not with the history. False when the run stopped on the way.
-   */
-  private async refreshRefundedCharges(
-    plan: SyncCheckpoint[],
-    jobId: string,
-    signal: AbortSignal,
-    progress: SyncProgress,
-    emit: () => void,
-  ): Promise<boolean> {
-    const history = plan.filter((cp) => cp.resource === 'transaction_history')
-    if (history.length === 0) return true
-    const connectionId = (history[0] as SyncCheckpoint).connectionId
-    const from = Math.min(...history.map((cp) => cp.from))
-    const to = Math.max(...history.map((cp) => cp.to))
-    const stale = await this.options.store.staleRefundedCharges(connectionId, from, to)
-    for (const { chargeId, storeId } of stale) {
-      if (signal.aborted) return false
-      let page: ListPageResult
-      try {
-        page = await this.options.api.listPage({
-          connectionId,
-          resource: 'transaction_history',
-          priority: 'background',
-          jobId,
-          storeId,
-          filters: { search: chargeId },
-          paging: { limit: 100 },
-        })
-      } catch (error) {
-        const shaped =
-          error instanceof DesktopApiError ? error : new DesktopApiError('internal', String(error))
-        if (shaped.code === 'cancelled' || signal.aborted) return false
-        progress.error ??= { code: shaped.code, message: shaped.message }
-        return false
-      }
-      progress.refreshRequests++
-      const items =
-        page.resource === 'transaction_history'
-          ? page.items.filter((i) => i.resource_id === chargeId || i.charge_id === chargeId)
-          : []
-      const now = this.now()
-      const quarantined = (page.quarantined ?? []).filter(
-        (q) => q.itemId?.toLowerCase() === chargeId.toLowerCase(),
-      )
-      progress.quarantined += quarantined.length
-      const written = await this.options.store.putPage(
-        { resource: 'transaction_history', items, quarantined },
-        {
-          connectionId,
-          partitionId: `refresh|${chargeId}`,
-          resource: 'transaction_history',
-          storeId,
-          from,
-          to,
-          cursor: null,
-          done: true,
-          records: items.length,
-          requests: 1,
-          updatedAt: now,
-        },
-        now,
-      )
-      if (written.changedKeys.length > 0) progress.changedKeys.push(...written.changedKeys)
-      emit()
-    }
-    return true
   }
 
   /**

@@ -32,7 +32,14 @@ import { SEED_ROUTE } from '../../electron/sandbox/rate-limits'
 import { startSandbox } from '../../electron/sandbox/server'
 import { measured, type MetricMap } from './metrics'
 import { launchBenchChromium } from './support/chromium-runner'
-import { chromiumOf, processOf, treeCpuSeconds } from './support/proc-cpu'
+import {
+  chromiumOf,
+  processOf,
+  threadCpuDelta,
+  threadTicks,
+  treeCpuSeconds,
+  type ProcInfo,
+} from './support/proc-cpu'
 
 const ROOT = resolve(__dirname, '../..')
 /** E2E_SYNC_WEB_ENTRY: another build of the web host (an A/B comparison of two builds under one load). */
@@ -98,10 +105,18 @@ export function ceilingSeconds(pagesByRoute: ReadonlyMap<string, number>): numbe
 async function startWebHost(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     'bash',
-    [join(ROOT, 'scripts/with-keychain.sh'), process.execPath, WEB_ENTRY, '--no-open', '--port', '0'].concat([
-      '--data-dir',
-      dataDir,
-    ]),
+    [
+      join(ROOT, 'scripts/with-keychain.sh'),
+      process.execPath,
+      // E2E_SYNC_HOST_PROFILE=<dir>: the web host writes a V8 CPU profile there when it exits.
+      ...(process.env['E2E_SYNC_HOST_PROFILE']
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env['E2E_SYNC_HOST_PROFILE']}`]
+        : []),
+      WEB_ENTRY,
+      '--no-open',
+      '--port',
+      '0',
+    ].concat(['--data-dir', dataDir]),
     { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   )
   let stderr = ''
@@ -235,6 +250,9 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
         web: treeCpuSeconds(processOf(webPid)),
       })
       const cpuBefore = cpu()
+      const inTrees = (pid: number, p: ProcInfo): boolean =>
+        chromiumOf(profileDir)(pid, p) || processOf(webPid)(pid)
+      const threadsBefore = threadTicks(inTrees)
       const started = Date.now()
       await syncButton.click()
       await page
@@ -255,6 +273,8 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
         })
       const elapsedMs = Date.now() - started
       const cpuAfter = cpu()
+      // Where the CPU went, per process kind and thread (threads that exited meanwhile are not listed).
+      log(`CPU by process and thread:\n${threadCpuDelta(threadsBefore, threadTicks(inTrees))}`)
       // Requests per route in 2-second bins: a route under its 40 shows where the sync left budget unused.
       const bins = new Map<string, number[]>()
       for (const r of served) {

@@ -84,3 +84,53 @@ export const processOf =
   (rootPid: number) =>
   (pid: number): boolean =>
     pid === rootPid
+
+/**
+ * CPU ticks per "process kind / thread name" of the trees rooted where `isRoot` holds: a Chromium
+ * process's kind is its `--type=` (the browser process has none), a thread's name is its `comm` (e.g.
+ * "IndexedDB", "ThreadPoolForeg"). Threads that exit between two samples drop out; the totals of
+ * treeCpuSeconds stay the figure, this says where inside it the time went.
+ */
+export function threadTicks(isRoot: (pid: number, p: ProcInfo) => boolean): Map<string, number> {
+  const procs = readProcs()
+  const out = new Map<string, number>()
+  for (const pid of treePids(procs, isRoot)) {
+    const info = procs.get(pid)
+    if (!info) continue
+    const kind = /--type=([\w-]+)/.exec(info.cmd)?.[1] ?? (/chrom/i.test(info.cmd) ? 'browser' : 'host')
+    const sub = /--utility-sub-type=([\w.]+)/.exec(info.cmd)?.[1]
+    const label = sub ? `${kind}(${sub.split('.').pop() ?? sub})` : kind
+    let tasks: string[] = []
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`)
+    } catch {
+      continue
+    }
+    for (const tid of tasks) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+        const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+        const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        const ticks = Number(rest[11] ?? 0) + Number(rest[12] ?? 0)
+        const key = `${label} / ${comm.replace(/\d+$/, '')}`
+        out.set(key, (out.get(key) ?? 0) + ticks)
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return out
+}
+
+/** The threads' CPU seconds between two threadTicks samples, largest first, as "name s" lines. */
+export function threadCpuDelta(before: Map<string, number>, after: Map<string, number>): string {
+  const rows: [string, number][] = []
+  for (const [k, v] of after) {
+    const d = (v - (before.get(k) ?? 0)) / ticksPerSecond()
+    if (d >= 0.05) rows.push([k, d])
+  }
+  return rows
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, d]) => `  ${d.toFixed(2).padStart(7)} s ${k}`)
+    .join('\n')
+}

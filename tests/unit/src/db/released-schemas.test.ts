@@ -1,0 +1,194 @@
+/**
+ * A cache written by each released schema answers the ledger's, Month-end's and sync's queries exactly as
+ * a fresh sync of the same data does, once opened by today's code. The released caches are the captured
+ * fixtures of migrations.test.ts (the rows as versions 1–7 stored them); the fresh cache gets the same
+ * history items through the sync store's page write (today's row layout and day indexes), then the same
+ * marks (marks are the accountant's, not synced).
+ */
+import Dexie from 'dexie'
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { describe, expect, it } from 'vitest'
+import type { HistoryItem } from '../../../../electron/shared/payment-api'
+import { ClosebookDb } from '../../../../src/db/database'
+import {
+  HistoryRepository,
+  type HistoryFilter,
+  type ReconciledFilter,
+} from '../../../../src/db/history-repository'
+import { MarksRepository } from '../../../../src/db/marks-repository'
+import { MIGRATIONS } from '../../../../src/db/migrations'
+import { historyWithStatus, newestCreatedAt } from '../../../../src/db/recency'
+import type { HistoryRecord, RecordKey, SyncCheckpoint } from '../../../../src/domain/records'
+import { fingerprintOf } from '../../../../src/domain/fingerprint'
+import { isChangeableStatus } from '../../../../src/domain/statuses'
+import { CacheSyncStore } from '../../../../src/sync/cache-sync-store'
+
+const caches = import.meta.glob<Record<string, object[]>>('./migrations/cache-v*.json', {
+  eager: true,
+  import: 'default',
+})
+
+interface CachedRow {
+  connectionId: string
+  key: RecordKey
+  createdAt: number
+  syncedAt: number
+  raw: HistoryItem
+}
+
+function cacheOf(version: number): Record<string, object[]> {
+  const found = caches[`./migrations/cache-v${version}.json`]
+  if (!found) throw new Error(`no fixture for v${version}`)
+  return found
+}
+
+type Deps = { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }
+
+/** A cache as version `version` left it, opened by today's code (its upgrade steps run). */
+async function upgradedCache(version: number): Promise<ClosebookDb> {
+  const deps: Deps = { indexedDB: new IDBFactory(), IDBKeyRange }
+  const old = new Dexie('closebook', deps)
+  for (const step of MIGRATIONS.slice(0, version)) old.version(step.version).stores(step.stores)
+  await old.open()
+  for (const [table, rows] of Object.entries(cacheOf(version))) await old.table(table).bulkAdd(rows)
+  old.close()
+  const db = new ClosebookDb('closebook', deps)
+  await db.open()
+  return db
+}
+
+/** The same history items written by a fresh first sync of each connection, then `upgraded`'s marks. */
+async function freshlySynced(version: number, upgraded: ClosebookDb): Promise<ClosebookDb> {
+  const db = new ClosebookDb('closebook', { indexedDB: new IDBFactory(), IDBKeyRange })
+  await db.open()
+  const rows = cacheOf(version)['history'] as CachedRow[]
+  const store = new CacheSyncStore(db)
+  for (const connectionId of new Set(rows.map((r) => r.connectionId))) {
+    const mine = rows.filter((r) => r.connectionId === connectionId)
+    const cp: SyncCheckpoint = {
+      connectionId,
+      partitionId: 'initial|all',
+      resource: 'transaction_history',
+      storeId: null,
+      from: 0,
+      to: Number.MAX_SAFE_INTEGER,
+      cursor: null,
+      done: false,
+      records: 0,
+      requests: 0,
+      updatedAt: 1,
+    }
+    await store.savePlan(connectionId, [cp])
+    // One page per record's sync time, as the released code stored them (syncedAt is part of a record).
+    for (const syncedAt of new Set(mine.map((r) => r.syncedAt))) {
+      const items = mine.filter((r) => r.syncedAt === syncedAt).map((r) => r.raw)
+      await store.putPage({ resource: 'transaction_history', items }, { ...cp, done: true }, syncedAt)
+    }
+  }
+  await db.markDays.clear()
+  await db.markDays.bulkPut(await upgraded.markDays.toArray())
+  return db
+}
+
+/** A record as the app reads it, without the fields of old rows that nothing reads any more. */
+function asRead(r: HistoryRecord | undefined): unknown {
+  if (!r) return r
+  const {
+    searchText: _text,
+    searchTokens: _tokens,
+    ...rest
+  } = r as HistoryRecord & {
+    searchText?: unknown
+    searchTokens?: unknown
+  }
+  return rest
+}
+
+/** Every query the ledger, Month-end, matching and sync ask of history, answered by `db`. */
+async function answers(db: ClosebookDb, rows: readonly CachedRow[]): Promise<Record<string, unknown>> {
+  const history = new HistoryRepository(db, fingerprintOf)
+  const marks = new MarksRepository(db)
+  const out: Record<string, unknown> = {}
+  const times = rows.map((r) => r.createdAt)
+  const from = Math.min(...times) - 86_400_000
+  const to = Math.max(...times) + 86_400_000
+  for (const connectionId of ['c1', 'c2', 'c3']) {
+    const mine = rows.filter((r) => r.connectionId === connectionId)
+    const base: HistoryFilter = { connectionId, from, to }
+    const filters: Record<string, HistoryFilter> = { all: base }
+    for (const r of rows) {
+      filters[`type ${r.raw.type}`] = { ...base, type: r.raw.type }
+      filters[`status ${r.raw.status}`] = { ...base, status: r.raw.status }
+      filters[`store ${r.raw.store_id}`] = { ...base, storeId: r.raw.store_id }
+      filters[`currency ${r.raw.currency}`] = { ...base, currency: r.raw.currency }
+      filters[`mode ${r.raw.mode}`] = { ...base, mode: r.raw.mode }
+    }
+    for (const brand of ['visa', 'master']) filters[`brand ${brand}`] = { ...base, brand }
+    for (const search of ['taro', 'ORD-1', 'gift wrap', 'example.com', 'ch9', 'nothing-like-it'])
+      filters[`search ${search}`] = { ...base, search }
+    for (const reconciled of ['reconciled', 'unreconciled', 'changed'] as ReconciledFilter[])
+      filters[`reconciled ${reconciled}`] = { ...base, reconciled }
+    filters['a day only'] = { connectionId, from: (times[0] ?? 0) - 1, to: (times[0] ?? 0) + 1 }
+    for (const [name, filter] of Object.entries(filters)) {
+      const at = `${connectionId} ${name}`
+      out[`${at}: count`] = await history.count(filter)
+      for (const order of ['asc', 'desc'] as const)
+        out[`${at}: page ${order}`] = (
+          await history.queryPage({ ...filter, order, offset: 0, limit: 50 })
+        ).map(asRead)
+      out[`${at}: all`] = (await history.queryAll(filter)).map(asRead)
+      out[`${at}: mark targets`] = await history.markTargets(filter)
+    }
+    out[`${connectionId}: in range`] = (await history.inRange(connectionId, from, to)).map(asRead)
+    out[`${connectionId}: by key`] = (
+      await history.getMany(
+        connectionId,
+        rows.map((r) => r.key),
+      )
+    ).map(asRead)
+    for (const r of rows) {
+      const chargeId = r.raw.charge_id ?? r.raw.resource_id
+      out[`${connectionId}: by charge ${chargeId}`] = (await history.byChargeId(connectionId, chargeId)).map(
+        asRead,
+      )
+    }
+    out[`${connectionId}: refunds`] = (
+      await history.refundsOf(
+        connectionId,
+        rows.map((r) => r.raw.resource_id),
+      )
+    ).map(asRead)
+    out[`${connectionId}: marks`] = await marks.getMany(
+      connectionId,
+      rows.map((r) => ({ key: r.key, createdAt: r.createdAt })),
+    )
+    out[`${connectionId}: changeable`] = (await historyWithStatus(db, connectionId, isChangeableStatus)).map(
+      asRead,
+    )
+    for (const storeId of [null, ...new Set(mine.map((r) => r.raw.store_id))])
+      out[`${connectionId}: newest ${storeId}`] = await newestCreatedAt(
+        db,
+        connectionId,
+        'transaction_history',
+        storeId,
+      )
+  }
+  return out
+}
+
+describe('a cache of each released schema, once opened', () => {
+  for (const version of [1, 2, 3, 4, 5, 6, 7]) {
+    it(`answers every history query as a fresh sync of the same data does (v${version})`, async () => {
+      const rows = cacheOf(version)['history'] as CachedRow[]
+      const upgraded = await upgradedCache(version)
+      const fresh = await freshlySynced(version, upgraded)
+      const expected = await answers(fresh, rows)
+      expect(await answers(upgraded, rows)).toEqual(expected)
+      // The comparison has something to compare: each connection's records are found.
+      expect(expected['c1 all: count']).toBe(rows.filter((r) => r.connectionId === 'c1').length)
+      expect(expected['c1 search taro: count']).toBeGreaterThan(0)
+      upgraded.close()
+      fresh.close()
+    })
+  }
+})
