@@ -1114,6 +1114,10 @@ export const en = {
       transfer_negative: 'Transfer {transfer} is negative: the merchant owes it.',
       transfer_not_minor_units: 'Transfer {transfer}: its amount is not a whole number of minor units.',
       transfer_paid_without_date: 'Transfer {transfer} is paid, but no status change says when.',
+      transfer_repays_unknown:
+        'Transfer {transfer} says it repays a transfer that is not an earlier unpaid one in its currency.',
+      transfer_repayment_ambiguous:
+        'Transfer {transfer} pays more than its ledgers by what several earlier unpaid transfers each owe: which one it repays is not known.',
     },
     exceptions: {
       deposit_without_transfer: 'A deposit with no transfer',

@@ -1120,6 +1120,10 @@ export const ja: MessageSchema = {
       transfer_not_minor_units: '振込 {transfer}：金額が最小通貨単位の整数ではありません。',
       transfer_paid_without_date:
         '振込 {transfer} は支払済みですが、支払日を示すステータス変更がありません。',
+      transfer_repays_unknown:
+        '振込 {transfer} は別の振込を再振込すると示していますが、同じ通貨の以前の未払いの振込に該当しません。',
+      transfer_repayment_ambiguous:
+        '振込 {transfer} は明細の合計より多く、その差額が以前の未払いの振込の複数と一致するため、どれを再振込したか判断できません。',
     },
     exceptions: {
       deposit_without_transfer: '対応する振込のない入金',
