@@ -1062,6 +1062,20 @@ export const en = {
       'Line {line} opens a quote that is never closed: the rest of the file may have been read as one cell. Check that line in the file.',
     bad_quote: 'Line {line} has a quote in the middle of a cell: check that line in the file.',
   },
+  payoutRepayments: {
+    tableLabel: 'Owed amounts paid with a later transfer, {currency}',
+    columns: {
+      owed: 'Owed by',
+      paidBy: 'Paid with transfer',
+      evidence: 'How we know',
+    },
+    carriedLedgers: 'Ledgers carried over without a transfer',
+    evidence: {
+      metadata: 'The later transfer’s metadata names it',
+      note: 'The later transfer’s note names it',
+      amount: 'No link: the later transfer exceeds its own ledgers by exactly this amount',
+    },
+  },
   payoutRules: {
     checklist: {
       ok: 'Payout roll-forward ties: opening carried from last month, control 0, closing explained item by item.',

@@ -152,7 +152,8 @@ function repaidByOne(
   const candidates = [...owed.keys()]
     .map(repayable)
     .filter((e): e is Owed => e !== undefined && e.amount !== 0)
-  const exact = candidates.filter((e) => e.amount === excess)
+  // What it owes: its ledgers (and what it repaid), or its own amount where that differs from them.
+  const exact = candidates.filter((e) => e.amount === excess || e.c.transfer.amount === excess)
   if (exact.length > 1) {
     out.problems.push(
       problem(

@@ -96,7 +96,10 @@ export interface CurrencyRollForward {
   explained: Record<OpenBucket, number>
   /** Paid transfers whose ledgers do not add up to their amount: the part of the closing nothing explains. */
   unexplained: number
-  /** What later transfers repay of earlier unpaid ones (or of ledgers carried without one), with the evidence. */
+  /**
+   * What later transfers repay of earlier unpaid ones (or of ledgers carried without one), with the
+   * evidence: those by a transfer that existed at the month's end and was not paid before it began.
+   */
   repayments: Repayment[]
   paidDifferences: { transferId: string; difference: number }[]
   /** The month's ledgers (activity) and transfer movements, for the workbook's detail. */
@@ -194,7 +197,11 @@ export function rollForwardOfMonth(input: RollForwardInput): RollForward {
     endState.set(id, { tl, paid: isPaidAt(tl, range.to), status: statusAt(tl, range.to) })
 
   const repayments = findRepayments(compositions)
-  for (const r of repayments.list) cur(r.currency).repayments.push(r)
+  // The month's: by a transfer that existed at its end and was not paid before it began.
+  for (const r of repayments.list) {
+    const by = endState.get(r.byTransferId)
+    if (by && by.status !== null && !isPaidAt(by.tl, range.from)) cur(r.currency).repayments.push(r)
+  }
   const holder = holderAt(endState, repayments)
   const held = addLedgers(compositions.book.counted, range, holder, cur, input.transferFees)
   for (const p of compositions.problems)

@@ -66,6 +66,7 @@ describe('a later transfer repaying what an earlier one did not pay', () => {
     expect(oct).toMatchObject({ closing: 8_000, unexplained: 0, ties: true })
     // At October's end R did not exist: F's ledgers are owed in a failed transfer.
     expect(oct.explained).toMatchObject({ failed: 5_000, notInTransfer: 3_000 })
+    expect(oct.repayments).toEqual([])
     const nov = of(month('2026-11', book, { previousClosing: { JPY: 8_000 } }))
     expect(nov).toMatchObject({ opening: 8_000, payouts: 8_000, closing: 0, unexplained: 0, ties: true })
     expect(nov.paidDifferences).toEqual([])
@@ -210,6 +211,15 @@ describe('a later transfer repaying what an earlier one did not pay', () => {
       ties: true,
     })
     expect(of(nov).repayments).toMatchObject([{ transferId: 'tf-g', evidence: 'metadata' }])
+  })
+
+  it('knows a failed transfer repaid by its amount when its ledgers do not add up to it, and shows the rest', () => {
+    const book = failedThenRepaid('none')
+    book.ledgers[0] = { ...book.ledgers[0]!, amount: 4_900 }
+    const nov = of(month('2026-11', book))
+    expect(nov.repayments).toMatchObject([{ transferId: 'tf-f', amount: 4_900, evidence: 'amount' }])
+    expect(nov.paidDifferences).toEqual([{ transferId: 'tf-r', difference: -100 }])
+    expect(nov).toMatchObject({ unexplained: -100, ties: false })
   })
 
   it('says so when a transfer names as repaid one that is not an earlier unpaid transfer', () => {
