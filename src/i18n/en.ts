@@ -1064,6 +1064,20 @@ export const en = {
       'Line {line} opens a quote that is never closed: the rest of the file may have been read as one cell. Check that line in the file.',
     bad_quote: 'Line {line} has a quote in the middle of a cell: check that line in the file.',
   },
+  payoutRepayments: {
+    tableLabel: 'Owed amounts paid with a later transfer, {currency}',
+    columns: {
+      owed: 'Owed by',
+      paidBy: 'Paid with transfer',
+      evidence: 'How we know',
+    },
+    carriedLedgers: 'Ledgers carried over without a transfer',
+    evidence: {
+      metadata: 'The later transfer’s metadata names it',
+      note: 'The later transfer’s note names it',
+      amount: 'No link: the later transfer exceeds its own ledgers by exactly this amount',
+    },
+  },
   payoutRules: {
     checklist: {
       ok: 'Payout roll-forward ties: opening carried from last month, control 0, closing explained item by item.',
@@ -1116,6 +1130,10 @@ export const en = {
       transfer_negative: 'Transfer {transfer} is negative: the merchant owes it.',
       transfer_not_minor_units: 'Transfer {transfer}: its amount is not a whole number of minor units.',
       transfer_paid_without_date: 'Transfer {transfer} is paid, but no status change says when.',
+      transfer_repays_unknown:
+        'Transfer {transfer} says it repays a transfer that is not an earlier unpaid one in its currency.',
+      transfer_repayment_ambiguous:
+        'Transfer {transfer} pays more than its ledgers by what several earlier unpaid transfers each owe: which one it repays is not known.',
     },
     exceptions: {
       deposit_without_transfer: 'A deposit with no transfer',

@@ -1069,6 +1069,20 @@ export const ja: MessageSchema = {
       '{line}行目で始まった引用符が閉じられていません。以降の内容が一つのセルとして読まれた可能性があります。ファイルの該当行を確認してください。',
     bad_quote: '{line}行目のセルの途中に引用符があります。ファイルの該当行を確認してください。',
   },
+  payoutRepayments: {
+    tableLabel: '後の振込で支払われた未払い分（{currency}）',
+    columns: {
+      owed: '未払いの元',
+      paidBy: '支払った振込',
+      evidence: '判断の根拠',
+    },
+    carriedLedgers: '振込に含まれず繰り越された明細',
+    evidence: {
+      metadata: '後の振込のメタデータに記載があります',
+      note: '後の振込の備考に記載があります',
+      amount: '記載はありませんが、後の振込が自身の明細の合計をちょうどこの金額だけ上回っています',
+    },
+  },
   payoutRules: {
     checklist: {
       ok: '入金の繰越表が一致しています：期首残高は前月の期末残高から繰り越され、検算は0、期末残高は明細ですべて説明されています。',
@@ -1122,6 +1136,10 @@ export const ja: MessageSchema = {
       transfer_not_minor_units: '振込 {transfer}：金額が最小通貨単位の整数ではありません。',
       transfer_paid_without_date:
         '振込 {transfer} は支払済みですが、支払日を示すステータス変更がありません。',
+      transfer_repays_unknown:
+        '振込 {transfer} は別の振込を再振込すると示していますが、同じ通貨の以前の未払いの振込に該当しません。',
+      transfer_repayment_ambiguous:
+        '振込 {transfer} は明細の合計より多く、その差額が以前の未払いの振込の複数と一致するため、どれを再振込したか判断できません。',
     },
     exceptions: {
       deposit_without_transfer: '対応する振込のない入金',

@@ -13,9 +13,11 @@ import { transferFeeWithTax } from '../reconcile/deposits'
 import {
   composeTransfers,
   detectReadings,
+  findRepayments,
   tieDeposits,
   type BankLine,
   type ReadingsReport,
+  type Repayments,
   type TieOut,
 } from '../reconcile/payouts'
 import { readPayoutModel } from './match-store'
@@ -24,6 +26,8 @@ import { DEFAULT_READINGS } from './month-payouts'
 export interface DepositTie {
   tie: TieOut
   readings: ReadingsReport
+  /** What later transfers repaid of failed, canceled or blank ones (and of ledgers carried without one). */
+  repayments: Repayments
   /** Bank lines read, and transfers known: a tie-out of nothing says so. */
   bankLines: number
   transfers: number
@@ -88,5 +92,12 @@ export async function loadDepositTie(connection: CachedConnection): Promise<Depo
   const demoStatement = connection.isDemo
     ? demoBankStatement({ transfers, statusChanges, compositions, timeZone: connection.timeZone })
     : null
-  return { tie, readings, bankLines: bankLines.length, transfers: transfers.length, demoStatement }
+  return {
+    tie,
+    readings,
+    repayments: findRepayments(compositions),
+    bankLines: bankLines.length,
+    transfers: transfers.length,
+    demoStatement,
+  }
 }

@@ -19,8 +19,9 @@ export interface RecordDetails {
 }
 
 /**
- * `settled`: its ledger is in a paid transfer whose bank deposit is matched; `inTransfer`: its ledger is
- * in a transfer not (yet) tied to a deposit; `notInTransfer`: its ledger waits for a transfer.
+ * `settled`: its ledger is in a paid transfer whose bank deposit is matched, or in a transfer (or carried
+ * over without one) that such a transfer repaid; `inTransfer`: its ledger is in a transfer not (yet) tied
+ * to a deposit; `notInTransfer`: its ledger waits for a transfer.
  */
 export type Settlement =
   | { state: 'settled'; transferId: string; depositDay: string }
@@ -35,13 +36,16 @@ export async function readSettlement(r: HistoryRecord): Promise<Settlement | nul
   const link = (await repo.linksOfRecord(r.connectionId, recordId)).find((l) => l.kind === r.type)
   const ledger = link ? await repo.ledger(r.connectionId, link.ledgerId) : undefined
   if (!ledger) return null
-  if (ledger.transferId === null) return { state: 'notInTransfer' }
   const connection = await cache.connections.get(r.connectionId)
   const tie = connection ? await loadDepositTie(connection) : null
-  const match = tie?.tie.byTransfer.get(ledger.transferId.toLowerCase())
-  return match
-    ? { state: 'settled', transferId: match.transferId, depositDay: match.line.day }
-    : { state: 'inTransfer', transferId: ledger.transferId }
+  const held = ledger.transferId ?? tie?.repayments.ledgerPaidBy.get(ledger.id) ?? null
+  if (held === null) return { state: 'notInTransfer' }
+  // Its transfer, then the transfer repaying that one, and so on (repayment only runs forward in time).
+  for (let id: string | undefined = held; id !== undefined; id = tie?.repayments.repaidBy.get(id)) {
+    const match = tie?.tie.byTransfer.get(id.toLowerCase())
+    if (match) return { state: 'settled', transferId: match.transferId, depositDay: match.line.day }
+  }
+  return { state: 'inTransfer', transferId: held }
 }
 
 export async function readRecordDetails(r: HistoryRecord): Promise<RecordDetails> {

@@ -8,6 +8,8 @@
  *   the bank should see, and every bad input with its reason.
  * - `tieDeposits(input)`: bank lines ↔ paid transfers, one to one, and the exceptions;
  *   `settledRecords(tie, book, ledgerRecords)` and `isSettled(key, settled)` say which records are settled.
+ * - `findRepayments(compositions)`: what later transfers repay of failed, canceled or blank ones (and of
+ *   ledgers carried over without a transfer), with the evidence (metadata, note, or amount).
  * - `rollForwardOfMonth(input)`: the month's roll-forward per currency, its closing explained item by item.
  *
  * Common inputs: `transfers`, `ledgers`, `statusChanges` as synced (src/domain/payouts.ts);
@@ -33,6 +35,13 @@ export {
   type RecordAmount,
 } from './ledger-figures'
 export { type PayoutProblem, type PayoutProblemCode } from './problems'
+export {
+  findRepayments,
+  UNPAID_STATUSES,
+  type Repayment,
+  type RepaymentEvidence,
+  type Repayments,
+} from './repayments'
 export { detectReadings, type ReadingEvidence, type ReadingsInput, type ReadingsReport } from './readings'
 export {
   OPEN_BUCKETS,

@@ -25,6 +25,10 @@ export type PayoutProblemCode =
   | 'transfer_not_minor_units'
   /** Paid, but no `paid` status change dates it: dated by its creation. */
   | 'transfer_paid_without_date'
+  /** A transfer whose metadata or note names as repaid a transfer that is not an earlier unpaid one. */
+  | 'transfer_repays_unknown'
+  /** A transfer paying more than its ledgers by what two earlier unpaid transfers each owe: not guessed. */
+  | 'transfer_repayment_ambiguous'
 
 export interface PayoutProblem {
   code: PayoutProblemCode

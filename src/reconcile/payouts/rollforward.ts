@@ -8,7 +8,9 @@
  * at T (a transfer leaves the receivable when its `paid` change comes, and returns to it if it fails
  * after). Opening and closing are that balance at the month's first and last instant, so this month's
  * opening is last month's closing by construction; a closing the user carried from a previous close that
- * differs is flagged. Every sum is in integers of one currency.
+ * differs is flagged. A ledger of a failed, canceled or blank transfer (or one carried over without a
+ * transfer) is held, from the moment a later transfer that repays it exists, by that transfer
+ * (repayments.ts says on what evidence). Every sum is in integers of one currency.
  */
 import { periodRange, type EpochRange } from '../../domain/periods'
 import { normalizeCurrency } from '../../domain/currency'
@@ -21,6 +23,7 @@ import {
 } from './composition'
 import type { LedgerFigures } from './ledger-figures'
 import type { PayoutProblem } from './problems'
+import { findRepayments, type Repayment, type Repayments } from './repayments'
 import { isPaidAt, statusAt, transferTimelines, type TransferTimeline } from './timeline'
 
 export interface RollForwardInput extends CompositionInput {
@@ -93,6 +96,11 @@ export interface CurrencyRollForward {
   explained: Record<OpenBucket, number>
   /** Paid transfers whose ledgers do not add up to their amount: the part of the closing nothing explains. */
   unexplained: number
+  /**
+   * What later transfers repay of earlier unpaid ones (or of ledgers carried without one), with the
+   * evidence: those by a transfer that existed at the month's end and was not paid before it began.
+   */
+  repayments: Repayment[]
   paidDifferences: { transferId: string; difference: number }[]
   /** The month's ledgers (activity) and transfer movements, for the workbook's detail. */
   ledgers: LedgerFigures[]
@@ -141,6 +149,7 @@ function emptyCurrency(currency: string): CurrencyRollForward {
       other: 0,
     },
     unexplained: 0,
+    repayments: [],
     paidDifferences: [],
     ledgers: [],
     movements: [],
@@ -187,7 +196,14 @@ export function rollForwardOfMonth(input: RollForwardInput): RollForward {
   for (const [id, tl] of timelines.byId)
     endState.set(id, { tl, paid: isPaidAt(tl, range.to), status: statusAt(tl, range.to) })
 
-  const held = addLedgers(compositions.book.counted, range, endState, cur, input.transferFees)
+  const repayments = findRepayments(compositions)
+  // The month's: by a transfer that existed at its end and was not paid before it began.
+  for (const r of repayments.list) {
+    const by = endState.get(r.byTransferId)
+    if (by && by.status !== null && !isPaidAt(by.tl, range.from)) cur(r.currency).repayments.push(r)
+  }
+  const holder = holderAt(endState, repayments)
+  const held = addLedgers(compositions.book.counted, range, holder, cur, input.transferFees)
   for (const p of compositions.problems)
     if (p.excluded && p.currency !== null) {
       const c = cur(normalizeCurrency(p.currency))
@@ -207,8 +223,36 @@ export function rollForwardOfMonth(input: RollForwardInput): RollForward {
     compositions,
     transferFees: input.transferFees,
     currencies,
-    problems: [...compositions.problems, ...timelines.problems],
+    problems: [...compositions.problems, ...timelines.problems, ...repayments.problems],
     ties: currencies.every((c) => c.ties),
+  }
+}
+
+/**
+ * The transfer holding a ledger as the month ended: its own (null if made only after the end; an
+ * unknown one is kept, to be its own item), then the transfer repaying that one, and so on, as far as
+ * those repaying transfers existed by the end. A ledger carried without a transfer is held by the
+ * transfer that pays it once that exists.
+ */
+function holderAt(
+  endState: ReadonlyMap<string, EndState>,
+  repayments: Repayments,
+): (ledger: LedgerFigures['ledger']) => string | null {
+  const exists = (id: string) => (endState.get(id)?.status ?? null) !== null
+  return (ledger) => {
+    let id = ledger.transferId
+    if (id !== null && endState.has(id) && !exists(id)) id = null
+    if (id === null) {
+      const by = repayments.ledgerPaidBy.get(ledger.id)
+      if (by !== undefined && exists(by)) id = by
+    }
+    // Repayment only runs from an earlier transfer to a later one: the chain ends.
+    let by = id === null ? undefined : repayments.repaidBy.get(id)
+    while (by !== undefined && exists(by)) {
+      id = by
+      by = repayments.repaidBy.get(by)
+    }
+    return id
   }
 }
 
@@ -219,7 +263,7 @@ export function rollForwardOfMonth(input: RollForwardInput): RollForward {
 function addLedgers(
   ledgers: readonly LedgerFigures[],
   range: EpochRange,
-  endState: ReadonlyMap<string, EndState>,
+  holder: (ledger: LedgerFigures['ledger']) => string | null,
   cur: CurrencyOf,
   transferFees: Readonly<Record<string, number>>,
 ) {
@@ -241,9 +285,7 @@ function addLedgers(
       } else c.fees += f.fee
     }
     closingLedgers.set(f.currency, (closingLedgers.get(f.currency) ?? 0) + f.net)
-    const end = f.ledger.transferId === null ? undefined : endState.get(f.ledger.transferId)
-    // A transfer made after the month's end did not hold the ledger yet; an unknown one is its own item.
-    const transferId = end === undefined || end.status !== null ? f.ledger.transferId : null
+    const transferId = holder(f.ledger)
     const target = transferId === null ? notInTransfer : byTransfer
     const key = transferId ?? f.currency
     const h = target.get(key) ?? { count: 0, amount: 0, currency: f.currency }

@@ -7,7 +7,7 @@ import { loadDepositTie } from '../../../../src/stores/deposit-tie'
 import { readSettlement } from '../../../../src/stores/record-details'
 import { CONN, historyItem } from '../db/fixtures'
 import { closeLedgerCache, openLedgerCache } from './ledger-cache'
-import { at, seedPayouts } from './payout-fixtures'
+import { at, change, ledger, seedPayouts, transfer } from './payout-fixtures'
 
 let db: ClosebookDb
 let cache: Cache
@@ -84,6 +84,34 @@ describe('deposit tie-out from the cache', () => {
     })
     expect(await readSettlement(sale)).toEqual({ state: 'inTransfer', transferId: 't-sep' })
     await db.importedRows.bulkPut([bankRow(1, '2026-10-12', 10_000)])
+    expect(await readSettlement(sale)).toEqual({
+      state: 'settled',
+      transferId: 't-sep',
+      depositDay: '2026-10-12',
+    })
+  })
+
+  it('calls a record of a failed transfer settled once the transfer that repaid it is matched to its deposit', async () => {
+    await seedPayouts(db, 14_000)
+    await db.payoutTransfers.bulkPut([
+      {
+        ...transfer('t-sep', 14_000, 'paid', '2026-10-01T00:00:00Z'),
+        note: 'Includes the unpaid transfer t-aug',
+      },
+      transfer('t-aug', 4_000, 'failed', '2026-09-01T00:00:00Z'),
+    ])
+    await db.payoutLedgers.put(ledger('l-aug', 't-aug', 4_000, '2026-08-15T00:00:00Z'))
+    await db.payoutStatusChanges.put(change('c0', 't-aug', 'failed', '2026-09-15T00:00:00Z'))
+    const sale = historyRecordOf(CONN, historyItem(1, { created_on: '2026-08-15T00:00:00Z' }), 0)
+    await db.ledgerLinks.put({
+      connectionId: CONN,
+      ledgerId: 'l-aug',
+      kind: 'charge',
+      recordId: sale.chargeId,
+      createdAt: sale.createdAt,
+    })
+    expect(await readSettlement(sale)).toEqual({ state: 'inTransfer', transferId: 't-aug' })
+    await db.importedRows.bulkPut([bankRow(1, '2026-10-12', 14_000)])
     expect(await readSettlement(sale)).toEqual({
       state: 'settled',
       transferId: 't-sep',
