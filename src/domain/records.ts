@@ -154,6 +154,18 @@ export interface PeriodLock {
    * changed since: not indexed, so no schema step; absent on older locks.
    */
   snapshot?: Record<string, string>
+  /** The payout roll-forward as the month closed (next month's opening is checked against it). */
+  payoutClose?: PayoutCloseRecord
+}
+
+/**
+ * What a close keeps of the month's payout roll-forward: per currency its closing, and per transfer paid
+ * by the month's end the part of the closing its ledgers leave (Σ ledgers − amount, nonzero only), which
+ * lets the next month's roll-forward skip the ledgers of those transfers and still add up the same.
+ */
+export interface PayoutCloseRecord {
+  closing: Record<string, number>
+  paidDifferences: Record<string, number>
 }
 
 export type SyncResource = 'transaction_history' | 'charges'

@@ -44,6 +44,7 @@ import type { LinkedRow } from '../reconcile/match-links'
 import { readPayoutModel } from './match-store'
 import { loadMonthPayouts, type MonthPayouts } from './month-payouts'
 import { loadDepositTie } from './deposit-tie'
+import { payoutCloseOf } from '../reconcile/payouts'
 import { useAppStore } from './app-store'
 
 export interface MonthData {
@@ -226,7 +227,12 @@ export const useMonthEndStore = defineStore('month-end', () => {
         locks: new Set<string>(),
         actor: closerName.value,
         now: Date.now(),
-        details: { note, snapshot: Object.fromEntries(snapshotOf(month)) },
+        details: {
+          note,
+          snapshot: Object.fromEntries(snapshotOf(month)),
+          // The roll-forward's closing as closed: next month's opening is checked against it.
+          ...(d.payouts?.available ? { payoutClose: payoutCloseOf(d.payouts.value.rollForward) } : {}),
+        },
       })
       const lock = plan.puts[0]
       const entry = plan.audit[0]

@@ -8,7 +8,7 @@ import { appCache } from '../db/cache'
 import { PayoutsRepository } from '../db/payouts-repository'
 import type { CachedConnection, RecordKey } from '../domain/records'
 import type { PayoutReadings } from '../domain/payouts'
-import { periodRange } from '../domain/periods'
+import { periodRange, previousPeriod } from '../domain/periods'
 import type { Availability } from '../reconcile/close-checklist'
 import { transferFeeWithTax } from '../reconcile/deposits'
 import {
@@ -40,11 +40,12 @@ export async function loadMonthPayouts(
   const state = await repo.syncState(connection.id)
   if (state.access.code === 'forbidden') return { available: false }
   const range = periodRange(period, connection.timeZone)
-  const [transfers, ledgers, statusChanges, model] = await Promise.all([
+  const [transfers, ledgers, statusChanges, model, previousLock] = await Promise.all([
     repo.allTransfers(connection.id),
     repo.ledgersBefore(connection.id, range.to),
     repo.allStatusChanges(connection.id),
     readPayoutModel(connection.id),
+    appCache().locks.get(connection.id, previousPeriod(period)),
   ])
   if (state.access.code === 'unknown' && transfers.length === 0 && ledgers.length === 0) return null
   const monthLedgerIds = ledgers.filter((l) => l.createdAt >= range.from).map((l) => l.id)
@@ -77,6 +78,8 @@ export async function loadMonthPayouts(
     records,
     readings: readings.readings,
     transferFees,
+    // Last month's close: this opening is checked against the closing it recorded.
+    ...(previousLock?.payoutClose ? { previousClosing: previousLock.payoutClose.closing } : {}),
   })
   return { available: true, value: { rollForward, readings } }
 }

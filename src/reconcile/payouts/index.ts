@@ -8,7 +8,8 @@
  *   the bank should see, and every bad input with its reason.
  * - `tieDeposits(input)`: bank lines ↔ paid transfers, one to one, and the exceptions;
  *   `settledRecords(tie, book, ledgerRecords)` and `isSettled(key, settled)` say which records are settled.
- * - `rollForwardOfMonth(input)`: the month's roll-forward per currency, its closing explained item by item.
+ * - `rollForwardOfMonth(input)`: the month's roll-forward per currency, its closing explained item by item;
+ *   `payoutCloseOf(rollForward)`: what a month's close keeps of it for the next month.
  *
  * Common inputs: `transfers`, `ledgers`, `statusChanges` as synced (src/domain/payouts.ts);
  * `ledgerRecords` (ledger id → the keys of the cached charges and refunds whose `ledger_id` names it);
@@ -17,6 +18,7 @@
  * statement readers give them (an ImportedRowRecord of source `bank` is a BankLine); the accounting time
  * zone. Amounts are integers in minor units, never added across currencies.
  */
+export { payoutCloseOf } from './close-record'
 export { businessDaysBetween, type BankLine } from './business-days'
 export {
   composeTransfers,
