@@ -5,6 +5,8 @@
  * money came back). A transfer paid after the last bank day is not yet due, not an exception.
  */
 import { appCache } from '../db/cache'
+import type { ClosebookDb } from '../db/database'
+import { watchTables, type CacheTableName } from '../db/table-changes'
 import { ImportsRepository } from '../db/imports-repository'
 import { demoBankStatement } from '../export/demo-bank-statement'
 import { PayoutsRepository } from '../db/payouts-repository'
@@ -89,4 +91,52 @@ export async function loadDepositTie(connection: CachedConnection): Promise<Depo
     ? demoBankStatement({ transfers, statusChanges, compositions, timeZone: connection.timeZone })
     : null
   return { tie, readings, bankLines: bankLines.length, transfers: transfers.length, demoStatement }
+}
+
+/** What the tie-out is computed from: a write to any of these tables makes a kept result stale. */
+const TIE_INPUTS: readonly CacheTableName[] = [
+  'payoutTransfers',
+  'payoutLedgers',
+  'payoutStatusChanges',
+  'payoutSync',
+  'imports',
+  'importedRows',
+  'settings',
+  'connections',
+]
+
+interface Kept {
+  /** The connection as it was read with (its time zone and demo flag decide the result too). */
+  key: string
+  result: Promise<DepositTie | null>
+}
+
+const kept = new WeakMap<ClosebookDb, Map<string, Kept>>()
+
+function keptOf(db: ClosebookDb): Map<string, Kept> {
+  let byConnection = kept.get(db)
+  if (!byConnection) {
+    const fresh = new Map<string, Kept>()
+    kept.set(db, (byConnection = fresh))
+    watchTables(db, TIE_INPUTS, () => fresh.clear())
+  }
+  return byConnection
+}
+
+/**
+ * The connection's tie-out, computed once and shared by every reader (each record's details asks for it)
+ * until a write to what it is computed from (payouts, bank lines, settings, the connection) makes it stale.
+ * A failed read is not kept.
+ */
+export function sharedDepositTie(connection: CachedConnection): Promise<DepositTie | null> {
+  const byConnection = keptOf(appCache().db)
+  const key = `${connection.timeZone}\u0001${connection.isDemo ? 1 : 0}`
+  const found = byConnection.get(connection.id)
+  if (found?.key === key) return found.result
+  const entry: Kept = { key, result: loadDepositTie(connection) }
+  byConnection.set(connection.id, entry)
+  entry.result.catch(() => {
+    if (byConnection.get(connection.id) === entry) byConnection.delete(connection.id)
+  })
+  return entry.result
 }

@@ -43,7 +43,7 @@ import { transferFeeWithTax } from '../reconcile/deposits'
 import type { LinkedRow } from '../reconcile/match-links'
 import { readPayoutModel } from './match-store'
 import { loadMonthPayouts, type MonthPayouts } from './month-payouts'
-import { loadDepositTie } from './deposit-tie'
+import { sharedDepositTie } from './deposit-tie'
 import { payoutCloseOf } from '../reconcile/payouts'
 import { useAppStore } from './app-store'
 
@@ -340,7 +340,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
       )
       const links = await matchLinksOf(d.connection.id, d.period, d.connection.timeZone, d.history)
       // The bank deposits tied to transfers: the workbook lists what does not tie with the bad input.
-      const tie = d.payouts?.available ? await loadDepositTie(d.connection) : null
+      const tie = d.payouts?.available ? await sharedDepositTie(d.connection) : null
       const delivered = await exportMonthWorkbook(
         {
           merchantName: d.history.find((r) => r.raw.merchant_name)?.raw.merchant_name ?? d.connection.label,

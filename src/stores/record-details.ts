@@ -2,7 +2,7 @@
 import { appCache } from '../db/cache'
 import { PayoutsRepository } from '../db/payouts-repository'
 import type { AuditEntry, ChargeRecord, HistoryRecord } from '../domain/records'
-import { loadDepositTie } from './deposit-tie'
+import { sharedDepositTie } from './deposit-tie'
 
 export interface RecordDetails {
   /** Every history record of the record's charge (the charge and its refunds). */
@@ -27,7 +27,10 @@ export type Settlement =
   | { state: 'inTransfer'; transferId: string }
   | { state: 'notInTransfer' }
 
-/** The record's settlement through its ledger (found by the record's id) and the deposit tie-out. */
+/**
+ * The record's settlement through its ledger (found by the record's id) and the connection's deposit
+ * tie-out, shared by every record opened until its inputs change.
+ */
 export async function readSettlement(r: HistoryRecord): Promise<Settlement | null> {
   const cache = appCache()
   const repo = new PayoutsRepository(cache.db)
@@ -37,7 +40,7 @@ export async function readSettlement(r: HistoryRecord): Promise<Settlement | nul
   if (!ledger) return null
   if (ledger.transferId === null) return { state: 'notInTransfer' }
   const connection = await cache.connections.get(r.connectionId)
-  const tie = connection ? await loadDepositTie(connection) : null
+  const tie = connection ? await sharedDepositTie(connection) : null
   const match = tie?.tie.byTransfer.get(ledger.transferId.toLowerCase())
   return match
     ? { state: 'settled', transferId: match.transferId, depositDay: match.line.day }
