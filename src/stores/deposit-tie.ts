@@ -11,7 +11,6 @@ import { ImportsRepository } from '../db/imports-repository'
 import { demoBankStatement } from '../export/demo-bank-statement'
 import { PayoutsRepository } from '../db/payouts-repository'
 import type { CachedConnection } from '../domain/records'
-import { transferFeeWithTax } from '../reconcile/deposits'
 import {
   composeTransfers,
   detectReadings,
@@ -20,8 +19,7 @@ import {
   type ReadingsReport,
   type TieOut,
 } from '../reconcile/payouts'
-import { readPayoutModel } from './match-store'
-import { DEFAULT_READINGS } from './month-payouts'
+import { readPayoutReadingSetting } from './payout-readings-setting'
 
 export interface DepositTie {
   tie: TieOut
@@ -39,12 +37,12 @@ export async function loadDepositTie(connection: CachedConnection): Promise<Depo
   const repo = new PayoutsRepository(cache.db)
   const state = await repo.syncState(connection.id)
   if (state.access.code === 'forbidden') return null
-  const [transfers, ledgers, statusChanges, rows, model] = await Promise.all([
+  const [transfers, ledgers, statusChanges, rows, setting] = await Promise.all([
     repo.allTransfers(connection.id),
     repo.ledgersBefore(connection.id, Infinity),
     repo.allStatusChanges(connection.id),
     new ImportsRepository(cache.db).rows(connection.id),
-    readPayoutModel(connection.id),
+    readPayoutReadingSetting(connection.id),
   ])
   if (transfers.length === 0 && state.access.code === 'unknown') return null
   const bankLines: BankLine[] = rows
@@ -57,7 +55,7 @@ export async function loadDepositTie(connection: CachedConnection): Promise<Depo
       currency: r.currency,
       description: r.description,
     }))
-  const transferFees = { JPY: transferFeeWithTax(model.transferFee, model.transferFeeTaxPercent) }
+  const transferFees = setting.transferFees
   const readings = detectReadings({
     ledgers,
     transfers,
@@ -67,7 +65,7 @@ export async function loadDepositTie(connection: CachedConnection): Promise<Depo
     bankLines,
     transferFees,
     timeZone: connection.timeZone,
-    setting: DEFAULT_READINGS,
+    setting: setting.readings,
   })
   const compositions = composeTransfers({
     ledgers,

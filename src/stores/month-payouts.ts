@@ -7,10 +7,8 @@
 import { appCache } from '../db/cache'
 import { PayoutsRepository } from '../db/payouts-repository'
 import type { CachedConnection, RecordKey } from '../domain/records'
-import type { PayoutReadings } from '../domain/payouts'
 import { periodRange, previousPeriod } from '../domain/periods'
 import type { Availability } from '../reconcile/close-checklist'
-import { transferFeeWithTax } from '../reconcile/deposits'
 import {
   detectReadings,
   rollForwardOfMonth,
@@ -18,10 +16,7 @@ import {
   type RecordAmount,
   type RollForward,
 } from '../reconcile/payouts'
-import { readPayoutModel } from './match-store'
-
-/** What the data is read by where it cannot tell: the sandbox's defaults (electron/sandbox/README.md). */
-export const DEFAULT_READINGS: PayoutReadings = { ledgerAmounts: 'net', transferFee: 'manual_ledger' }
+import { readPayoutReadingSetting } from './payout-readings-setting'
 
 export interface MonthPayouts {
   rollForward: RollForward
@@ -40,11 +35,11 @@ export async function loadMonthPayouts(
   const state = await repo.syncState(connection.id)
   if (state.access.code === 'forbidden') return { available: false }
   const range = periodRange(period, connection.timeZone)
-  const [transfers, ledgers, statusChanges, model, previousLock] = await Promise.all([
+  const [transfers, ledgers, statusChanges, setting, previousLock] = await Promise.all([
     repo.allTransfers(connection.id),
     repo.ledgersBefore(connection.id, range.to),
     repo.allStatusChanges(connection.id),
-    readPayoutModel(connection.id),
+    readPayoutReadingSetting(connection.id),
     appCache().locks.get(connection.id, previousPeriod(period)),
   ])
   if (state.access.code === 'unknown' && transfers.length === 0 && ledgers.length === 0) return null
@@ -57,7 +52,7 @@ export async function loadMonthPayouts(
     ledgerRecords.set(ledgerId, [history.key])
     records.set(history.key, { amount: history.amount, currency: history.currency, type: history.type })
   }
-  const transferFees = { JPY: transferFeeWithTax(model.transferFee, model.transferFeeTaxPercent) }
+  const transferFees = setting.transferFees
   const readings = detectReadings({
     ledgers,
     transfers,
@@ -66,7 +61,7 @@ export async function loadMonthPayouts(
     records,
     transferFees,
     timeZone: connection.timeZone,
-    setting: DEFAULT_READINGS,
+    setting: setting.readings,
   })
   const rollForward = rollForwardOfMonth({
     period,
