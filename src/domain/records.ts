@@ -159,9 +159,9 @@ export interface PeriodLock {
 }
 
 /**
- * What a close keeps of the month's payout roll-forward: per currency its closing, and per transfer paid
- * by the month's end the part of the closing its ledgers leave (Σ ledgers − amount, nonzero only), which
- * lets the next month's roll-forward skip the ledgers of those transfers and still add up the same.
+ * What a close keeps of the month's payout roll-forward: per currency its closing, and for every transfer
+ * paid by the month's end the part of the closing its ledgers leave (Σ ledgers − amount, 0 when they tie),
+ * which lets the next month's roll-forward skip the ledgers of those transfers and still add up the same.
  */
 export interface PayoutCloseRecord {
   closing: Record<string, number>

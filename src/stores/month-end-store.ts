@@ -44,7 +44,6 @@ import type { LinkedRow } from '../reconcile/match-links'
 import { readPayoutModel } from './match-store'
 import { loadMonthPayouts, type MonthPayouts } from './month-payouts'
 import { sharedDepositTie } from './deposit-tie'
-import { payoutCloseOf } from '../reconcile/payouts'
 import { useAppStore } from './app-store'
 
 export interface MonthData {
@@ -231,7 +230,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
           note,
           snapshot: Object.fromEntries(snapshotOf(month)),
           // The roll-forward's closing as closed: next month's opening is checked against it.
-          ...(d.payouts?.available ? { payoutClose: payoutCloseOf(d.payouts.value.rollForward) } : {}),
+          ...(d.payouts?.available ? { payoutClose: d.payouts.value.close } : {}),
         },
       })
       const lock = plan.puts[0]

@@ -45,6 +45,7 @@ export {
   type PayoutMovement,
   type RollForward,
   type RollForwardInput,
+  type SettledTransfer,
 } from './rollforward'
 export {
   isSettled,
@@ -55,3 +56,4 @@ export {
   type TieInput,
   type TieOut,
 } from './tie-out'
+export { isPaidAt, transferTimelines, type TransferTimeline } from './timeline'
