@@ -110,14 +110,18 @@ export class PayoutsRepository {
       ...keys.map((k) => [connectionId, k] as [string, string]),
       [connectionId, []],
     ]
-    const ranges = bounds.slice(1).map((upper, i) => [bounds[i], upper] as const)
-    const rows = await this.db.payoutLedgers
-      .where('[connectionId+transferKey]')
-      .inAnyRange(
-        ranges.map(([lower, upper]) => [lower, upper]),
-        { includeLowers: false, includeUppers: false },
-      )
-      .toArray()
+    // One getAll per gap between the excluded keys: a multi-range cursor steps row by row.
+    const gaps = await Promise.all(
+      bounds
+        .slice(1)
+        .map((upper, i) =>
+          this.db.payoutLedgers
+            .where('[connectionId+transferKey]')
+            .between(bounds[i], upper, false, false)
+            .toArray(),
+        ),
+    )
+    const rows = gaps.flat()
     return rows.sort(byTime)
   }
 
