@@ -1349,6 +1349,12 @@ export const en = {
       'Restoring: switching in {rows} rows — writing them to disk. This can take a minute or two; the cache stays as it was until it is done.',
     switching: 'Restoring: switching in {done} of {total} rows…',
   },
+  ledgerSettled: {
+    column: 'Settled',
+    settled: 'Settled {day}',
+    inTransfer: 'In a transfer, deposit not matched',
+    notInTransfer: 'Waiting for a transfer',
+  },
   payoutReadingSetting: {
     title: 'Where the payout data cannot tell',
     intro:

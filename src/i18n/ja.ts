@@ -1354,6 +1354,12 @@ export const ja: MessageSchema = {
       '復元中：{rows} 行を切り替えています — ディスクに書き込み中です。1〜2 分かかることがあります。完了するまでキャッシュは元のままです。',
     switching: '復元中：{total} 行のうち {done} 行を切り替えました…',
   },
+  ledgerSettled: {
+    column: '入金',
+    settled: '入金済み {day}',
+    inTransfer: '振込済み・入金未照合',
+    notInTransfer: '振込待ち',
+  },
   payoutReadingSetting: {
     title: '入金データから判断できない場合の読み方',
     intro:

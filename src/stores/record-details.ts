@@ -1,7 +1,7 @@
 /** What the details pane shows beside one record, read from the cache: its charge, refunds, trail and mark. */
 import { appCache } from '../db/cache'
 import { PayoutsRepository } from '../db/payouts-repository'
-import type { AuditEntry, ChargeRecord, HistoryRecord } from '../domain/records'
+import type { AuditEntry, ChargeRecord, HistoryRecord, RecordKey } from '../domain/records'
 import { sharedDepositTie } from './deposit-tie'
 
 export interface RecordDetails {
@@ -32,19 +32,50 @@ export type Settlement =
  * tie-out, shared by every record opened until its inputs change.
  */
 export async function readSettlement(r: HistoryRecord): Promise<Settlement | null> {
+  return (await readSettlements(r.connectionId, [r])).get(r.key) ?? null
+}
+
+/**
+ * The settlement of each record of one connection, read together (the ledger grid's visible rows): one
+ * ledger-link lookup per record, one read of their ledgers and the shared tie-out. A record whose ledger
+ * is not cached maps to null.
+ */
+export async function readSettlements(
+  connectionId: string,
+  records: readonly HistoryRecord[],
+): Promise<Map<RecordKey, Settlement | null>> {
   const cache = appCache()
   const repo = new PayoutsRepository(cache.db)
-  const recordId = r.type === 'charge' ? r.chargeId : r.resourceId
-  const link = (await repo.linksOfRecord(r.connectionId, recordId)).find((l) => l.kind === r.type)
-  const ledger = link ? await repo.ledger(r.connectionId, link.ledgerId) : undefined
-  if (!ledger) return null
-  if (ledger.transferId === null) return { state: 'notInTransfer' }
-  const connection = await cache.connections.get(r.connectionId)
+  const links = await Promise.all(
+    records.map(async (r) => {
+      const recordId = r.type === 'charge' ? r.chargeId : r.resourceId
+      return (await repo.linksOfRecord(connectionId, recordId)).find((l) => l.kind === r.type)
+    }),
+  )
+  const ledgers = await repo.ledgersByIds(
+    connectionId,
+    links.flatMap((l) => (l ? [l.ledgerId] : [])),
+  )
+  const needsTie = [...ledgers.values()].some((l) => l.transferId !== null)
+  const connection = needsTie ? await cache.connections.get(connectionId) : undefined
   const tie = connection ? await sharedDepositTie(connection) : null
-  const match = tie?.tie.byTransfer.get(ledger.transferId.toLowerCase())
-  return match
-    ? { state: 'settled', transferId: match.transferId, depositDay: match.line.day }
-    : { state: 'inTransfer', transferId: ledger.transferId }
+  const out = new Map<RecordKey, Settlement | null>()
+  records.forEach((r, i) => {
+    const link = links[i]
+    const ledger = link ? ledgers.get(link.ledgerId.toLowerCase()) : undefined
+    if (!ledger) out.set(r.key, null)
+    else if (ledger.transferId === null) out.set(r.key, { state: 'notInTransfer' })
+    else {
+      const match = tie?.tie.byTransfer.get(ledger.transferId.toLowerCase())
+      out.set(
+        r.key,
+        match
+          ? { state: 'settled', transferId: match.transferId, depositDay: match.line.day }
+          : { state: 'inTransfer', transferId: ledger.transferId },
+      )
+    }
+  })
+  return out
 }
 
 export async function readRecordDetails(r: HistoryRecord): Promise<RecordDetails> {

@@ -6,6 +6,8 @@ import { historyRecordOf } from '../../../../src/db/history-record'
 import { ImportsRepository } from '../../../../src/db/imports-repository'
 import { loadDepositTie, sharedDepositTie } from '../../../../src/stores/deposit-tie'
 import { readSettlement } from '../../../../src/stores/record-details'
+import { useLedgerSettlementStore } from '../../../../src/stores/ledger-settlement-store'
+import { createPinia, setActivePinia } from 'pinia'
 import { CONN, historyItem } from '../db/fixtures'
 import { closeLedgerCache, openLedgerCache } from './ledger-cache'
 import { at, seedPayouts } from './payout-fixtures'
@@ -149,5 +151,36 @@ describe('deposit tie-out from the cache', () => {
     const utc = await sharedDepositTie(c)
     expect(await sharedDepositTie({ ...c, timeZone: 'Asia/Tokyo' })).not.toBe(utc)
     expect(await sharedDepositTie({ ...c, id: 'other' })).toBeNull()
+  })
+
+  it('fills the ledger’s Settled column for the rows asked, in one batch, and again after a bank file', async () => {
+    setActivePinia(createPinia())
+    await seedPayouts(db, 10_000)
+    const sale = historyRecordOf(CONN, historyItem(0, { created_on: '2026-09-15T00:00:00Z' }), 0)
+    const unlinked = historyRecordOf(CONN, historyItem(1, { created_on: '2026-09-16T00:00:00Z' }), 0)
+    await db.ledgerLinks.put({
+      connectionId: CONN,
+      ledgerId: 'L-SEP',
+      kind: 'charge',
+      recordId: sale.chargeId,
+      createdAt: sale.createdAt,
+    })
+    const settlements = useLedgerSettlementStore()
+    const settle = async () => {
+      settlements.settlementOf(sale)
+      settlements.settlementOf(unlinked)
+      await vi.waitFor(() => expect(settlements.settlementOf(sale)).toBeDefined())
+    }
+    await settle()
+    expect(settlements.settlementOf(sale)).toEqual({ state: 'inTransfer', transferId: 't-sep' })
+    expect(settlements.settlementOf(unlinked)).toBeNull()
+    await db.importedRows.bulkPut([bankRow(1, '2026-10-12', 10_000)])
+    expect(settlements.settlementOf(sale)).toBeUndefined()
+    await settle()
+    expect(settlements.settlementOf(sale)).toEqual({
+      state: 'settled',
+      transferId: 't-sep',
+      depositDay: '2026-10-12',
+    })
   })
 })
