@@ -103,7 +103,7 @@ export class PayoutsRepository {
    * open ledgers, those of every other transfer and those naming a transfer not cached, oldest first.
    */
   async ledgersOutsideTransfers(connectionId: string, excluded: readonly string[]): Promise<LedgerRow[]> {
-    const keys = [...new Set(excluded)].sort()
+    const keys = [...new Set(excluded.map((k) => k.toLowerCase()))].sort()
     // Below every string key (the open ledgers' '' included) and above every one: arrays sort after strings.
     const bounds: [string, string | number | never[]][] = [
       [connectionId, -Infinity],
