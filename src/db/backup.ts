@@ -212,6 +212,13 @@ export const lockSchema = z.object({
   lockedBy: z.string(),
   note: z.string().max(2_000).optional(),
   snapshot: z.record(z.string(), z.string().max(64)).optional(),
+  payoutClose: z
+    .object({
+      closing: z.record(z.string(), z.number().int().refine(Number.isSafeInteger)),
+      paidDifferences: z.record(z.string(), z.number().int().refine(Number.isSafeInteger)),
+      readInFull: z.array(z.string().max(200)).max(100_000).optional(),
+    })
+    .optional(),
 })
 
 export const settingSchema = z.object({ key: z.string().min(1), value: z.unknown() })

@@ -89,6 +89,42 @@ export class PayoutsRepository {
     return rows.sort(byTime)
   }
 
+  /** The ids of the ledgers created in [from, to), read from the index alone (no row is loaded). */
+  async ledgerIdsBetween(connectionId: string, from: number, to: number): Promise<string[]> {
+    const keys = await this.db.payoutLedgers
+      .where('[connectionId+createdAt]')
+      .between([connectionId, from], [connectionId, to], true, false)
+      .primaryKeys()
+    return keys.map((k) => k[1])
+  }
+
+  /**
+   * Every ledger of the connection except those of the given transfers (ids as cached, lower case): the
+   * open ledgers, those of every other transfer and those naming a transfer not cached, oldest first.
+   */
+  async ledgersOutsideTransfers(connectionId: string, excluded: readonly string[]): Promise<LedgerRow[]> {
+    const keys = [...new Set(excluded.map((k) => k.toLowerCase()))].sort()
+    // Below every string key (the open ledgers' '' included) and above every one: arrays sort after strings.
+    const bounds: [string, string | number | never[]][] = [
+      [connectionId, -Infinity],
+      ...keys.map((k) => [connectionId, k] as [string, string]),
+      [connectionId, []],
+    ]
+    // One getAll per gap between the excluded keys: a multi-range cursor steps row by row.
+    const gaps = await Promise.all(
+      bounds
+        .slice(1)
+        .map((upper, i) =>
+          this.db.payoutLedgers
+            .where('[connectionId+transferKey]')
+            .between(bounds[i], upper, false, false)
+            .toArray(),
+        ),
+    )
+    const rows = gaps.flat()
+    return rows.sort(byTime)
+  }
+
   /** Every cached status change of the connection's transfers, oldest first. */
   async allStatusChanges(connectionId: string): Promise<TransferStatusChange[]> {
     const rows = await this.db.payoutStatusChanges
@@ -105,6 +141,14 @@ export class PayoutsRepository {
 
   ledger(connectionId: string, id: string): Promise<LedgerRow | undefined> {
     return this.db.payoutLedgers.get([connectionId, id.toLowerCase()])
+  }
+
+  /** The cached ledgers of the given ids, by id (an id not cached is absent). */
+  async ledgersByIds(connectionId: string, ids: readonly string[]): Promise<Map<string, LedgerRow>> {
+    const rows = await this.db.payoutLedgers.bulkGet(
+      ids.map((id) => [connectionId, id.toLowerCase()] as [string, string]),
+    )
+    return new Map(rows.flatMap((l) => (l ? [[l.id, l] as const] : [])))
   }
 
   async statusChanges(connectionId: string, transferId: string): Promise<TransferStatusChange[]> {

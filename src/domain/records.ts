@@ -154,6 +154,23 @@ export interface PeriodLock {
    * changed since: not indexed, so no schema step; absent on older locks.
    */
   snapshot?: Record<string, string>
+  /** The payout roll-forward as the month closed (next month's opening is checked against it). */
+  payoutClose?: PayoutCloseRecord
+}
+
+/**
+ * What a close keeps of the month's payout roll-forward: per currency its closing, and for every transfer
+ * paid by the month's end the part of the closing its ledgers leave (Σ ledgers − amount, 0 when they tie),
+ * which lets the next month's roll-forward skip the ledgers of those transfers and still add up the same.
+ */
+export interface PayoutCloseRecord {
+  closing: Record<string, number>
+  paidDifferences: Record<string, number>
+  /**
+   * Transfers in a repayment (repaying, or repaid: failed, canceled, blank), lower-case: the next month
+   * reads them in full, since which ledgers a transfer holds depends on reading both sides.
+   */
+  readInFull?: string[]
 }
 
 export type SyncResource = 'transaction_history' | 'charges'

@@ -1376,6 +1376,39 @@ export const en = {
       'Restoring: switching in {rows} rows — writing them to disk. This can take a minute or two; the cache stays as it was until it is done.',
     switching: 'Restoring: switching in {done} of {total} rows…',
   },
+  ledgerSettled: {
+    column: 'Settled',
+    settled: 'Settled {day}',
+    inTransfer: 'In a transfer, deposit not matched',
+    notInTransfer: 'Waiting for a transfer',
+  },
+  payoutReadingSetting: {
+    title: 'Where the payout data cannot tell',
+    intro:
+      'Used only when the data holds no evidence either way; each figure still says whether it follows the data or this setting.',
+    ledgerAmounts: 'Ledger amounts',
+    transferFee: 'Transfer fee',
+    fees: 'Transfer fee with tax, per currency',
+    feesIntro: "In the currency's smallest unit (yen for JPY, cents for USD).",
+    currency: 'Currency',
+    fee: 'Fee with tax',
+    currencyOf: 'Currency of row {row}',
+    feeOf: 'Fee with tax of row {row}',
+    removeFee: 'Remove the fee of row {row}',
+    addFee: 'Add a currency',
+    save: 'Save for this connection',
+    reset: 'Back to the defaults',
+    saved: 'Saved. The payouts are read again by it.',
+    originSaved: 'Saved for this connection.',
+    originDefault:
+      'Defaults: nothing saved for this connection (net amounts, fee inside the transfer, the JPY fee from Matching).',
+    badCurrency: '“{value}” is not a three-letter currency code, or it is given twice. Nothing was saved.',
+    badFee: '“{value}” is not a whole, non-negative amount in the smallest unit. Nothing was saved.',
+    source: {
+      data: 'The cached charges show it.',
+      setting: 'The cached charges cannot tell: your setting decides.',
+    },
+  },
 } as const
 
 type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> }

@@ -1380,4 +1380,37 @@ export const ja: MessageSchema = {
       '復元中：{rows} 行を切り替えています — ディスクに書き込み中です。1〜2 分かかることがあります。完了するまでキャッシュは元のままです。',
     switching: '復元中：{total} 行のうち {done} 行を切り替えました…',
   },
+  ledgerSettled: {
+    column: '入金',
+    settled: '入金済み {day}',
+    inTransfer: '振込済み・入金未照合',
+    notInTransfer: '振込待ち',
+  },
+  payoutReadingSetting: {
+    title: '入金データから判断できない場合の読み方',
+    intro:
+      'データにどちらの根拠もない場合にだけ使います。各数値には、データに基づくのかこの設定に基づくのかが引き続き表示されます。',
+    ledgerAmounts: '明細の金額',
+    transferFee: '振込手数料',
+    fees: '通貨ごとの振込手数料（税込）',
+    feesIntro: '通貨の最小単位で入力します（JPY は円、USD はセント）。',
+    currency: '通貨',
+    fee: '手数料（税込）',
+    currencyOf: '{row} 行目の通貨',
+    feeOf: '{row} 行目の手数料（税込）',
+    removeFee: '{row} 行目の手数料を削除',
+    addFee: '通貨を追加',
+    save: 'この接続に保存',
+    reset: '既定値に戻す',
+    saved: '保存しました。入金データをこの設定で読み直しました。',
+    originSaved: 'この接続に保存された設定です。',
+    originDefault:
+      '既定値：この接続には保存された設定がありません（手数料控除後の金額、振込内の手数料、照合画面の JPY 手数料）。',
+    badCurrency: '「{value}」は 3 文字の通貨コードではないか、重複しています。何も保存していません。',
+    badFee: '「{value}」は最小単位の 0 以上の整数ではありません。何も保存していません。',
+    source: {
+      data: '保存済みの課金から判断しました。',
+      setting: '保存済みの課金からは判断できないため、設定に従っています。',
+    },
+  },
 }

@@ -9,6 +9,7 @@ import type {
   HistoryRecord,
   MarkRecord,
   MarkTarget,
+  PayoutCloseRecord,
   PeriodLock,
   RecordKey,
 } from '../domain/records'
@@ -367,6 +368,7 @@ function lockOf(locks: LockedPeriods, period: string): PeriodLock | { period: st
 export interface CloseDetails {
   note?: string
   snapshot?: Record<string, string>
+  payoutClose?: PayoutCloseRecord
 }
 
 /** The lock as the audit log shows it: the snapshot (one hash per record) is summarized by its size. */
@@ -387,6 +389,7 @@ export function planClosePeriod(input: PlanPeriodInput & { details?: CloseDetail
     lockedBy: input.actor,
     ...(note ? { note } : {}),
     ...(input.details?.snapshot ? { snapshot: input.details.snapshot } : {}),
+    ...(input.details?.payoutClose ? { payoutClose: input.details.payoutClose } : {}),
   }
   return {
     puts: [lock],

@@ -5,11 +5,12 @@
  * money came back). A transfer paid after the last bank day is not yet due, not an exception.
  */
 import { appCache } from '../db/cache'
+import type { ClosebookDb } from '../db/database'
+import { watchTables, type CacheTableName } from '../db/table-changes'
 import { ImportsRepository } from '../db/imports-repository'
 import { demoBankStatement } from '../export/demo-bank-statement'
 import { PayoutsRepository } from '../db/payouts-repository'
 import type { CachedConnection } from '../domain/records'
-import { transferFeeWithTax } from '../reconcile/deposits'
 import {
   composeTransfers,
   detectReadings,
@@ -20,8 +21,7 @@ import {
   type Repayments,
   type TieOut,
 } from '../reconcile/payouts'
-import { readPayoutModel } from './match-store'
-import { DEFAULT_READINGS } from './month-payouts'
+import { readPayoutReadingSetting } from './payout-readings-setting'
 
 export interface DepositTie {
   tie: TieOut
@@ -41,12 +41,12 @@ export async function loadDepositTie(connection: CachedConnection): Promise<Depo
   const repo = new PayoutsRepository(cache.db)
   const state = await repo.syncState(connection.id)
   if (state.access.code === 'forbidden') return null
-  const [transfers, ledgers, statusChanges, rows, model] = await Promise.all([
+  const [transfers, ledgers, statusChanges, rows, setting] = await Promise.all([
     repo.allTransfers(connection.id),
     repo.ledgersBefore(connection.id, Infinity),
     repo.allStatusChanges(connection.id),
     new ImportsRepository(cache.db).rows(connection.id),
-    readPayoutModel(connection.id),
+    readPayoutReadingSetting(connection.id),
   ])
   if (transfers.length === 0 && state.access.code === 'unknown') return null
   const bankLines: BankLine[] = rows
@@ -59,7 +59,7 @@ export async function loadDepositTie(connection: CachedConnection): Promise<Depo
       currency: r.currency,
       description: r.description,
     }))
-  const transferFees = { JPY: transferFeeWithTax(model.transferFee, model.transferFeeTaxPercent) }
+  const transferFees = setting.transferFees
   const readings = detectReadings({
     ledgers,
     transfers,
@@ -69,7 +69,7 @@ export async function loadDepositTie(connection: CachedConnection): Promise<Depo
     bankLines,
     transferFees,
     timeZone: connection.timeZone,
-    setting: DEFAULT_READINGS,
+    setting: setting.readings,
   })
   const compositions = composeTransfers({
     ledgers,
@@ -100,4 +100,52 @@ export async function loadDepositTie(connection: CachedConnection): Promise<Depo
     transfers: transfers.length,
     demoStatement,
   }
+}
+
+/** What the tie-out is computed from: a write to any of these tables makes a kept result stale. */
+const TIE_INPUTS: readonly CacheTableName[] = [
+  'payoutTransfers',
+  'payoutLedgers',
+  'payoutStatusChanges',
+  'payoutSync',
+  'imports',
+  'importedRows',
+  'settings',
+  'connections',
+]
+
+interface Kept {
+  /** The connection as it was read with (its time zone and demo flag decide the result too). */
+  key: string
+  result: Promise<DepositTie | null>
+}
+
+const kept = new WeakMap<ClosebookDb, Map<string, Kept>>()
+
+function keptOf(db: ClosebookDb): Map<string, Kept> {
+  let byConnection = kept.get(db)
+  if (!byConnection) {
+    const fresh = new Map<string, Kept>()
+    kept.set(db, (byConnection = fresh))
+    watchTables(db, TIE_INPUTS, () => fresh.clear())
+  }
+  return byConnection
+}
+
+/**
+ * The connection's tie-out, computed once and shared by every reader (each record's details asks for it)
+ * until a write to what it is computed from (payouts, bank lines, settings, the connection) makes it stale.
+ * A failed read is not kept.
+ */
+export function sharedDepositTie(connection: CachedConnection): Promise<DepositTie | null> {
+  const byConnection = keptOf(appCache().db)
+  const key = `${connection.timeZone}\u0001${connection.isDemo ? 1 : 0}`
+  const found = byConnection.get(connection.id)
+  if (found?.key === key) return found.result
+  const entry: Kept = { key, result: loadDepositTie(connection) }
+  byConnection.set(connection.id, entry)
+  entry.result.catch(() => {
+    if (byConnection.get(connection.id) === entry) byConnection.delete(connection.id)
+  })
+  return entry.result
 }

@@ -22,6 +22,7 @@ export const OPTIONAL_COLUMNS = [
   'holder',
   'order',
   'rec',
+  'settled',
   'note',
   'matched',
 ] as const
@@ -40,13 +41,18 @@ export const COLUMN_LABEL: Record<OptionalColumn, string> = {
   holder: 'cardholder',
   order: 'order',
   rec: 'reconciled',
+  settled: 'settled',
   note: 'note',
   matched: 'matched',
 }
 
-/** The i18n key of a column's heading; "Matched to" has its label in its own block of messages. */
+/** The i18n key of a column's heading; "Matched to" and "Settled" have theirs in their own blocks. */
 export const columnLabelKey = (c: OptionalColumn): string =>
-  c === 'matched' ? 'ledger.matchLinks.column' : `ledger.columns.${COLUMN_LABEL[c]}`
+  c === 'matched'
+    ? 'ledger.matchLinks.column'
+    : c === 'settled'
+      ? 'ledgerSettled.column'
+      : `ledger.columns.${COLUMN_LABEL[c]}`
 
 /** Header cells in display order. Date is always shown; a column sorts by its own id when it can. */
 export type ColumnId = 'date' | OptionalColumn
@@ -67,6 +73,7 @@ export const DEFAULT_WIDTHS: Record<ColumnId, number> = {
   holder: 144,
   order: 112,
   rec: 160,
+  settled: 160,
   note: 192,
   matched: 240,
 }

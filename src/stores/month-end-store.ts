@@ -43,7 +43,7 @@ import { transferFeeWithTax } from '../reconcile/deposits'
 import type { LinkedRow } from '../reconcile/match-links'
 import { readPayoutModel } from './match-store'
 import { loadMonthPayouts, type MonthPayouts } from './month-payouts'
-import { loadDepositTie } from './deposit-tie'
+import { sharedDepositTie } from './deposit-tie'
 import { useAppStore } from './app-store'
 import { newestAnswer } from './newest-answer'
 
@@ -227,7 +227,12 @@ export const useMonthEndStore = defineStore('month-end', () => {
         locks: new Set<string>(),
         actor: closerName.value,
         now: Date.now(),
-        details: { note, snapshot: Object.fromEntries(snapshotOf(month)) },
+        details: {
+          note,
+          snapshot: Object.fromEntries(snapshotOf(month)),
+          // The roll-forward's closing as closed: next month's opening is checked against it.
+          ...(d.payouts?.available ? { payoutClose: d.payouts.value.close } : {}),
+        },
       })
       const lock = plan.puts[0]
       const entry = plan.audit[0]
@@ -344,7 +349,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
       )
       const links = await matchLinksOf(d.connection.id, d.period, d.connection.timeZone, d.history)
       // The bank deposits tied to transfers: the workbook lists what does not tie with the bad input.
-      const tie = d.payouts?.available ? await loadDepositTie(d.connection) : null
+      const tie = d.payouts?.available ? await sharedDepositTie(d.connection) : null
       const delivered = await exportMonthWorkbook(
         {
           merchantName: d.history.find((r) => r.raw.merchant_name)?.raw.merchant_name ?? d.connection.label,

@@ -8,13 +8,22 @@ import { appCache } from '../db/cache'
 import type { PayoutSyncState } from '../db/payout-rows'
 import { PayoutsRepository } from '../db/payouts-repository'
 import { toAppError, type AppError } from '../platform/app-error'
+import {
+  readPayoutReadingSetting,
+  resetPayoutReadingSetting,
+  savePayoutReadingSetting,
+  type PayoutReadingSetting,
+} from './payout-readings-setting'
 import { buildPayoutsView, type PayoutsViewModel } from './payouts-view-model'
+import type { PayoutReadings } from '../domain/payouts'
 
 export const usePayoutsStore = defineStore('payouts', () => {
   const model = shallowRef<PayoutsViewModel | null>(null)
   const state = shallowRef<PayoutSyncState | null>(null)
   const loading = ref(false)
   const error = ref<AppError | null>(null)
+  /** The connection's readings where the data cannot tell, and its transfer fee per currency. */
+  const setting = shallowRef<PayoutReadingSetting | null>(null)
 
   async function load(connectionId: string): Promise<void> {
     loading.value = true
@@ -37,7 +46,9 @@ export const usePayoutsStore = defineStore('payouts', () => {
       const records = await repo.recordsByLedgerIds(connectionId, ids)
       const quarantined = await repo.quarantined(connectionId)
       state.value = await repo.syncState(connectionId)
+      setting.value = await readPayoutReadingSetting(connectionId)
       model.value = buildPayoutsView({
+        setting: setting.value.readings.ledgerAmounts,
         transfers,
         ledgersByTransfer,
         changesByTransfer,
@@ -52,5 +63,23 @@ export const usePayoutsStore = defineStore('payouts', () => {
     }
   }
 
-  return { model, state, loading, error, load }
+  /**
+   * Saves the connection's setting and reads the payouts again by it; a refused value throws
+   * (PayoutReadingSettingError names the field) and saves nothing.
+   */
+  async function saveSetting(
+    connectionId: string,
+    readings: PayoutReadings,
+    fees: readonly { currency: string; fee: number }[],
+  ): Promise<void> {
+    await savePayoutReadingSetting(connectionId, readings, fees)
+    await load(connectionId)
+  }
+
+  async function resetSetting(connectionId: string): Promise<void> {
+    await resetPayoutReadingSetting(connectionId)
+    await load(connectionId)
+  }
+
+  return { model, state, setting, loading, error, load, saveSetting, resetSetting }
 })

@@ -54,6 +54,8 @@ export interface CurrencyView {
 export interface PayoutsViewModel {
   currencies: CurrencyView[]
   reading: LedgerAmountsReading
+  /** `data`: the cached charges show the reading; `setting`: they cannot tell, the setting decides. */
+  readingSource: 'data' | 'setting'
 }
 
 export interface PayoutsInput {
@@ -63,6 +65,8 @@ export interface PayoutsInput {
   open: readonly LedgerRow[]
   records: ReadonlyMap<string, LedgerRecords>
   quarantined: readonly PayoutQuarantineRow[]
+  /** The connection's setting: the reading followed when the cached charges cannot tell. */
+  setting?: 'net' | 'gross'
 }
 
 /**
@@ -122,7 +126,9 @@ function paysOf(line: LedgerLine, reading: LedgerAmountsReading): number {
 
 export function buildPayoutsView(input: PayoutsInput): PayoutsViewModel {
   const allLedgers = [...[...input.ledgersByTransfer.values()].flat(), ...input.open]
-  const reading = detectLedgerReading(allLedgers, input.records)
+  const detected = detectLedgerReading(allLedgers, input.records)
+  const readingSource = detected === 'unknown' && input.setting ? 'setting' : 'data'
+  const reading = detected === 'unknown' ? (input.setting ?? detected) : detected
   const byId = new Map(input.transfers.map((t) => [t.id, t]))
   const unreadable = new Map<string, PayoutQuarantineRow[]>()
   for (const q of input.quarantined)
@@ -167,5 +173,5 @@ export function buildPayoutsView(input: PayoutsInput): PayoutsViewModel {
   }
   const sorted = [...currencies.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1))
   for (const c of sorted) c.transfers.sort((a, b) => b.transfer.createdAt - a.transfer.createdAt)
-  return { currencies: sorted, reading }
+  return { currencies: sorted, reading, readingSource }
 }

@@ -1,8 +1,8 @@
 /** What the details pane shows beside one record, read from the cache: its charge, refunds, trail and mark. */
 import { appCache } from '../db/cache'
 import { PayoutsRepository } from '../db/payouts-repository'
-import type { AuditEntry, ChargeRecord, HistoryRecord } from '../domain/records'
-import { loadDepositTie } from './deposit-tie'
+import type { AuditEntry, ChargeRecord, HistoryRecord, RecordKey } from '../domain/records'
+import { sharedDepositTie } from './deposit-tie'
 
 export interface RecordDetails {
   /** Every history record of the record's charge (the charge and its refunds). */
@@ -28,19 +28,55 @@ export type Settlement =
   | { state: 'inTransfer'; transferId: string }
   | { state: 'notInTransfer' }
 
-/** The record's settlement through its ledger (found by the record's id) and the deposit tie-out. */
+/**
+ * The record's settlement through its ledger (found by the record's id) and the connection's deposit
+ * tie-out, shared by every record opened until its inputs change.
+ */
 export async function readSettlement(r: HistoryRecord): Promise<Settlement | null> {
+  return (await readSettlements(r.connectionId, [r])).get(r.key) ?? null
+}
+
+/**
+ * The settlement of each record of one connection, read together (the ledger grid's visible rows): one
+ * ledger-link lookup per record, one read of their ledgers and the shared tie-out. A record whose ledger
+ * is not cached maps to null.
+ */
+export async function readSettlements(
+  connectionId: string,
+  records: readonly HistoryRecord[],
+): Promise<Map<RecordKey, Settlement | null>> {
   const cache = appCache()
   const repo = new PayoutsRepository(cache.db)
-  const recordId = r.type === 'charge' ? r.chargeId : r.resourceId
-  const link = (await repo.linksOfRecord(r.connectionId, recordId)).find((l) => l.kind === r.type)
-  const ledger = link ? await repo.ledger(r.connectionId, link.ledgerId) : undefined
-  if (!ledger) return null
-  const connection = await cache.connections.get(r.connectionId)
-  const tie = connection ? await loadDepositTie(connection) : null
-  const held = ledger.transferId ?? tie?.repayments.ledgerPaidBy.get(ledger.id) ?? null
+  const links = await Promise.all(
+    records.map(async (r) => {
+      const recordId = r.type === 'charge' ? r.chargeId : r.resourceId
+      return (await repo.linksOfRecord(connectionId, recordId)).find((l) => l.kind === r.type)
+    }),
+  )
+  const ledgers = await repo.ledgersByIds(
+    connectionId,
+    links.flatMap((l) => (l ? [l.ledgerId] : [])),
+  )
+  // Even a ledger without a transfer may be paid by a later one (carried over): the tie-out knows.
+  const connection = ledgers.size > 0 ? await cache.connections.get(connectionId) : undefined
+  const tie = connection ? await sharedDepositTie(connection) : null
+  const out = new Map<RecordKey, Settlement | null>()
+  records.forEach((r, i) => {
+    const link = links[i]
+    const ledger = link ? ledgers.get(link.ledgerId.toLowerCase()) : undefined
+    out.set(r.key, ledger ? settlementOf(ledger.id, ledger.transferId, tie) : null)
+  })
+  return out
+}
+
+/** A ledger's transfer, then the transfer repaying that one, and so on (repayment runs forward in time). */
+function settlementOf(
+  ledgerId: string,
+  transferId: string | null,
+  tie: Awaited<ReturnType<typeof sharedDepositTie>> | null,
+): Settlement {
+  const held = transferId ?? tie?.repayments.ledgerPaidBy.get(ledgerId) ?? null
   if (held === null) return { state: 'notInTransfer' }
-  // Its transfer, then the transfer repaying that one, and so on (repayment only runs forward in time).
   for (let id: string | undefined = held; id !== undefined; id = tie?.repayments.repaidBy.get(id)) {
     const match = tie?.tie.byTransfer.get(id.toLowerCase())
     if (match) return { state: 'settled', transferId: match.transferId, depositDay: match.line.day }

@@ -10,7 +10,8 @@
  *   `settledRecords(tie, book, ledgerRecords)` and `isSettled(key, settled)` say which records are settled.
  * - `findRepayments(compositions)`: what later transfers repay of failed, canceled or blank ones (and of
  *   ledgers carried over without a transfer), with the evidence (metadata, note, or amount).
- * - `rollForwardOfMonth(input)`: the month's roll-forward per currency, its closing explained item by item.
+ * - `rollForwardOfMonth(input)`: the month's roll-forward per currency, its closing explained item by item;
+ *   `payoutCloseOf(rollForward)`: what a month's close keeps of it for the next month.
  *
  * Common inputs: `transfers`, `ledgers`, `statusChanges` as synced (src/domain/payouts.ts);
  * `ledgerRecords` (ledger id → the keys of the cached charges and refunds whose `ledger_id` names it);
@@ -19,6 +20,7 @@
  * statement readers give them (an ImportedRowRecord of source `bank` is a BankLine); the accounting time
  * zone. Amounts are integers in minor units, never added across currencies.
  */
+export { payoutCloseOf } from './close-record'
 export { businessDaysBetween, type BankLine } from './business-days'
 export {
   composeTransfers,
@@ -52,6 +54,7 @@ export {
   type PayoutMovement,
   type RollForward,
   type RollForwardInput,
+  type SettledTransfer,
 } from './rollforward'
 export {
   isSettled,
@@ -62,3 +65,4 @@ export {
   type TieInput,
   type TieOut,
 } from './tie-out'
+export { isPaidAt, transferTimelines, type TransferTimeline } from './timeline'

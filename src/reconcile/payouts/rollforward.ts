@@ -33,6 +33,18 @@ export interface RollForwardInput extends CompositionInput {
   statusChanges: readonly TransferStatusChange[]
   /** Per currency, the closing recorded when last month was closed; a different opening is flagged. */
   previousClosing?: Readonly<Record<string, number>>
+  /**
+   * Transfers paid before the month and still paid at its end that the input leaves out with their
+   * ledgers (a bounded read): each one's Σ ledgers − amount as a previous close recorded it, which stays
+   * in the opening and the closing as it would if they were given.
+   */
+  settled?: readonly SettledTransfer[]
+}
+
+export interface SettledTransfer {
+  transferId: string
+  currency: string
+  difference: number
 }
 
 /**
@@ -120,6 +132,8 @@ export interface RollForward {
   transferFees: Readonly<Record<string, number>>
   currencies: CurrencyRollForward[]
   problems: PayoutProblem[]
+  /** Every transfer in a repayment read (repaying or repaid), lower-case ids, sorted. */
+  inRepayment: string[]
   ties: boolean
 }
 
@@ -213,6 +227,12 @@ export function rollForwardOfMonth(input: RollForwardInput): RollForward {
     }
   addTransfers(endState, held.byTransfer, range.from, cur)
   addUnheldItems(held, endState, cur)
+  for (const s of input.settled ?? []) {
+    const c = cur(normalizeCurrency(s.currency))
+    c.opening += s.difference
+    c.closing += s.difference
+    if (s.difference !== 0) c.paidDifferences.push({ transferId: s.transferId, difference: s.difference })
+  }
 
   for (const c of byCurrency.values())
     finish(c, held.closingLedgers.get(c.currency) ?? 0, input.previousClosing)
@@ -224,6 +244,13 @@ export function rollForwardOfMonth(input: RollForwardInput): RollForward {
     transferFees: input.transferFees,
     currencies,
     problems: [...compositions.problems, ...timelines.problems, ...repayments.problems],
+    inRepayment: [
+      ...new Set(
+        repayments.list.flatMap((r) =>
+          [r.transferId, r.byTransferId].flatMap((id) => (id === null ? [] : [id.toLowerCase()])),
+        ),
+      ),
+    ].sort(),
     ties: currencies.every((c) => c.ties),
   }
 }

@@ -1,10 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
 import type { ImportedRowRecord } from '../../../../src/domain/records'
 import { historyRecordOf } from '../../../../src/db/history-record'
-import { loadDepositTie } from '../../../../src/stores/deposit-tie'
+import { ImportsRepository } from '../../../../src/db/imports-repository'
+import { loadDepositTie, sharedDepositTie } from '../../../../src/stores/deposit-tie'
 import { readSettlement } from '../../../../src/stores/record-details'
+import { useLedgerSettlementStore } from '../../../../src/stores/ledger-settlement-store'
+import { createPinia, setActivePinia } from 'pinia'
 import { CONN, historyItem } from '../db/fixtures'
 import { closeLedgerCache, openLedgerCache } from './ledger-cache'
 import { at, change, ledger, seedPayouts, transfer } from './payout-fixtures'
@@ -15,7 +18,10 @@ let cache: Cache
 beforeEach(async () => {
   ;({ db, cache } = await openLedgerCache(0))
 })
-afterEach(() => closeLedgerCache(db))
+afterEach(() => {
+  vi.restoreAllMocks()
+  closeLedgerCache(db)
+})
 
 function bankRow(line: number, day: string, amount: number): ImportedRowRecord {
   return {
@@ -129,5 +135,80 @@ describe('deposit tie-out from the cache', () => {
       '2026/10/10,,10000,ﾌﾘｺﾐ ｸﾛｰｽﾞﾌﾞﾂｸ ﾃﾞﾓ,1010000',
       '',
     ])
+  })
+
+  it('shares one tie-out between the records opened, and reads it again once its inputs change', async () => {
+    await seedPayouts(db, 10_000)
+    await db.ledgerLinks.put({
+      connectionId: CONN,
+      ledgerId: 'l-sep',
+      kind: 'charge',
+      recordId: 'ch-sep',
+      createdAt: at('2026-09-15T00:00:00Z'),
+    })
+    const sale = historyRecordOf(CONN, historyItem(0, { created_on: '2026-09-15T00:00:00Z' }), 0)
+    const saleOfLedger = { ...sale, chargeId: 'ch-sep' }
+    const reads = vi.spyOn(ImportsRepository.prototype, 'rows')
+    expect(await readSettlement(saleOfLedger)).toEqual({ state: 'inTransfer', transferId: 't-sep' })
+    expect(await readSettlement(saleOfLedger)).toEqual({ state: 'inTransfer', transferId: 't-sep' })
+    const c = await connection()
+    expect(await sharedDepositTie(c)).toBe(await sharedDepositTie(c))
+    expect(reads).toHaveBeenCalledTimes(1)
+
+    // A status change of the transfer is an input: the next reader gets a tie-out read again.
+    await db.payoutStatusChanges.put({
+      connectionId: CONN,
+      id: 'c9',
+      transferId: 't-sep',
+      oldStatus: 'paid',
+      newStatus: 'paid',
+      reason: null,
+      createdAt: at('2026-10-11T00:00:00Z'),
+    })
+    await readSettlement(saleOfLedger)
+    expect(reads).toHaveBeenCalledTimes(2)
+    // A write elsewhere (the sync's checkpoints) keeps the shared result.
+    await db.checkpoints.clear()
+    await readSettlement(saleOfLedger)
+    expect(reads).toHaveBeenCalledTimes(2)
+  })
+
+  it('keeps the tie-out of each connection apart, and one per time zone', async () => {
+    await seedPayouts(db, 10_000)
+    const c = await connection()
+    const utc = await sharedDepositTie(c)
+    expect(await sharedDepositTie({ ...c, timeZone: 'Asia/Tokyo' })).not.toBe(utc)
+    expect(await sharedDepositTie({ ...c, id: 'other' })).toBeNull()
+  })
+
+  it('fills the ledger’s Settled column for the rows asked, in one batch, and again after a bank file', async () => {
+    setActivePinia(createPinia())
+    await seedPayouts(db, 10_000)
+    const sale = historyRecordOf(CONN, historyItem(0, { created_on: '2026-09-15T00:00:00Z' }), 0)
+    const unlinked = historyRecordOf(CONN, historyItem(1, { created_on: '2026-09-16T00:00:00Z' }), 0)
+    await db.ledgerLinks.put({
+      connectionId: CONN,
+      ledgerId: 'L-SEP',
+      kind: 'charge',
+      recordId: sale.chargeId,
+      createdAt: sale.createdAt,
+    })
+    const settlements = useLedgerSettlementStore()
+    const settle = async () => {
+      settlements.settlementOf(sale)
+      settlements.settlementOf(unlinked)
+      await vi.waitFor(() => expect(settlements.settlementOf(sale)).toBeDefined())
+    }
+    await settle()
+    expect(settlements.settlementOf(sale)).toEqual({ state: 'inTransfer', transferId: 't-sep' })
+    expect(settlements.settlementOf(unlinked)).toBeNull()
+    await db.importedRows.bulkPut([bankRow(1, '2026-10-12', 10_000)])
+    expect(settlements.settlementOf(sale)).toBeUndefined()
+    await settle()
+    expect(settlements.settlementOf(sale)).toEqual({
+      state: 'settled',
+      transferId: 't-sep',
+      depositDay: '2026-10-12',
+    })
   })
 })

@@ -6,7 +6,7 @@ import { useJournalStore } from '../../../../src/stores/journal-store'
 import { useMonthEndStore } from '../../../../src/stores/month-end-store'
 import { CONN, checkpoint } from '../db/fixtures'
 import { closeLedgerCache, openLedgerCache } from './ledger-cache'
-import { at, seedPayouts } from './payout-fixtures'
+import { at, ledger, seedPayouts } from './payout-fixtures'
 
 let db: ClosebookDb
 let cache: Cache
@@ -22,12 +22,78 @@ beforeEach(async () => {
 afterEach(() => closeLedgerCache(db))
 
 async function openOctober() {
+  return (await openMonth('2026-10')).data
+}
+
+async function openMonth(period: string) {
   const store = useMonthEndStore()
-  store.choosePeriod('2026-10')
+  store.choosePeriod(period)
   await store.init()
   if (!store.data) throw new Error('no month')
-  return store.data
+  return store as typeof store & { data: NonNullable<typeof store.data> }
 }
+
+describe('month-end: a close keeps its payout closing for the next month', () => {
+  async function closeSeptember() {
+    await cache.settings.set('actorName', 'Hanako Sato')
+    const september = await openMonth('2026-09')
+    expect(await september.closeMonth('Payouts checked', true)).toBe(true)
+    return cache.locks.get(CONN, '2026-09')
+  }
+
+  it('stores each currency’s closing with the close, and October opens on it', async () => {
+    await seedPayouts(db, 10_000)
+    const lock = await closeSeptember()
+    expect(lock?.payoutClose).toEqual({ closing: { JPY: 10_000 }, paidDifferences: {} })
+    setActivePinia(createPinia())
+    const month = await openOctober()
+    if (!month.payouts?.available) throw new Error('payouts not loaded')
+    expect(month.payouts.value.rollForward.currencies[0]).toMatchObject({
+      opening: 10_000,
+      carriedOpening: 10_000,
+      openingDifference: 0,
+      ties: true,
+    })
+    expect(month.checklist.items.find((i) => i.id === 'payouts')?.state).toBe('ok')
+  })
+
+  it('flags October when a ledger of the closed September changes after the close', async () => {
+    await seedPayouts(db, 10_000)
+    await closeSeptember()
+    // Late data: September's ledger was re-read with another amount, and one more arrived.
+    await db.payoutLedgers.bulkPut([
+      { ...ledger('l-sep', 't-sep', 10_000, '2026-09-15T00:00:00Z'), amount: 10_200 },
+      ledger('l-late', null, 300, '2026-09-29T00:00:00Z'),
+    ])
+    setActivePinia(createPinia())
+    const month = await openOctober()
+    if (!month.payouts?.available) throw new Error('payouts not loaded')
+    expect(month.payouts.value.rollForward.currencies[0]).toMatchObject({
+      opening: 10_500,
+      carriedOpening: 10_000,
+      openingDifference: 500,
+      ties: false,
+    })
+    const line = month.checklist.items.find((i) => i.id === 'payouts')
+    expect(line?.state).toBe('blocked')
+    expect(line?.payouts).toEqual([expect.objectContaining({ currency: 'JPY', openingDifference: 500 })])
+  })
+
+  it('keeps the closing of a month closed before payouts were synced out of the check', async () => {
+    await cache.settings.set('actorName', 'Hanako Sato')
+    const september = await openMonth('2026-09')
+    expect(await september.closeMonth('No payouts yet', true)).toBe(true)
+    expect((await cache.locks.get(CONN, '2026-09'))?.payoutClose).toBeUndefined()
+    await seedPayouts(db, 10_000)
+    setActivePinia(createPinia())
+    const month = await openOctober()
+    if (!month.payouts?.available) throw new Error('payouts not loaded')
+    expect(month.payouts.value.rollForward.currencies[0]).toMatchObject({
+      carriedOpening: null,
+      openingDifference: 0,
+    })
+  })
+})
 
 describe('month-end: the payout roll-forward from the cache', () => {
   it('rolls October forward from September, explains the closing and passes the checklist line', async () => {

@@ -194,4 +194,25 @@ describe('buildPayoutsView', () => {
       ['USD', 300],
     ])
   })
+
+  it('follows the connection setting only where the cached charges cannot tell, and says so', () => {
+    const fromData = buildPayoutsView(
+      input({
+        transfers: [transfer('t1', 9_676)],
+        ledgersByTransfer: new Map([['t1', [ledger('l1', 't1', 10_000)]]]),
+        records: new Map([linked('l1', 1, 10_000)]),
+        setting: 'net',
+      }),
+    )
+    expect([fromData.reading, fromData.readingSource]).toEqual(['gross', 'data'])
+    const noEvidence = {
+      transfers: [transfer('t1', 9_676)],
+      ledgersByTransfer: new Map([['t1', [ledger('l1', 't1', 10_000)]]]),
+    }
+    const bySetting = buildPayoutsView(input({ ...noEvidence, setting: 'gross' }))
+    expect([bySetting.reading, bySetting.readingSource]).toEqual(['gross', 'setting'])
+    expect(bySetting.currencies[0]?.transfers[0]).toMatchObject({ fees: 324, ledgerTotal: 9_676 })
+    const none = buildPayoutsView(input(noEvidence))
+    expect(none.reading).toBe('unknown')
+  })
 })
