@@ -54,17 +54,70 @@ export async function teamRound(cache: AppCache, api: TeamLoopApi): Promise<numb
   return shared
 }
 
-/** Runs `teamRound` every `intervalMs` until the returned stop is called; rounds never overlap. */
-export function startTeamLoop(cache: () => AppCache, api: () => TeamLoopApi, intervalMs = 3000): () => void {
+/** The wake-ups main hears from the server (NOTIFY), awaited by the loop to run a round at once. */
+export type TeamWakeApi = Pick<DesktopApi['team'], 'waitWake'>
+
+const WAKE_WAIT_MS = 25_000
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Waits on main's wake-ups and calls `onWake` for each new one, until `stopped()`. When no wake can come
+ * (nothing configured, LISTEN not possible) or the call fails, it waits `idleMs` before asking again.
+ */
+export async function followWakes(
+  api: () => TeamWakeApi,
+  onWake: () => void,
+  stopped: () => boolean,
+  idleMs: number,
+): Promise<void> {
+  let seen = 0
+  while (!stopped()) {
+    try {
+      const { wakeCount, listening } = await api().waitWake({ after: seen, timeoutMs: WAKE_WAIT_MS })
+      if (stopped()) return
+      if (wakeCount > seen) onWake()
+      seen = wakeCount
+      if (!listening) await sleep(idleMs)
+    } catch {
+      await sleep(idleMs)
+    }
+  }
+}
+
+/**
+ * Runs `teamRound` every `intervalMs`, and at once when main hears the server announce new audit rows,
+ * until the returned stop is called. Rounds never overlap: a wake during a round runs one more after it.
+ */
+export function startTeamLoop(
+  cache: () => AppCache,
+  api: () => TeamLoopApi & TeamWakeApi,
+  intervalMs = 3000,
+): () => void {
   let running = false
-  const timer = setInterval(() => {
-    if (running) return
+  let again = false
+  let stopped = false
+  const round = (): void => {
+    if (stopped) return
+    if (running) {
+      again = true
+      return
+    }
     running = true
     teamRound(cache(), api())
       .catch(() => undefined) // unreachable or not set up: the next tick tries again
       .finally(() => {
         running = false
+        if (again) {
+          again = false
+          round()
+        }
       })
-  }, intervalMs)
-  return () => clearInterval(timer)
+  }
+  const timer = setInterval(round, intervalMs)
+  void followWakes(api, round, () => stopped, intervalMs)
+  return () => {
+    stopped = true
+    clearInterval(timer)
+  }
 }

@@ -284,15 +284,28 @@ export class TeamSession {
     }
   }
 
-  /** Calls `wake` whenever the server appends an audit row (any granted merchant); polling stays the fallback. */
-  async listen(wake: () => void): Promise<void> {
+  /**
+   * Calls `wake` whenever the server appends audit rows (any granted merchant), and `lost` once when the
+   * listening connection ends (the server restarted, the network dropped); polling stays the fallback.
+   */
+  async listen(wake: () => void, lost: () => void = () => undefined): Promise<void> {
+    await this.listener?.end().catch(() => undefined)
+    this.listener = null
     const client = new pg.Client(clientConfig(this.config, this.password))
-    client.on('error', () => undefined)
+    let ended = false
+    const end = (): void => {
+      if (ended) return
+      ended = true
+      lost()
+    }
+    client.on('error', end)
+    client.on('end', end)
     client.on('notification', () => wake())
     try {
       await client.connect()
       await client.query('LISTEN closebook_audit')
     } catch (error) {
+      ended = true
       await client.end().catch(() => undefined)
       throw classify(error, this.config)
     }
