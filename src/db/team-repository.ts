@@ -4,7 +4,12 @@
  * of the server lands in one transaction with the outbox entry it settles, so a crash between the answer and
  * the write leaves the entry in the outbox and the resend, with the same key, gets the same answer.
  */
-import type { TeamMark, TeamMarkOutcome } from '../../electron/shared/contract/team'
+import type {
+  TeamJoinMark,
+  TeamJoinOutcome,
+  TeamMark,
+  TeamMarkOutcome,
+} from '../../electron/shared/contract/team'
 import { GENESIS_HASH, type ChainCheck, type TeamAuditRow } from '../../electron/shared/team-chain'
 import type { ClosebookDb } from './database'
 import type { TeamOutboxRow, TeamRefusedRow, TeamServerMark, TeamStateRow } from './team-rows'
@@ -143,6 +148,48 @@ export class TeamRepository {
       if (refused.length) await db.teamRefused.bulkAdd(refused)
       await db.teamState.put(state)
       await db.teamOutbox.delete(row.id)
+    })
+  }
+
+  /**
+   * The server answered a join: applied and agreed marks take the server's versions, refused ones are
+   * listed with the reason and the server's state, and `joinedSetting` records the join, all or nothing.
+   */
+  async settleJoin(
+    merchant: string,
+    key: string,
+    marks: readonly TeamJoinMark[],
+    outcomes: readonly TeamJoinOutcome[],
+    user: string,
+    now: number,
+    joinedSetting: string,
+  ): Promise<void> {
+    const { db } = this
+    await db.transaction('rw', db.teamRefused, db.teamState, db.settings, async () => {
+      const state = await this.state(merchant)
+      const refused: TeamRefusedRow[] = []
+      for (const mark of marks) {
+        const o = outcomes.find((x) => x.kind === mark.kind && x.id === mark.id)
+        const k = markKey(mark.kind, mark.id)
+        if (o && o.status !== 'refused' && o.version !== undefined) {
+          if ((state.marks[k]?.version ?? 0) < o.version) {
+            state.marks[k] = { ...mark, version: o.version, by: user, at: new Date(now).toISOString() }
+          }
+        } else {
+          refused.push({
+            merchant,
+            key,
+            mark: { ...mark, baseVersion: 0 },
+            reason: o?.reason ?? 'rejected',
+            monthState: o?.monthState ?? null,
+            current: o?.current ?? null,
+            refusedAt: now,
+          })
+        }
+      }
+      if (refused.length) await db.teamRefused.bulkAdd(refused)
+      await db.teamState.put(state)
+      await db.settings.put({ key: joinedSetting, value: merchant })
     })
   }
 

@@ -1048,6 +1048,7 @@ export const en = {
         month_closed: 'The month is signed off',
         month_submitted: 'The month is waiting for review',
         month_mismatch: 'The server files it in another month',
+        conflict: 'When this desktop joined, the server held another mark',
         rejected: 'The server refused the write as invalid',
       },
     },

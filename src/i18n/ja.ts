@@ -1053,6 +1053,7 @@ export const ja: MessageSchema = {
         month_closed: 'この月は承認済みです',
         month_submitted: 'この月は承認待ちです',
         month_mismatch: 'サーバーでは別の月に計上されています',
+        conflict: 'この端末の参加時、サーバーには別の消込・メモがありました',
         rejected: 'サーバーが不正な書き込みとして拒否しました',
       },
     },

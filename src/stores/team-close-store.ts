@@ -14,6 +14,7 @@ import type { TeamRefusedRow, TeamStateRow } from '../db/team-rows'
 import { desktopApi } from '../platform'
 import { toAppError, type AppError } from '../platform/app-error'
 import { localTargetOf } from '../sync/team-loop'
+import { joinOnce } from '../sync/team-join'
 import { merchantKeyOf, TeamSync } from '../sync/team-sync'
 
 const merchantSchema = z.object({ merchantId: z.string().min(1), mode: z.enum(['live', 'test']) })
@@ -69,13 +70,10 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     busy.value = true
     try {
       const target = connection
-      const sync = new TeamSync(
-        repo(),
-        desktopApi().team,
-        user,
-        Date.now,
-        target ? localTargetOf(appCache(), target) : null,
-      )
+      const local = target ? localTargetOf(appCache(), target) : null
+      const sync = new TeamSync(repo(), desktopApi().team, user, Date.now, local)
+      // Marks held from before the connection was shared go up once, before anything queued since.
+      if (target) await joinOnce(appCache(), target, m, desktopApi().team, user, local)
       // The outbox first (in order, each with its key), then everything after the last verified row.
       const flushed = await sync.flush(m)
       outboxNote.value = flushed.stoppedBy

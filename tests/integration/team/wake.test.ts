@@ -65,6 +65,7 @@ describe.skipIf(unavailable)('a mark reaching the other desktop on a wake', () =
       get: () => ben.summary(),
       pushMarks: (args) => ben.pushMarks(args),
       pullAudit: (args) => ben.pullAudit(args),
+      joinMarks: (args) => ben.joinMarks(args),
       waitWake: (args) => ben.waitWake(args),
     }
     const stop = startTeamLoop(
