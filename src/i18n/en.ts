@@ -1055,6 +1055,16 @@ export const en = {
     backup:
       'The team’s marks, closes and audit trail live on the server: back them up there (pg_dump). This desktop’s backup holds its local cache, not the server’s state or unsent writes.',
   },
+  teamGrants: {
+    label: 'Team merchant (granted to your login)',
+    none: 'Your login has no merchant granted yet: your administrator runs “npm run team -- grant …”.',
+    option: {
+      match: '{name} ({id}, {mode}) · {role} · matches this connection',
+      mode: '{name} ({id}, {mode}) · {role}',
+      other: '{name} ({id}, {mode}) · {role} · another merchant’s records',
+    },
+    roles: { preparer: 'preparer', reviewer: 'reviewer', admin: 'admin' },
+  },
   languages: { en: 'English', ja: '日本語' },
   importFile: {
     row_width:

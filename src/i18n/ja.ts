@@ -1060,6 +1060,16 @@ export const ja: MessageSchema = {
     backup:
       'チームの消込・締め・監査証跡はサーバー上にあります。サーバー側でバックアップしてください（pg_dump）。このデスクトップのバックアップはローカルのキャッシュのみで、サーバーの状態や未送信の書き込みは含みません。',
   },
+  teamGrants: {
+    label: 'チームの加盟店（あなたのログインに許可されたもの）',
+    none: 'あなたのログインにはまだ加盟店が許可されていません。管理者が「npm run team -- grant …」を実行します。',
+    option: {
+      match: '{name}（{id}・{mode}）・{role}・この接続と一致',
+      mode: '{name}（{id}・{mode}）・{role}',
+      other: '{name}（{id}・{mode}）・{role}・別の加盟店のデータ',
+    },
+    roles: { preparer: '担当者', reviewer: '承認者', admin: '管理者' },
+  },
   languages: { en: 'English', ja: '日本語' },
   importFile: {
     row_width:

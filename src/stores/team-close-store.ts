@@ -1,15 +1,18 @@
 /**
  * Maker–checker close on the team workspace, for the Month-end view: which team merchant this connection
- * is (a setting of this desktop, since the payment service's lists do not name the merchant), the month's
+ * is (a setting of this desktop, picked from the login's grants, the one matching the connection's merchant
+ * id and mode suggested), the month's
  * state on the server (preparer, reviewer, times), the actions the server allows, the writes it refused,
  * and how far the audit chain pulled into this cache verifies. Inert when no workspace is configured.
  */
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
 import { z } from 'zod'
-import type { TeamMerchant, TeamMonthState, TeamSummary } from '../../electron/shared/contract'
+import type { TeamGrant, TeamMerchant, TeamMonthState, TeamSummary } from '../../electron/shared/contract'
 import { appCache } from '../db/cache'
+import { connectionIdentity } from '../db/team-identity'
 import { TeamRepository, teamMerchantSetting } from '../db/team-repository'
+import { grantFor, rankGrants, type GrantFit } from '../domain/team-grants'
 import type { TeamRefusedRow, TeamStateRow } from '../db/team-rows'
 import { desktopApi } from '../platform'
 import { toAppError, type AppError } from '../platform/app-error'
@@ -34,6 +37,10 @@ export const useTeamCloseStore = defineStore('team-close', () => {
   const outboxNote = ref<string | null>(null)
   /** Blocking checklist items that held back the last submit (0: none). */
   const checklistOpen = ref(0)
+  /** The login's granted merchants, best fit for this connection first (null: not read yet). */
+  const grants = ref<{ grant: TeamGrant; fit: GrantFit }[] | null>(null)
+  /** The grant that is this connection's merchant by id and mode, when exactly one is. */
+  const suggested = ref<TeamGrant | null>(null)
 
   const repo = (): TeamRepository => new TeamRepository(appCache().db)
   /** The connection whose marks the server's decisions reach. */
@@ -50,10 +57,22 @@ export const useTeamCloseStore = defineStore('team-close', () => {
         merchantSchema.nullable(),
         null,
       )
+      // The grants only offer the choice: when they cannot be read, the chosen merchant still refreshes.
+      await loadGrants(connectionId).catch((e: unknown) => {
+        error.value = toAppError(e)
+      })
       await refresh(period)
     } catch (e) {
       error.value = toAppError(e)
     }
+  }
+
+  /** Reads the login's grants and ranks them by how well they fit this connection's merchant id and mode. */
+  async function loadGrants(connectionId: string): Promise<void> {
+    const listed = await desktopApi().team.grants({})
+    const identity = await connectionIdentity(appCache().db, connectionId)
+    grants.value = rankGrants(listed, identity)
+    suggested.value = grantFor(listed, identity)
   }
 
   async function chooseMerchant(connectionId: string, period: string, choice: TeamMerchant): Promise<void> {
@@ -136,6 +155,8 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     pending,
     outboxNote,
     checklistOpen,
+    grants,
+    suggested,
     load,
     chooseMerchant,
     refresh,
