@@ -45,6 +45,7 @@ import { readPayoutModel } from './match-store'
 import { loadMonthPayouts, type MonthPayouts } from './month-payouts'
 import { loadDepositTie } from './deposit-tie'
 import { useAppStore } from './app-store'
+import { useTeamCloseStore } from './team-close-store'
 
 export interface MonthData {
   connection: CachedConnection
@@ -335,6 +336,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
       const links = await matchLinksOf(d.connection.id, d.period, d.connection.timeZone, d.history)
       // The bank deposits tied to transfers: the workbook lists what does not tie with the bad input.
       const tie = d.payouts?.available ? await loadDepositTie(d.connection) : null
+      const team = await useTeamCloseStore().workbookTeam(d.connection.id)
       const delivered = await exportMonthWorkbook(
         {
           merchantName: d.history.find((r) => r.raw.merchant_name)?.raw.merchant_name ?? d.connection.label,
@@ -362,6 +364,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
             currency: u.currency,
           })),
           ...links,
+          team,
           ...(d.payouts?.available
             ? { payouts: { ...d.payouts.value, ...(tie ? { tie: tie.tie } : {}) } }
             : {}),

@@ -16,6 +16,7 @@ import { grantFor, rankGrants, type GrantFit } from '../domain/team-grants'
 import type { TeamRefusedRow, TeamStateRow } from '../db/team-rows'
 import { desktopApi } from '../platform'
 import { toAppError, type AppError } from '../platform/app-error'
+import type { WorkbookTeamClose } from '../export/team-close-rows'
 import { localTargetOf } from '../sync/team-loop'
 import { joinOnce } from '../sync/team-join'
 import { merchantKeyOf, TeamSync } from '../sync/team-sync'
@@ -139,6 +140,27 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     await refresh(period)
   }
 
+  /**
+   * What the month workbook states of the team close: the server's month as last read and the verified
+   * chain head in this cache. Null when `connectionId` is not the shared connection loaded here.
+   */
+  async function workbookTeam(connectionId: string): Promise<WorkbookTeamClose | null> {
+    const m = merchant.value
+    if (!m || connection !== connectionId || !summary.value?.configured) return null
+    const state = await repo().state(merchantKeyOf(m))
+    const mo = month.value
+    return {
+      state: mo?.state ?? 'open',
+      preparedBy: mo?.submittedBy ?? null,
+      submittedAt: mo?.submittedAt ?? null,
+      signedOffBy: mo?.signedOffBy ?? null,
+      signedOffAt: mo?.signedOffAt ?? null,
+      chainThrough: state.verifiedThrough,
+      chainHead: state.headHash,
+      brokenAt: state.broken?.at ?? null,
+    }
+  }
+
   async function dismiss(id: number, period: string): Promise<void> {
     await repo().dismissRefused(id)
     await refresh(period)
@@ -162,5 +184,6 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     refresh,
     act,
     dismiss,
+    workbookTeam,
   }
 })
