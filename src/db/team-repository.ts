@@ -16,6 +16,9 @@ import type { TeamOutboxRow, TeamRefusedRow, TeamServerMark, TeamStateRow } from
 
 export const markKey = (kind: string, id: string): string => `${kind}:${id}`
 
+/** The most marks one write to the server carries (the contract's and the server function's limit). */
+export const TEAM_WRITE_MAX = 5000
+
 /** The setting naming a connection's team merchant (`{ merchantId, mode }`); absent: not shared. */
 export const teamMerchantSetting = (connectionId: string): string => `team.merchant.${connectionId}`
 
@@ -65,8 +68,9 @@ export class TeamRepository {
   }
 
   /**
-   * Queues marks as one write with a fresh key. Each mark's base version is the server's version as this
-   * desktop knows it, counting the writes to the same record still queued before it.
+   * Queues marks as writes with fresh keys, at most TEAM_WRITE_MAX marks each (what the server takes in one
+   * call), all in one transaction. Each mark's base version is the server's version as this desktop knows
+   * it, counting the writes to the same record still queued before it. Returns the first write.
    */
   async enqueue(
     merchant: string,
@@ -81,19 +85,26 @@ export class TeamRepository {
       for (const row of queued)
         for (const m of row.marks)
           ahead.set(markKey(m.kind, m.id), (ahead.get(markKey(m.kind, m.id)) ?? 0) + 1)
-      const row: TeamOutboxRow = {
-        key: globalThis.crypto.randomUUID(),
-        merchant,
-        marks: marks.map((m) => {
-          const k = markKey(m.kind, m.id)
-          return { ...m, baseVersion: (state.marks[k]?.version ?? 0) + (ahead.get(k) ?? 0) }
-        }),
-        queuedAt: now,
-        attempts: 0,
-        lastError: null,
+      const based = marks.map((m) => {
+        const k = markKey(m.kind, m.id)
+        const baseVersion = (state.marks[k]?.version ?? 0) + (ahead.get(k) ?? 0)
+        ahead.set(k, (ahead.get(k) ?? 0) + 1)
+        return { ...m, baseVersion }
+      })
+      const rows: TeamOutboxRow[] = []
+      for (let from = 0; from === 0 || from < based.length; from += TEAM_WRITE_MAX) {
+        const row: TeamOutboxRow = {
+          key: globalThis.crypto.randomUUID(),
+          merchant,
+          marks: based.slice(from, from + TEAM_WRITE_MAX),
+          queuedAt: now,
+          attempts: 0,
+          lastError: null,
+        }
+        row.id = await db.teamOutbox.add(row)
+        rows.push(row)
       }
-      row.id = await db.teamOutbox.add(row)
-      return row
+      return rows[0] as TeamOutboxRow
     })
   }
 
