@@ -1015,8 +1015,6 @@ export const en = {
     },
     close: {
       title: 'Team close (preparer and reviewer)',
-      merchantId: 'Team merchant id',
-      mode: 'Mode',
       useMerchant: 'Use for this connection',
       states: {
         open: 'Open on the server.',

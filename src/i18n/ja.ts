@@ -1020,8 +1020,6 @@ export const ja: MessageSchema = {
     },
     close: {
       title: 'チームでの締め（担当者と承認者）',
-      merchantId: 'チームの加盟店 ID',
-      mode: 'モード',
       useMerchant: 'この接続に使う',
       states: {
         open: 'サーバー上で未締めです。',
