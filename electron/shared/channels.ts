@@ -40,6 +40,9 @@ export const CHANNELS = [
   'team:changeMonth',
   'team:months',
   'team:pullAudit',
+  'team:joinMarks',
+  'team:grants',
+  'team:waitWake',
 ] as const satisfies readonly Channel[]
 
 // Compile-time: a channel added to the contract but not to CHANNELS fails the typecheck here.

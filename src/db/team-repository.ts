@@ -4,12 +4,20 @@
  * of the server lands in one transaction with the outbox entry it settles, so a crash between the answer and
  * the write leaves the entry in the outbox and the resend, with the same key, gets the same answer.
  */
-import type { TeamMark, TeamMarkOutcome } from '../../electron/shared/contract/team'
+import type {
+  TeamJoinMark,
+  TeamJoinOutcome,
+  TeamMark,
+  TeamMarkOutcome,
+} from '../../electron/shared/contract/team'
 import { GENESIS_HASH, type ChainCheck, type TeamAuditRow } from '../../electron/shared/team-chain'
 import type { ClosebookDb } from './database'
 import type { TeamOutboxRow, TeamRefusedRow, TeamServerMark, TeamStateRow } from './team-rows'
 
 export const markKey = (kind: string, id: string): string => `${kind}:${id}`
+
+/** The most marks one write to the server carries (the contract's and the server function's limit). */
+export const TEAM_WRITE_MAX = 5000
 
 /** The setting naming a connection's team merchant (`{ merchantId, mode }`); absent: not shared. */
 export const teamMerchantSetting = (connectionId: string): string => `team.merchant.${connectionId}`
@@ -60,8 +68,9 @@ export class TeamRepository {
   }
 
   /**
-   * Queues marks as one write with a fresh key. Each mark's base version is the server's version as this
-   * desktop knows it, counting the writes to the same record still queued before it.
+   * Queues marks as writes with fresh keys, at most TEAM_WRITE_MAX marks each (what the server takes in one
+   * call), all in one transaction. Each mark's base version is the server's version as this desktop knows
+   * it, counting the writes to the same record still queued before it. Returns the first write.
    */
   async enqueue(
     merchant: string,
@@ -76,19 +85,26 @@ export class TeamRepository {
       for (const row of queued)
         for (const m of row.marks)
           ahead.set(markKey(m.kind, m.id), (ahead.get(markKey(m.kind, m.id)) ?? 0) + 1)
-      const row: TeamOutboxRow = {
-        key: globalThis.crypto.randomUUID(),
-        merchant,
-        marks: marks.map((m) => {
-          const k = markKey(m.kind, m.id)
-          return { ...m, baseVersion: (state.marks[k]?.version ?? 0) + (ahead.get(k) ?? 0) }
-        }),
-        queuedAt: now,
-        attempts: 0,
-        lastError: null,
+      const based = marks.map((m) => {
+        const k = markKey(m.kind, m.id)
+        const baseVersion = (state.marks[k]?.version ?? 0) + (ahead.get(k) ?? 0)
+        ahead.set(k, (ahead.get(k) ?? 0) + 1)
+        return { ...m, baseVersion }
+      })
+      const rows: TeamOutboxRow[] = []
+      for (let from = 0; from === 0 || from < based.length; from += TEAM_WRITE_MAX) {
+        const row: TeamOutboxRow = {
+          key: globalThis.crypto.randomUUID(),
+          merchant,
+          marks: based.slice(from, from + TEAM_WRITE_MAX),
+          queuedAt: now,
+          attempts: 0,
+          lastError: null,
+        }
+        row.id = await db.teamOutbox.add(row)
+        rows.push(row)
       }
-      row.id = await db.teamOutbox.add(row)
-      return row
+      return rows[0] as TeamOutboxRow
     })
   }
 
@@ -143,6 +159,48 @@ export class TeamRepository {
       if (refused.length) await db.teamRefused.bulkAdd(refused)
       await db.teamState.put(state)
       await db.teamOutbox.delete(row.id)
+    })
+  }
+
+  /**
+   * The server answered a join: applied and agreed marks take the server's versions, refused ones are
+   * listed with the reason and the server's state, and `joinedSetting` records the join, all or nothing.
+   */
+  async settleJoin(
+    merchant: string,
+    key: string,
+    marks: readonly TeamJoinMark[],
+    outcomes: readonly TeamJoinOutcome[],
+    user: string,
+    now: number,
+    joinedSetting: string,
+  ): Promise<void> {
+    const { db } = this
+    await db.transaction('rw', db.teamRefused, db.teamState, db.settings, async () => {
+      const state = await this.state(merchant)
+      const refused: TeamRefusedRow[] = []
+      for (const mark of marks) {
+        const o = outcomes.find((x) => x.kind === mark.kind && x.id === mark.id)
+        const k = markKey(mark.kind, mark.id)
+        if (o && o.status !== 'refused' && o.version !== undefined) {
+          if ((state.marks[k]?.version ?? 0) < o.version) {
+            state.marks[k] = { ...mark, version: o.version, by: user, at: new Date(now).toISOString() }
+          }
+        } else {
+          refused.push({
+            merchant,
+            key,
+            mark: { ...mark, baseVersion: 0 },
+            reason: o?.reason ?? 'rejected',
+            monthState: o?.monthState ?? null,
+            current: o?.current ?? null,
+            refusedAt: now,
+          })
+        }
+      }
+      if (refused.length) await db.teamRefused.bulkAdd(refused)
+      await db.teamState.put(state)
+      await db.settings.put({ key: joinedSetting, value: merchant })
     })
   }
 

@@ -23,8 +23,11 @@ export interface TeamRefusedRow {
   merchant: string
   key: string
   mark: TeamMark
-  /** The server's refusal of this mark, or `rejected`: the server answered the whole write with an error. */
-  reason: NonNullable<TeamMarkOutcome['reason']> | 'rejected'
+  /**
+   * The server's refusal of this mark (`conflict`: a joining desktop's mark differs from the server's), or
+   * `rejected`: the server answered the whole write with an error.
+   */
+  reason: NonNullable<TeamMarkOutcome['reason']> | 'conflict' | 'rejected'
   monthState: string | null
   current: TeamMarkOutcome['current'] | null
   refusedAt: number

@@ -21,6 +21,7 @@ import {
 import { depositFigures, type DepositExplanation } from '../reconcile/deposits'
 import { describeMatchRef, rowIdOf, type LinkDescription, type LinkedRow } from '../reconcile/match-links'
 import { auditRecordText, auditValueText } from './audit-text'
+import { auditPreamble, teamCloseRows, type WorkbookTeamClose } from './team-close-rows'
 import { isSuccessful, crossCheck, netOf, type Difference } from '../reconcile/cross-check'
 import { currencyExponent, normalizeCurrency, toMajorUnits } from '../domain/currency'
 import { hasChangedSinceReconciled } from '../domain/fingerprint'
@@ -81,6 +82,8 @@ export interface MonthWorkbookInput {
   transferFee?: number
   /** The month's payout roll-forward: adds the Roll-forward, Payout activity and Payout open items sheets. */
   payouts?: PayoutWorkbookInput
+  /** The month on the team server and the verified audit chain head; absent: not shared with a team. */
+  team?: WorkbookTeamClose | null
 }
 
 export interface MonthClose {
@@ -568,10 +571,22 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
       sheet(SHEETS.deposits, DP, deposits.length, depositRows),
       sheet(SHEETS.exceptions, EX, exceptions.length, () => exceptions),
       sheet(SHEETS.notReconciled, EX, notReconciled.length, () => notReconciled),
-      sheet(SHEETS.audit, AU, audit.length, auditRows),
+      {
+        ...sheet(SHEETS.audit, AU, audit.length, auditRows),
+        ...withPreamble(SHEETS.audit, AU, auditPreamble(input.team)),
+      },
       ...(input.payouts ? payoutSheets(input.payouts) : []),
     ],
   }
+}
+
+/** A sheet spec with a header block, when there is one. */
+function withPreamble(
+  name: string,
+  columns: Columns<string>,
+  preamble: ExportRow[] | null,
+): { spec?: WorkbookPlanSheet['spec'] } {
+  return preamble ? { spec: { name, columns: columns.columns, preamble } } : {}
 }
 
 function summaryPreamble(input: MonthWorkbookInput, storeLabel: string | null): ExportRow[] {
@@ -599,6 +614,7 @@ function summaryPreamble(input: MonthWorkbookInput, storeLabel: string | null): 
     ['Closed by', close ? clipText(close.closedBy) : null],
     ['Closed at', close ? dateCell(close.closedAt, tz) : null],
     ['Close note', close?.note ? clipText(close.note) : null],
+    ...teamCloseRows(input.team, tz),
     [
       'Totals below are formulas over the detail sheets, per store, currency and mode; under the table, totals per currency and a control block whose figures must all be 0. Reconciled and unreconciled amounts are signed: refunds negative.',
     ],

@@ -1017,8 +1017,6 @@ export const en = {
     },
     close: {
       title: 'Team close (preparer and reviewer)',
-      merchantId: 'Team merchant id',
-      mode: 'Mode',
       useMerchant: 'Use for this connection',
       states: {
         open: 'Open on the server.',
@@ -1050,11 +1048,22 @@ export const en = {
         month_closed: 'The month is signed off',
         month_submitted: 'The month is waiting for review',
         month_mismatch: 'The server files it in another month',
+        conflict: 'When this desktop joined, the server held another mark',
         rejected: 'The server refused the write as invalid',
       },
     },
     backup:
       'The team’s marks, closes and audit trail live on the server: back them up there (pg_dump). This desktop’s backup holds its local cache, not the server’s state or unsent writes.',
+  },
+  teamGrants: {
+    label: 'Team merchant (granted to your login)',
+    none: 'Your login has no merchant granted yet: your administrator runs “npm run team -- grant …”.',
+    option: {
+      match: '{name} ({id}, {mode}) · {role} · matches this connection',
+      mode: '{name} ({id}, {mode}) · {role}',
+      other: '{name} ({id}, {mode}) · {role} · another merchant’s records',
+    },
+    roles: { preparer: 'preparer', reviewer: 'reviewer', admin: 'admin' },
   },
   languages: { en: 'English', ja: '日本語' },
   importFile: {

@@ -1022,8 +1022,6 @@ export const ja: MessageSchema = {
     },
     close: {
       title: 'チームでの締め（担当者と承認者）',
-      merchantId: 'チームの加盟店 ID',
-      mode: 'モード',
       useMerchant: 'この接続に使う',
       states: {
         open: 'サーバー上で未締めです。',
@@ -1055,11 +1053,22 @@ export const ja: MessageSchema = {
         month_closed: 'この月は承認済みです',
         month_submitted: 'この月は承認待ちです',
         month_mismatch: 'サーバーでは別の月に計上されています',
+        conflict: 'この端末の参加時、サーバーには別の消込・メモがありました',
         rejected: 'サーバーが不正な書き込みとして拒否しました',
       },
     },
     backup:
       'チームの消込・締め・監査証跡はサーバー上にあります。サーバー側でバックアップしてください（pg_dump）。このデスクトップのバックアップはローカルのキャッシュのみで、サーバーの状態や未送信の書き込みは含みません。',
+  },
+  teamGrants: {
+    label: 'チームの加盟店（あなたのログインに許可されたもの）',
+    none: 'あなたのログインにはまだ加盟店が許可されていません。管理者が「npm run team -- grant …」を実行します。',
+    option: {
+      match: '{name}（{id}・{mode}）・{role}・この接続と一致',
+      mode: '{name}（{id}・{mode}）・{role}',
+      other: '{name}（{id}・{mode}）・{role}・別の加盟店のデータ',
+    },
+    roles: { preparer: '担当者', reviewer: '承認者', admin: '管理者' },
   },
   languages: { en: 'English', ja: '日本語' },
   importFile: {

@@ -46,6 +46,7 @@ import { loadMonthPayouts, type MonthPayouts } from './month-payouts'
 import { sharedDepositTie } from './deposit-tie'
 import { useAppStore } from './app-store'
 import { newestAnswer } from './newest-answer'
+import { useTeamCloseStore } from './team-close-store'
 
 export interface MonthData {
   connection: CachedConnection
@@ -350,6 +351,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
       const links = await matchLinksOf(d.connection.id, d.period, d.connection.timeZone, d.history)
       // The bank deposits tied to transfers: the workbook lists what does not tie with the bad input.
       const tie = d.payouts?.available ? await sharedDepositTie(d.connection) : null
+      const team = await useTeamCloseStore().workbookTeam(d.connection.id)
       const delivered = await exportMonthWorkbook(
         {
           merchantName: d.history.find((r) => r.raw.merchant_name)?.raw.merchant_name ?? d.connection.label,
@@ -377,6 +379,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
             currency: u.currency,
           })),
           ...links,
+          team,
           ...(d.payouts?.available
             ? { payouts: { ...d.payouts.value, ...(tie ? { tie: tie.tie } : {}) } }
             : {}),

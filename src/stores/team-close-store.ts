@@ -1,19 +1,24 @@
 /**
  * Maker–checker close on the team workspace, for the Month-end view: which team merchant this connection
- * is (a setting of this desktop, since the payment service's lists do not name the merchant), the month's
+ * is (a setting of this desktop, picked from the login's grants, the one matching the connection's merchant
+ * id and mode suggested), the month's
  * state on the server (preparer, reviewer, times), the actions the server allows, the writes it refused,
  * and how far the audit chain pulled into this cache verifies. Inert when no workspace is configured.
  */
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
 import { z } from 'zod'
-import type { TeamMerchant, TeamMonthState, TeamSummary } from '../../electron/shared/contract'
+import type { TeamGrant, TeamMerchant, TeamMonthState, TeamSummary } from '../../electron/shared/contract'
 import { appCache } from '../db/cache'
+import { connectionIdentity } from '../db/team-identity'
 import { TeamRepository, teamMerchantSetting } from '../db/team-repository'
+import { grantFor, rankGrants, type GrantFit } from '../domain/team-grants'
 import type { TeamRefusedRow, TeamStateRow } from '../db/team-rows'
 import { desktopApi } from '../platform'
 import { toAppError, type AppError } from '../platform/app-error'
+import type { WorkbookTeamClose } from '../export/team-close-rows'
 import { localTargetOf } from '../sync/team-loop'
+import { joinOnce } from '../sync/team-join'
 import { merchantKeyOf, TeamSync } from '../sync/team-sync'
 
 const merchantSchema = z.object({ merchantId: z.string().min(1), mode: z.enum(['live', 'test']) })
@@ -33,6 +38,10 @@ export const useTeamCloseStore = defineStore('team-close', () => {
   const outboxNote = ref<string | null>(null)
   /** Blocking checklist items that held back the last submit (0: none). */
   const checklistOpen = ref(0)
+  /** The login's granted merchants, best fit for this connection first (null: not read yet). */
+  const grants = ref<{ grant: TeamGrant; fit: GrantFit }[] | null>(null)
+  /** The grant that is this connection's merchant by id and mode, when exactly one is. */
+  const suggested = ref<TeamGrant | null>(null)
 
   const repo = (): TeamRepository => new TeamRepository(appCache().db)
   /** The connection whose marks the server's decisions reach. */
@@ -49,10 +58,22 @@ export const useTeamCloseStore = defineStore('team-close', () => {
         merchantSchema.nullable(),
         null,
       )
+      // The grants only offer the choice: when they cannot be read, the chosen merchant still refreshes.
+      await loadGrants(connectionId).catch((e: unknown) => {
+        error.value = toAppError(e)
+      })
       await refresh(period)
     } catch (e) {
       error.value = toAppError(e)
     }
+  }
+
+  /** Reads the login's grants and ranks them by how well they fit this connection's merchant id and mode. */
+  async function loadGrants(connectionId: string): Promise<void> {
+    const listed = await desktopApi().team.grants({})
+    const identity = await connectionIdentity(appCache().db, connectionId)
+    grants.value = rankGrants(listed, identity)
+    suggested.value = grantFor(listed, identity)
   }
 
   async function chooseMerchant(connectionId: string, period: string, choice: TeamMerchant): Promise<void> {
@@ -69,13 +90,10 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     busy.value = true
     try {
       const target = connection
-      const sync = new TeamSync(
-        repo(),
-        desktopApi().team,
-        user,
-        Date.now,
-        target ? localTargetOf(appCache(), target) : null,
-      )
+      const local = target ? localTargetOf(appCache(), target) : null
+      const sync = new TeamSync(repo(), desktopApi().team, user, Date.now, local)
+      // Marks held from before the connection was shared go up once, before anything queued since.
+      if (target) await joinOnce(appCache(), target, m, desktopApi().team, user, local)
       // The outbox first (in order, each with its key), then everything after the last verified row.
       const flushed = await sync.flush(m)
       outboxNote.value = flushed.stoppedBy
@@ -122,6 +140,27 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     await refresh(period)
   }
 
+  /**
+   * What the month workbook states of the team close: the server's month as last read and the verified
+   * chain head in this cache. Null when `connectionId` is not the shared connection loaded here.
+   */
+  async function workbookTeam(connectionId: string): Promise<WorkbookTeamClose | null> {
+    const m = merchant.value
+    if (!m || connection !== connectionId || !summary.value?.configured) return null
+    const state = await repo().state(merchantKeyOf(m))
+    const mo = month.value
+    return {
+      state: mo?.state ?? 'open',
+      preparedBy: mo?.submittedBy ?? null,
+      submittedAt: mo?.submittedAt ?? null,
+      signedOffBy: mo?.signedOffBy ?? null,
+      signedOffAt: mo?.signedOffAt ?? null,
+      chainThrough: state.verifiedThrough,
+      chainHead: state.headHash,
+      brokenAt: state.broken?.at ?? null,
+    }
+  }
+
   async function dismiss(id: number, period: string): Promise<void> {
     await repo().dismissRefused(id)
     await refresh(period)
@@ -138,10 +177,13 @@ export const useTeamCloseStore = defineStore('team-close', () => {
     pending,
     outboxNote,
     checklistOpen,
+    grants,
+    suggested,
     load,
     chooseMerchant,
     refresh,
     act,
     dismiss,
+    workbookTeam,
   }
 })

@@ -1,17 +1,19 @@
 /**
  * The app-wide team loop: while the app runs (not only while Month-end is open), every few seconds each
- * connection shared with a team merchant sends its outbox and pulls what is new, and the server's marks
- * and closes reach the local marks and locks. One round at a time; a failed round is retried next tick.
- * With no workspace configured a round is one cheap call that does nothing.
+ * connection shared with a team merchant uploads its earlier marks once (the join), sends its outbox and
+ * pulls what is new, and the server's marks and closes reach the local marks and locks. One round at a
+ * time; a failed round is retried next tick. With no workspace configured a round is one cheap call that
+ * does nothing.
  */
 import type { DesktopApi, TeamMerchant } from '../../electron/shared/contract'
 import type { Cache as AppCache } from '../db/cache'
 import { LocksRepository } from '../db/locks-repository'
 import { MarkingService } from '../db/marking-service'
 import { TeamRepository, teamMerchantSetting } from '../db/team-repository'
+import { joinOnce, type TeamJoinApi } from './team-join'
 import { TeamSync, type LocalTarget, type TeamSyncApi } from './team-sync'
 
-export type TeamLoopApi = TeamSyncApi & Pick<DesktopApi['team'], 'get'>
+export type TeamLoopApi = TeamSyncApi & TeamJoinApi & Pick<DesktopApi['team'], 'get'>
 
 /** Where one connection's share of the server's decisions lands: its marks and its locks. */
 export function localTargetOf(cache: AppCache, connectionId: string): LocalTarget {
@@ -31,7 +33,7 @@ function merchantOf(value: unknown): TeamMerchant | null {
   return { merchantId, mode }
 }
 
-/** One round: every shared connection flushes, then pulls. Returns how many connections took part. */
+/** One round: every shared connection joins (once), flushes, then pulls. Returns how many connections took part. */
 export async function teamRound(cache: AppCache, api: TeamLoopApi): Promise<number> {
   const summary = await api.get({})
   const user = summary.config?.user
@@ -41,30 +43,79 @@ export async function teamRound(cache: AppCache, api: TeamLoopApi): Promise<numb
     const merchant = merchantOf((await cache.db.settings.get(teamMerchantSetting(connection.id)))?.value)
     if (!merchant) continue
     shared += 1
-    const sync = new TeamSync(
-      new TeamRepository(cache.db),
-      api,
-      user,
-      Date.now,
-      localTargetOf(cache, connection.id),
-    )
+    const local = localTargetOf(cache, connection.id)
+    const sync = new TeamSync(new TeamRepository(cache.db), api, user, Date.now, local)
+    await joinOnce(cache, connection.id, merchant, api, user, local)
     await sync.flush(merchant)
     await sync.pull(merchant)
   }
   return shared
 }
 
-/** Runs `teamRound` every `intervalMs` until the returned stop is called; rounds never overlap. */
-export function startTeamLoop(cache: () => AppCache, api: () => TeamLoopApi, intervalMs = 3000): () => void {
+/** The wake-ups main hears from the server (NOTIFY), awaited by the loop to run a round at once. */
+export type TeamWakeApi = Pick<DesktopApi['team'], 'waitWake'>
+
+const WAKE_WAIT_MS = 25_000
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Waits on main's wake-ups and calls `onWake` for each new one, until `stopped()`. When no wake can come
+ * (nothing configured, LISTEN not possible) or the call fails, it waits `idleMs` before asking again.
+ */
+export async function followWakes(
+  api: () => TeamWakeApi,
+  onWake: () => void,
+  stopped: () => boolean,
+  idleMs: number,
+): Promise<void> {
+  let seen = 0
+  while (!stopped()) {
+    try {
+      const { wakeCount, listening } = await api().waitWake({ after: seen, timeoutMs: WAKE_WAIT_MS })
+      if (stopped()) return
+      if (wakeCount > seen) onWake()
+      seen = wakeCount
+      if (!listening) await sleep(idleMs)
+    } catch {
+      await sleep(idleMs)
+    }
+  }
+}
+
+/**
+ * Runs `teamRound` every `intervalMs`, and at once when main hears the server announce new audit rows,
+ * until the returned stop is called. Rounds never overlap: a wake during a round runs one more after it.
+ */
+export function startTeamLoop(
+  cache: () => AppCache,
+  api: () => TeamLoopApi & TeamWakeApi,
+  intervalMs = 3000,
+): () => void {
   let running = false
-  const timer = setInterval(() => {
-    if (running) return
+  let again = false
+  let stopped = false
+  const round = (): void => {
+    if (stopped) return
+    if (running) {
+      again = true
+      return
+    }
     running = true
     teamRound(cache(), api())
       .catch(() => undefined) // unreachable or not set up: the next tick tries again
       .finally(() => {
         running = false
+        if (again) {
+          again = false
+          round()
+        }
       })
-  }, intervalMs)
-  return () => clearInterval(timer)
+  }
+  const timer = setInterval(round, intervalMs)
+  void followWakes(api, round, () => stopped, intervalMs)
+  return () => {
+    stopped = true
+    clearInterval(timer)
+  }
 }

@@ -11,5 +11,8 @@ export function teamHandlers(team: TeamService): HandlersFor<'team'> {
     'team:changeMonth': (args) => team.changeMonth(args),
     'team:months': (args) => team.months(args),
     'team:pullAudit': (args) => team.pullAudit(args),
+    'team:joinMarks': (args) => team.joinMarks(args),
+    'team:grants': () => team.grants(),
+    'team:waitWake': (args, ctx) => team.waitWake(args, ctx.signal),
   }
 }

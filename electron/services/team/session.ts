@@ -65,6 +65,39 @@ export interface MonthResult {
   month: MonthState
 }
 
+/** A mark a desktop already holds when it joins: no base version, the server has never seen it from here. */
+export type JoinMark = Omit<MarkWrite, 'baseVersion'>
+
+export interface JoinOutcome {
+  kind: 'charge' | 'refund'
+  id: string
+  /** applied: the server had no mark; same: it holds this one already; refused: it contradicts the server. */
+  status: 'applied' | 'same' | 'refused'
+  reason?: 'month_closed' | 'month_submitted' | 'month_mismatch' | 'conflict'
+  version?: number
+  seq?: number
+  monthState?: string
+  current?: MarkOutcome['current']
+}
+
+export interface JoinResult {
+  key: string
+  replayed: boolean
+  auditHead: number
+  outcomes: JoinOutcome[]
+}
+
+/** A merchant granted to the login, as the server names it, with the login's role and the stores. */
+export interface Grant {
+  merchantId: string
+  mode: 'live' | 'test'
+  name: string
+  role: 'preparer' | 'reviewer' | 'admin'
+  stores: { storeId: string; name: string }[]
+}
+
+export const JOIN_MAX = 100_000
+
 export const NOTE_MAX = 20_000
 
 /** Refuses text PostgreSQL cannot store (NUL) or longer than the server takes, naming the record. */
@@ -140,6 +173,36 @@ export class TeamSession {
       key,
       JSON.stringify(marks),
     ])
+  }
+
+  /**
+   * Uploads the marks this desktop held before joining, under its join key (one per desktop and merchant:
+   * a retried join is answered with the first outcome). What contradicts the server comes back refused.
+   */
+  async joinMarks(merchant: MerchantRef, key: string, marks: JoinMark[]): Promise<JoinResult> {
+    if (marks.length > JOIN_MAX) {
+      throw new TeamError('invalid_input', `${marks.length} marks to join; at most ${JOIN_MAX} at once.`)
+    }
+    for (const m of marks) checkText(`The note of ${m.kind} ${m.id}`, m.note)
+    return this.call<JoinResult>('SELECT closebook.join_marks($1, $2, $3, $4::jsonb) AS o', [
+      merchant.merchantId,
+      merchant.mode,
+      key,
+      JSON.stringify(marks),
+    ])
+  }
+
+  /** The merchants granted to this login (only its own: the function reads the caller's grants). */
+  async grants(): Promise<Grant[]> {
+    try {
+      const result = await this.query<Grant>(
+        'SELECT merchant_id AS "merchantId", mode, name, role, stores FROM closebook.my_grants()',
+        [],
+      )
+      return result.rows
+    } catch (error) {
+      throw classify(error, this.config)
+    }
   }
 
   async submitMonth(
@@ -221,15 +284,28 @@ export class TeamSession {
     }
   }
 
-  /** Calls `wake` whenever the server appends an audit row (any granted merchant); polling stays the fallback. */
-  async listen(wake: () => void): Promise<void> {
+  /**
+   * Calls `wake` whenever the server appends audit rows (any granted merchant), and `lost` once when the
+   * listening connection ends (the server restarted, the network dropped); polling stays the fallback.
+   */
+  async listen(wake: () => void, lost: () => void = () => undefined): Promise<void> {
+    await this.listener?.end().catch(() => undefined)
+    this.listener = null
     const client = new pg.Client(clientConfig(this.config, this.password))
-    client.on('error', () => undefined)
+    let ended = false
+    const end = (): void => {
+      if (ended) return
+      ended = true
+      lost()
+    }
+    client.on('error', end)
+    client.on('end', end)
     client.on('notification', () => wake())
     try {
       await client.connect()
       await client.query('LISTEN closebook_audit')
     } catch (error) {
+      ended = true
       await client.end().catch(() => undefined)
       throw classify(error, this.config)
     }

@@ -18,7 +18,8 @@ import { saveJsonFile } from '../files/save-json'
 import { noKeychainError } from '../vault/credentials'
 import type { SecretStore } from '../vault/secret-store'
 import { isLoopbackHost, TeamError, testConnection, type TeamFailure } from './connection'
-import { TeamSession, type MarksResult, type MonthResult } from './session'
+import { TeamSession, type Grant, type JoinResult, type MarksResult, type MonthResult } from './session'
+import { Wakes } from './wakes'
 
 export const TEAM_FILE = 'team.json'
 export const TEAM_ACCOUNT = 'team-workspace:password'
@@ -52,7 +53,8 @@ export class TeamService {
   private config: TeamConfigInput | null = null
   private loaded = false
   private session: TeamSession | null = null
-  private wakes = 0
+  private readonly wakes = new Wakes()
+  private listening: Promise<boolean> | null = null
 
   constructor(
     private readonly dataDir: string,
@@ -135,6 +137,48 @@ export class TeamService {
     return this.withSession((s) => s.applyMarks(merchant, key, marks))
   }
 
+  async joinMarks({ merchant, key, marks }: Args<'team:joinMarks'>): Promise<JoinResult> {
+    return this.withSession((s) => s.joinMarks(merchant, key, marks))
+  }
+
+  async grants(): Promise<Grant[]> {
+    return this.withSession((s) => s.grants())
+  }
+
+  /**
+   * Resolves when the server has announced audit rows past `after`, or after `timeoutMs`, or when the
+   * caller goes away. With nothing configured, or no LISTEN possible, it answers at once, not listening.
+   */
+  async waitWake(
+    { after, timeoutMs }: Args<'team:waitWake'>,
+    signal?: AbortSignal,
+  ): Promise<{ wakeCount: number; listening: boolean }> {
+    if (!(await this.load()) || !(await this.ensureListening())) {
+      return { wakeCount: this.wakes.value, listening: false }
+    }
+    return { wakeCount: await this.wakes.wait(after, timeoutMs, signal), listening: true }
+  }
+
+  /** Sets up LISTEN on the session once; a lost listening connection is set up again on the next call. */
+  private ensureListening(): Promise<boolean> {
+    this.listening ??= this.withSession((s) =>
+      s.listen(
+        () => this.wakes.wake(),
+        () => {
+          this.listening = null
+          this.wakes.releaseAll()
+        },
+      ),
+    ).then(
+      () => true,
+      () => {
+        this.listening = null
+        return false
+      },
+    )
+    return this.listening
+  }
+
   async changeMonth(args: Args<'team:changeMonth'>): Promise<MonthResult> {
     const merchant = args.merchant
     return this.withSession((s) => {
@@ -160,7 +204,7 @@ export class TeamService {
     wakeCount: number
   }> {
     const rows = await this.withSession((s) => s.pullAudit(merchant, afterSeq, limit ?? 5000))
-    return { rows, wakeCount: this.wakes }
+    return { rows, wakeCount: this.wakes.value }
   }
 
   async dispose(): Promise<void> {
@@ -187,10 +231,9 @@ export class TeamService {
     try {
       if (!this.session) {
         const { config, password } = await this.credentials()
-        const session = new TeamSession(config, password)
-        this.session = session
+        this.session = new TeamSession(config, password)
         // LISTEN is a wake-up only; when it cannot be set up the renderer's polling still pulls.
-        session.listen(() => (this.wakes += 1)).catch(() => undefined)
+        void this.ensureListening()
       }
       return await work(this.session)
     } catch (error) {
@@ -201,6 +244,8 @@ export class TeamService {
   private async reset(): Promise<void> {
     const session = this.session
     this.session = null
+    this.listening = null
+    this.wakes.releaseAll()
     await session?.close()
   }
 

@@ -108,6 +108,30 @@ export const teamMarkOutcomeSchema = z.object({
 })
 export type TeamMarkOutcome = z.infer<typeof teamMarkOutcomeSchema>
 
+const joinMarkSchema = teamMarkSchema.omit({ baseVersion: true })
+export type TeamJoinMark = z.infer<typeof joinMarkSchema>
+
+export const teamJoinOutcomeSchema = z.object({
+  kind: z.enum(['charge', 'refund']),
+  id: z.string(),
+  status: z.enum(['applied', 'same', 'refused']),
+  reason: z.enum(['month_closed', 'month_submitted', 'month_mismatch', 'conflict']).optional(),
+  version: z.number().optional(),
+  seq: z.number().optional(),
+  monthState: z.string().optional(),
+  current: currentMarkSchema.nullable().optional(),
+})
+export type TeamJoinOutcome = z.infer<typeof teamJoinOutcomeSchema>
+
+export const teamGrantSchema = z.object({
+  merchantId: z.string(),
+  mode: z.enum(['live', 'test']),
+  name: z.string(),
+  role: z.enum(['preparer', 'reviewer', 'admin']),
+  stores: z.array(z.object({ storeId: z.string(), name: z.string() })),
+})
+export type TeamGrant = z.infer<typeof teamGrantSchema>
+
 export const teamMarksResultSchema = z.object({
   key: z.string(),
   replayed: z.boolean(),
@@ -166,6 +190,36 @@ export const teamContract = {
       marks: z.array(teamMarkSchema).max(5000),
     }),
     result: teamMarksResultSchema,
+  },
+  /**
+   * Uploads the marks this desktop held before it joined, once, under its join key (one per desktop and
+   * merchant; a retried join gets the first answer). What contradicts the server comes back refused.
+   */
+  'team:joinMarks': {
+    args: z.strictObject({
+      merchant: teamMerchantSchema,
+      key: keySchema,
+      marks: z.array(joinMarkSchema).max(100_000),
+    }),
+    result: z.object({
+      key: z.string(),
+      replayed: z.boolean(),
+      auditHead: z.number(),
+      outcomes: z.array(teamJoinOutcomeSchema),
+    }),
+  },
+  /** The merchants granted to the login, with mode, role and stores: what a connection may be shared with. */
+  'team:grants': { args: z.strictObject({}), result: z.array(teamGrantSchema) },
+  /**
+   * Waits until the server announces new audit rows (NOTIFY; the count passes `after`) or `timeoutMs`
+   * passes. `listening` is false when no wake can come (nothing configured, LISTEN not set up): poll then.
+   */
+  'team:waitWake': {
+    args: z.strictObject({
+      after: z.number().int().nonnegative(),
+      timeoutMs: z.number().int().min(10).max(60_000),
+    }),
+    result: z.object({ wakeCount: z.number().int(), listening: z.boolean() }),
   },
   'team:changeMonth': {
     args: z.strictObject({

@@ -73,3 +73,20 @@ describe('marks of a shared connection join the team outbox', () => {
     expect(await db.markDays.count()).toBe(0)
   })
 })
+
+describe('writes larger than one server call', () => {
+  it('are queued as writes of at most 5000 marks, each with its own key, in order', async () => {
+    const marks = Array.from({ length: 12_001 }, (_, i) => ({
+      kind: 'charge' as const,
+      id: `ch_${i}`,
+      month: '2026-10',
+      reconciled: true,
+      note: '',
+    }))
+    await new TeamRepository(db).enqueue('mer_demo:test', marks, 0)
+    const rows = await new TeamRepository(db).pending('mer_demo:test')
+    expect(rows.map((r) => r.marks.length)).toEqual([5000, 5000, 2001])
+    expect(new Set(rows.map((r) => r.key)).size).toBe(3)
+    expect(rows.flatMap((r) => r.marks.map((m) => m.id))).toEqual(marks.map((m) => m.id))
+  })
+})

@@ -5,6 +5,8 @@ import { createCache, setAppCacheForTests } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { setDesktopApiForTests } from '../../../../src/platform'
 import { useTeamCloseStore } from '../../../../src/stores/team-close-store'
+import { historyRecordOf } from '../../../../src/db/history-record'
+import { historyItem } from '../../../support/api-items'
 import { openDb } from '../db/fixtures'
 
 const CONN = 'c0c0c0c0-0000-4000-8000-000000000000'
@@ -26,6 +28,11 @@ function fakeApi(calls: unknown[], configured = true): DesktopApi {
       Promise.resolve({ configured, config: configured ? config : null, hasPassword: true, plain: true }),
     pullAudit: () => Promise.resolve({ rows: [], wakeCount: 0 }),
     months: () => Promise.resolve([submitted]),
+    grants: () =>
+      Promise.resolve([
+        { merchantId: 'mer_live', mode: 'live', name: 'Live shop', role: 'reviewer', stores: [] },
+        { merchantId: 'mer_demo', mode: 'test', name: 'Demo shop', role: 'reviewer', stores: [] },
+      ]),
     changeMonth: (args) => {
       calls.push(args)
       return Promise.resolve({
@@ -61,6 +68,19 @@ describe('team close store', () => {
     await store.load(CONN, '2026-10')
     expect(store.merchant).toBeNull()
     expect(store.month).toBeNull()
+  })
+
+  it("offers the login's grants, those in the connection's mode first; with no merchant id known it suggests none", async () => {
+    setDesktopApiForTests(fakeApi([]))
+    await db.history.put(historyRecordOf(CONN, historyItem(1, { mode: 'test' }), 0))
+    const store = useTeamCloseStore()
+    await store.load(CONN, '2026-10')
+    expect(store.grants?.map((g) => [g.grant.merchantId, g.fit])).toEqual([
+      ['mer_demo', 'mode'],
+      ['mer_live', 'other'],
+    ])
+    expect(store.suggested).toBeNull()
+    expect(store.error).toBeNull()
   })
 
   it('remembers the merchant per connection, shows the month and sends sign-off with the version seen', async () => {

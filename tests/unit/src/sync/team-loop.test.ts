@@ -9,12 +9,16 @@ import { connectionRow, openDb } from '../db/fixtures'
 const config = { host: '127.0.0.1', port: 5432, database: 'closebook', user: 'ana' }
 
 function fakeApi(configured: boolean, calls: string[]): TeamLoopApi {
-  const team: Pick<DesktopApi['team'], 'get' | 'pushMarks' | 'pullAudit'> = {
+  const team: Pick<DesktopApi['team'], 'get' | 'pushMarks' | 'pullAudit' | 'joinMarks'> = {
     get: () =>
       Promise.resolve({ configured, config: configured ? config : null, hasPassword: true, plain: true }),
     pushMarks: (args) => {
       calls.push(`push ${args.merchant.merchantId} ${args.key}`)
       return Promise.resolve({ key: args.key, replayed: false, auditHead: 1, outcomes: [] })
+    },
+    joinMarks: (args) => {
+      calls.push(`join ${args.merchant.merchantId} ${args.marks.length}`)
+      return Promise.resolve({ key: args.key, replayed: false, auditHead: 0, outcomes: [] })
     },
     pullAudit: (args) => {
       calls.push(`pull ${args.merchant.merchantId}`)

@@ -54,7 +54,12 @@ async function freePort(): Promise<number> {
   })
 }
 
-export async function startTestCluster(): Promise<TestCluster> {
+export interface ClusterOptions {
+  /** PEM of the server's certificate (chain) and key: the cluster then runs with ssl=on. */
+  ssl?: { cert: string; key: string }
+}
+
+export async function startTestCluster(options: ClusterOptions = {}): Promise<TestCluster> {
   const bin = findPostgresBin()
   if (!bin) throw new Error(postgresUnavailableReason() ?? 'no PostgreSQL')
   const asRoot = process.getuid?.() === 0
@@ -89,9 +94,24 @@ export async function startTestCluster(): Promise<TestCluster> {
     '--no-sync',
   ])
   const port = await freePort()
-  const options = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories='${base}' -c fsync=off -c max_connections=200`
+  let sslOptions = ''
+  if (options.ssl) {
+    // The server reads its key only when the key file is the server user's and private to it.
+    const certFile = join(base, 'server.crt')
+    const keyFile = join(base, 'server.key')
+    writeFileSync(certFile, options.ssl.cert, { mode: 0o644 })
+    writeFileSync(keyFile, options.ssl.key, { mode: 0o600 })
+    if (asRoot) {
+      const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim())
+      const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim())
+      chownSync(certFile, uid, gid)
+      chownSync(keyFile, uid, gid)
+    }
+    sslOptions = ` -c ssl=on -c ssl_cert_file='${certFile}' -c ssl_key_file='${keyFile}'`
+  }
+  const serverOptions = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories='${base}' -c fsync=off -c max_connections=200${sslOptions}`
   const start = (): void =>
-    run('pg_ctl', ['-D', dataDir, '-o', options, '-l', join(base, 'log'), '-w', '-t', '60', 'start'])
+    run('pg_ctl', ['-D', dataDir, '-o', serverOptions, '-l', join(base, 'log'), '-w', '-t', '60', 'start'])
   const stopWith = (mode: 'immediate' | 'fast'): void => {
     try {
       run('pg_ctl', ['-D', dataDir, '-m', mode, '-w', 'stop'])

@@ -25,10 +25,11 @@ if (unavailable) console.warn(`team chain tests skipped: ${unavailable}`)
 describe('frozen migrations (no server)', () => {
   it('loads 001 onwards in order and prints each inside a transaction with its checksum', () => {
     const migrations = loadMigrations()
-    expect(migrations.map((m) => m.version)).toEqual([1])
+    expect(migrations.map((m) => m.version)).toEqual([1, 2])
     const sql = migrationSql(migrations)
     expect(sql).toMatch(/^-- migration 1: team_workspace\nBEGIN;\n/)
     expect(sql).toContain(`VALUES (1, 'team_workspace', '${migrations[0]?.sha256}');\nCOMMIT;`)
+    expect(sql).toContain(`VALUES (2, 'join_and_grants', '${migrations[1]?.sha256}');\nCOMMIT;`)
   })
 
   it('refuses a database whose migration differs from the frozen file, or that is newer than the app', () => {
@@ -36,7 +37,7 @@ describe('frozen migrations (no server)', () => {
     expect(() => checkApplied(migrations, [{ version: 1, sha256: 'edited' }])).toThrow(
       /differs from the frozen file/,
     )
-    expect(() => checkApplied(migrations, [{ version: 2, sha256: 'x' }])).toThrow(/newer than this Closebook/)
+    expect(() => checkApplied(migrations, [{ version: 3, sha256: 'x' }])).toThrow(/newer than this Closebook/)
   })
 })
 
@@ -107,7 +108,7 @@ describe.skipIf(unavailable)('team audit chain and setup on PostgreSQL', () => {
   it('the connection test answers specifically: ok, auth failed, unreachable, no database, not a member', async () => {
     const ok = await testConnection(team.config('ana'), team.password('ana'))
     expect(ok).toMatchObject({
-      schemaVersion: 1,
+      schemaVersion: 2,
       login: 'ana',
       plain: true,
       merchants: [
@@ -158,18 +159,18 @@ describe.skipIf(unavailable)('team audit chain and setup on PostgreSQL', () => {
       })
     }
     await team.admin.query(
-      "INSERT INTO closebook.schema_migrations (version, name, sha256) VALUES (2, 'future', 'x')",
+      "INSERT INTO closebook.schema_migrations (version, name, sha256) VALUES (3, 'future', 'x')",
     )
     try {
       await expectFailure('schema_too_new')
     } finally {
-      await team.admin.query('DELETE FROM closebook.schema_migrations WHERE version = 2')
+      await team.admin.query('DELETE FROM closebook.schema_migrations WHERE version = 3')
     }
-    await team.admin.query('UPDATE closebook.schema_migrations SET version = 0 WHERE version = 1')
+    await team.admin.query('UPDATE closebook.schema_migrations SET version = 0 WHERE version = 2')
     try {
       await expectFailure('schema_too_old')
     } finally {
-      await team.admin.query('UPDATE closebook.schema_migrations SET version = 1 WHERE version = 0')
+      await team.admin.query('UPDATE closebook.schema_migrations SET version = 2 WHERE version = 0')
     }
   })
 

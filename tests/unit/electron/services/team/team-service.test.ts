@@ -30,6 +30,10 @@ describe('team service with nothing configured', () => {
         code: 'not_found',
         details: { failure: 'not_configured' },
       })
+      // No wake can come: the renderer is told at once to rely on polling, not kept waiting.
+      const started = Date.now()
+      expect(await team.waitWake({ after: 0, timeoutMs: 5000 })).toEqual({ wakeCount: 0, listening: false })
+      expect(Date.now() - started).toBeLessThan(1000)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
