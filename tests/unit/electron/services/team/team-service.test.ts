@@ -89,6 +89,13 @@ describe.skipIf(unavailable)('team service on PostgreSQL', () => {
     await rei.configure({ config: { host, port, database, user: 'rei' }, password: fixture.password('rei') })
     try {
       const before = await rei.pullAudit({ merchant: DEMO, afterSeq: 0 })
+      // LISTEN is set up by the first wait: a short one, so the NOTIFY of the writes below is heard.
+      expect(
+        desktopApiContract['team:waitWake'].result.parse(
+          await rei.waitWake({ after: before.wakeCount, timeoutMs: 10 }),
+        ),
+      ).toMatchObject({ listening: true })
+      const woken = rei.waitWake({ after: before.wakeCount, timeoutMs: 30_000 })
       const marks = [
         {
           kind: 'charge' as const,
@@ -114,6 +121,7 @@ describe.skipIf(unavailable)('team service on PostgreSQL', () => {
       expect(desktopApiContract['team:months'].result.parse(months)).toMatchObject([
         { month: '2026-10', state: 'submitted', submittedBy: 'ana' },
       ])
+      expect((await woken).wakeCount).toBeGreaterThan(before.wakeCount)
       await expect
         .poll(async () => (await rei.pullAudit({ merchant: DEMO, afterSeq: 0 })).wakeCount)
         .toBeGreaterThan(before.wakeCount)
