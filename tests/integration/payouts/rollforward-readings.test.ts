@@ -1,8 +1,9 @@
 /**
  * The sandbox's payouts under every reading it can serve, taken through the wire shapes main validates and
  * sync's mapping, rolled forward month by month: in every currency and month the closing is explained to
- * 0, the control is 0, and the opening is last month's closing. With and without the links the sandbox
- * puts on a repaying transfer (metadata and note), since a real service may send neither.
+ * 0, the control is 0, and the opening is last month's closing. Monthly and weekly transfer schedules
+ * (a weekly transfer's period straddles month ends); with and without the links the sandbox puts on a
+ * repaying transfer (metadata and note), since a real service may send neither.
  */
 import { describe, expect, it } from 'vitest'
 import { payoutItemSchemas } from '../../../electron/shared/payouts-api'
@@ -11,6 +12,7 @@ import {
   CARRY_OVER_READINGS,
   LEDGER_AMOUNT_READINGS,
   TRANSFER_FEE_READINGS,
+  TRANSFER_SCHEDULES,
   type PayoutOptions,
 } from '../../../electron/sandbox/payouts'
 import { startSandbox } from '../../../electron/sandbox/server'
@@ -49,6 +51,7 @@ async function payoutsOf(options: PayoutOptions, clockMs: number, links: boolean
       bankAccounts: [],
       createdUs: 0,
       minTransferPayout: options.minTransferPayout ?? 10_000,
+      transferSchedule: options.transferSchedule ?? 'monthly',
     }
     const answer = (kind: 'transfer' | 'transfer_status_changes', id: string) => {
       const a = answerPayout({ kind, id, template: '' }, new URLSearchParams({ limit: '100' }), ctx)
@@ -118,15 +121,18 @@ function misfits(months: RollForward[]): string[] {
   return out
 }
 
-const COMBINATIONS: PayoutOptions[] = LEDGER_AMOUNT_READINGS.flatMap((ledgerAmounts) =>
-  TRANSFER_FEE_READINGS.flatMap((transferFee) =>
-    CARRY_OVER_READINGS.flatMap((carryOver) =>
-      [10_000, 400_000].map((minTransferPayout) => ({
-        ledgerAmounts,
-        transferFee,
-        carryOver,
-        minTransferPayout,
-      })),
+const COMBINATIONS: PayoutOptions[] = TRANSFER_SCHEDULES.flatMap((transferSchedule) =>
+  LEDGER_AMOUNT_READINGS.flatMap((ledgerAmounts) =>
+    TRANSFER_FEE_READINGS.flatMap((transferFee) =>
+      CARRY_OVER_READINGS.flatMap((carryOver) =>
+        [10_000, 400_000].map((minTransferPayout) => ({
+          transferSchedule,
+          ledgerAmounts,
+          transferFee,
+          carryOver,
+          minTransferPayout,
+        })),
+      ),
     ),
   ),
 )
