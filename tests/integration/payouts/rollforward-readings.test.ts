@@ -121,6 +121,12 @@ function misfits(months: RollForward[]): string[] {
   return out
 }
 
+/** A period that holds days of two months (`to` is the first day after it). */
+function straddlesMonths(t: Transfer): boolean {
+  if (!t.periodFrom || !t.periodTo) return false
+  return t.periodFrom.slice(0, 7) !== t.periodTo.slice(0, 7) && !t.periodTo.endsWith('-01')
+}
+
 const COMBINATIONS: PayoutOptions[] = TRANSFER_SCHEDULES.flatMap((transferSchedule) =>
   LEDGER_AMOUNT_READINGS.flatMap((ledgerAmounts) =>
     TRANSFER_FEE_READINGS.flatMap((transferFee) =>
@@ -141,10 +147,12 @@ describe('the roll-forward of the sandbox’s payouts under every reading', () =
   it.each(COMBINATIONS.map((o) => [Object.values(o).join(' / '), o] as const))(
     '%s: every month’s closing is explained to 0 and its opening is last month’s closing',
     async (_name, options) => {
-      const seen = { repaid: 0, carried: 0 }
+      const seen = { repaid: 0, carried: 0, straddling: 0 }
       for (const clock of CLOCKS)
         for (const links of [true, false]) {
-          const months = rollMonths(await payoutsOf(options, clock, links), options)
+          const payouts = await payoutsOf(options, clock, links)
+          seen.straddling += payouts.transfers.filter(straddlesMonths).length
+          const months = rollMonths(payouts, options)
           expect(misfits(months), `clock ${new Date(clock).toISOString()}, links ${links}`).toEqual([])
           expect(months[months.length - 1]!.currencies.length).toBeGreaterThan(1)
           for (const c of months.flatMap((r) => r.currencies))
@@ -159,6 +167,8 @@ describe('the roll-forward of the sandbox’s payouts under every reading', () =
       expect(seen.repaid).toBeGreaterThan(0)
       if (options.carryOver === 'open_ledgers' && options.minTransferPayout === 400_000)
         expect(seen.carried).toBeGreaterThan(0)
+      // Weekly transfers pay weeks that begin in one month and end in the next.
+      if (options.transferSchedule === 'weekly') expect(seen.straddling).toBeGreaterThan(0)
     },
     120_000,
   )
