@@ -9,17 +9,18 @@
 import type { Dataset } from './dataset'
 import {
   calendarOf,
-  DAY_MS,
   payoutDayMs,
   PAYOUT_DAY_OF_MONTH,
   tokyoDate,
   type PayoutCalendar,
   type TransferSchedule,
 } from './payout-calendar'
+import { lifecycle, type Outcome, type PeriodContext, type SandboxStatusChange } from './payout-lifecycle'
 import { Prng } from './prng'
 
 export { PAYOUT_DAY_OF_MONTH, payoutDayMs }
 export { TRANSFER_SCHEDULES, type TransferSchedule } from './payout-calendar'
+export type { SandboxStatusChange } from './payout-lifecycle'
 
 export const LEDGER_AMOUNT_READINGS = ['net', 'gross'] as const
 export const TRANSFER_FEE_READINGS = ['manual_ledger', 'bank_deducted'] as const
@@ -70,15 +71,6 @@ export interface SandboxLedger {
   createdUs: number
   /** The charge or refund it stands for (the charge list's `ledger_id` points back). */
   sourceId: string | null
-}
-
-export interface SandboxStatusChange {
-  id: string
-  transferId: string
-  oldStatus: string | null
-  newStatus: string
-  reason: string | null
-  createdUs: number
 }
 
 export interface SandboxTransfer {
@@ -167,15 +159,6 @@ function sourceLedgers(data: Dataset, seed: number, reading: LedgerAmountReading
   return out
 }
 
-interface PeriodContext {
-  calendar: PayoutCalendar
-  seed: number
-  currency: string
-  index: number
-  clockMs: number
-  bankAccountId: string
-}
-
 function manualLedger(
   key: string,
   currency: string,
@@ -197,51 +180,6 @@ function manualLedger(
     createdUs,
     sourceId: null,
   }
-}
-
-type Outcome = 'paid' | 'failed' | 'canceled'
-
-/** Status changes of a transfer over its life; only those the clock has reached are kept. */
-function lifecycle(
-  ctx: PeriodContext,
-  transferId: string,
-  outcome: Outcome | 'blank',
-  event: (ms: number) => void,
-): SandboxStatusChange[] {
-  const created = ctx.calendar.periodStartMs(ctx.index + 1) + 3600_000
-  const payMs = ctx.calendar.payoutDayMs(ctx.index)
-  const steps: [string, string, string | null, number][] =
-    outcome === 'blank'
-      ? [['created', 'blank', 'under the minimum payout: carried over', created + 60_000]]
-      : outcome === 'canceled'
-        ? [
-            ['created', 'approved', null, created + DAY_MS],
-            [
-              'approved',
-              'canceled',
-              'canceled by the service: paid with the next transfer',
-              created + 2 * DAY_MS,
-            ],
-          ]
-        : [
-            ['created', 'approved', null, created + DAY_MS],
-            ['approved', 'processing', null, payMs - DAY_MS],
-            outcome === 'failed'
-              ? ['processing', 'failed', 'the bank refused the transfer: account closed', payMs]
-              : ['processing', 'paid', null, payMs],
-          ]
-  event(created)
-  for (const [, , , at] of steps) event(at)
-  return steps
-    .filter(([, , , at]) => at <= ctx.clockMs)
-    .map(([oldStatus, newStatus, reason, at], i) => ({
-      id: uuidOf(`status|${ctx.seed}|${transferId}|${i}`),
-      transferId,
-      oldStatus,
-      newStatus,
-      reason,
-      createdUs: at * 1000,
-    }))
 }
 
 export interface BuildOptions {
