@@ -10,6 +10,7 @@ import {
   CARRY_OVER_READINGS,
   LEDGER_AMOUNT_READINGS,
   TRANSFER_FEE_READINGS,
+  TRANSFER_SCHEDULES,
   type PayoutOptions,
 } from './payouts'
 import {
@@ -63,6 +64,8 @@ Faults (each reproducible by --seed)
   --transfer-fee R         manual_ledger (default) | bank_deducted: where the JPY transfer fee sits
   --carry-over R           no_transfer (default) | blank_transfer | open_ledgers: a payout under the minimum
   --min-transfer-payout N  minimum payout in JPY (default 10000; two-decimal currencies half, in cents)
+  --transfer-schedule S    monthly (default: closed at month end, paid the 15th of the next month) | weekly
+                           (Monday–Sunday in Tokyo, transfer created the next Monday, paid that Friday)
 
   --help                   this text
 
@@ -86,6 +89,7 @@ function parse(argv: string[]) {
       'transfer-fee': { type: 'string' },
       'carry-over': { type: 'string' },
       'min-transfer-payout': { type: 'string' },
+      'transfer-schedule': { type: 'string' },
       seed: { type: 'string' },
       stores: { type: 'string' },
       records: { type: 'string' },
@@ -146,10 +150,12 @@ function payoutOptions(v: Parsed['values']): PayoutOptions | undefined {
   const transferFee = reading(v, 'transfer-fee', TRANSFER_FEE_READINGS)
   const carryOver = reading(v, 'carry-over', CARRY_OVER_READINGS)
   const min = number(v, 'min-transfer-payout', whole(0, 1_000_000_000), 'a whole number of yen')
+  const schedule = reading(v, 'transfer-schedule', TRANSFER_SCHEDULES)
   if (ledgerAmounts) out.ledgerAmounts = ledgerAmounts
   if (transferFee) out.transferFee = transferFee
   if (carryOver) out.carryOver = carryOver
   if (min !== undefined) out.minTransferPayout = min
+  if (schedule) out.transferSchedule = schedule
   return Object.keys(out).length > 0 ? out : undefined
 }
 

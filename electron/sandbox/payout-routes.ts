@@ -14,6 +14,7 @@ import {
   PAYOUT_DAY_OF_MONTH,
   PERCENT_FEE,
   type PayoutBook,
+  type TransferSchedule,
   type SandboxLedger,
   type SandboxStatusChange,
   type SandboxTransfer,
@@ -67,6 +68,7 @@ export interface PayoutContext {
   bankAccounts: BankAccountSpec[]
   createdUs: number
   minTransferPayout: number
+  transferSchedule: TransferSchedule
 }
 
 export type PayoutAnswer =
@@ -196,16 +198,32 @@ function meItem(ctx: PayoutContext): Record<string, unknown> {
       { amount: flatFeeOf('EUR'), currency: 'EUR' },
     ],
     min_transfer_payout: { amount: minPayoutOf('JPY', ctx.minTransferPayout), currency: 'JPY' },
-    transfer_schedule: {
-      wait_period: 'P14D',
-      period: 'monthly',
+    transfer_schedule: transferScheduleItem(ctx.transferSchedule),
+  }
+}
+
+/** `/me`'s `transfer_schedule`, in the real service's fields (univapay-node's TransferScheduleItem). */
+function transferScheduleItem(schedule: TransferSchedule): Record<string, unknown> {
+  if (schedule === 'weekly')
+    return {
+      wait_period: 'P4D',
+      period: 'weekly',
       full_period_required: false,
-      day_of_week: null,
+      day_of_week: 'friday',
       week_of_month: null,
-      day_of_month: PAYOUT_DAY_OF_MONTH,
-      weekly_closing_day: null,
-      weekly_payout_day: null,
-    },
+      day_of_month: null,
+      weekly_closing_day: 'sunday',
+      weekly_payout_day: 'friday',
+    }
+  return {
+    wait_period: 'P14D',
+    period: 'monthly',
+    full_period_required: false,
+    day_of_week: null,
+    week_of_month: null,
+    day_of_month: PAYOUT_DAY_OF_MONTH,
+    weekly_closing_day: null,
+    weekly_payout_day: null,
   }
 }
 

@@ -27,7 +27,7 @@ export interface PayoutState {
 }
 
 export function payoutState(data: Dataset, settings: PayoutStateSettings): PayoutState {
-  const { seed, shape, fromUs, toUs, now, readings, minTransferPayout } = settings
+  const { seed, shape, fromUs, toUs, now, readings, minTransferPayout, transferSchedule } = settings
   const lastPaidMs = Math.floor(toUs / 1000) + 20 * 86_400_000
   const payoutClock = settings.payoutClock ?? (() => Math.max(now(), lastPaidMs))
   const payoutFromUs = fromUs
@@ -47,6 +47,7 @@ export function payoutState(data: Dataset, settings: PayoutStateSettings): Payou
       fromUs: payoutFromUs,
       readings,
       minTransferPayout,
+      transferSchedule,
       clockMs,
       bankAccountFor: (currency) => bankAccounts.find((b) => b.currency === currency)?.id ?? fxAccountId,
     })
@@ -59,6 +60,7 @@ export function payoutState(data: Dataset, settings: PayoutStateSettings): Payou
     bankAccounts,
     createdUs: payoutFromUs,
     minTransferPayout,
+    transferSchedule,
   })
   /** Varied shape: a charge carries the id of its ledger once it has one. */
   function withLedgerId(item: Record<string, unknown>, charge: SandboxCharge): Record<string, unknown> {

@@ -1,23 +1,26 @@
 /**
  * The sandbox's payouts, derived from its charges and refunds (README.md, "Payouts"): one ledger per
- * successful live charge and refund, monthly transfers per currency closed in Asia/Tokyo and paid on the
- * 15th of the next month (moved past weekends), manual ledgers, carry-over under the minimum, one failed
+ * successful live charge and refund, transfers per currency and period of the transfer schedule (monthly,
+ * paid on the 15th of the next month moved past weekends, or weekly; payout-calendar.ts), manual ledgers, carry-over under the minimum, one failed
  * and one canceled transfer, and status changes that become visible as the payout clock passes them.
  * Everything is a pure function of the data, the seed, the readings and the clock: ids are hashes, so a
  * ledger or transfer keeps its id however often the book is rebuilt.
  */
 import type { Dataset } from './dataset'
 import {
-  DAY_MS,
-  monthIndexOf,
-  monthStartMs,
+  calendarOf,
   payoutDayMs,
   PAYOUT_DAY_OF_MONTH,
   tokyoDate,
+  type PayoutCalendar,
+  type TransferSchedule,
 } from './payout-calendar'
+import { lifecycle, type Outcome, type PeriodContext, type SandboxStatusChange } from './payout-lifecycle'
 import { Prng } from './prng'
 
 export { PAYOUT_DAY_OF_MONTH, payoutDayMs }
+export { TRANSFER_SCHEDULES, type TransferSchedule } from './payout-calendar'
+export type { SandboxStatusChange } from './payout-lifecycle'
 
 export const LEDGER_AMOUNT_READINGS = ['net', 'gross'] as const
 export const TRANSFER_FEE_READINGS = ['manual_ledger', 'bank_deducted'] as const
@@ -32,9 +35,13 @@ export interface PayoutReadingOptions {
   carryOver?: CarryOverReading
 }
 
-/** The readings plus the contract's minimum payout (JPY; two-decimal currencies half of it in minor units). */
+/**
+ * The readings plus the contract: its minimum payout (JPY; two-decimal currencies half of it in minor
+ * units) and its transfer schedule (monthly by default).
+ */
 export interface PayoutOptions extends PayoutReadingOptions {
   minTransferPayout?: number
+  transferSchedule?: TransferSchedule
 }
 
 /** Percent units, as `/me` and the ledgers say: the same 3.24 % the charges' `fee_amount` is. */
@@ -64,15 +71,6 @@ export interface SandboxLedger {
   createdUs: number
   /** The charge or refund it stands for (the charge list's `ledger_id` points back). */
   sourceId: string | null
-}
-
-export interface SandboxStatusChange {
-  id: string
-  transferId: string
-  oldStatus: string | null
-  newStatus: string
-  reason: string | null
-  createdUs: number
 }
 
 export interface SandboxTransfer {
@@ -161,14 +159,6 @@ function sourceLedgers(data: Dataset, seed: number, reading: LedgerAmountReading
   return out
 }
 
-interface PeriodContext {
-  seed: number
-  currency: string
-  index: number
-  clockMs: number
-  bankAccountId: string
-}
-
 function manualLedger(
   key: string,
   currency: string,
@@ -192,56 +182,12 @@ function manualLedger(
   }
 }
 
-type Outcome = 'paid' | 'failed' | 'canceled'
-
-/** Status changes of a transfer over its life; only those the clock has reached are kept. */
-function lifecycle(
-  ctx: PeriodContext,
-  transferId: string,
-  outcome: Outcome | 'blank',
-  event: (ms: number) => void,
-): SandboxStatusChange[] {
-  const created = monthStartMs(ctx.index + 1) + 3600_000
-  const payMs = payoutDayMs(ctx.index)
-  const steps: [string, string, string | null, number][] =
-    outcome === 'blank'
-      ? [['created', 'blank', 'under the minimum payout: carried over', created + 60_000]]
-      : outcome === 'canceled'
-        ? [
-            ['created', 'approved', null, created + DAY_MS],
-            [
-              'approved',
-              'canceled',
-              'canceled by the service: paid with the next transfer',
-              created + 2 * DAY_MS,
-            ],
-          ]
-        : [
-            ['created', 'approved', null, created + DAY_MS],
-            ['approved', 'processing', null, payMs - DAY_MS],
-            outcome === 'failed'
-              ? ['processing', 'failed', 'the bank refused the transfer: account closed', payMs]
-              : ['processing', 'paid', null, payMs],
-          ]
-  event(created)
-  for (const [, , , at] of steps) event(at)
-  return steps
-    .filter(([, , , at]) => at <= ctx.clockMs)
-    .map(([oldStatus, newStatus, reason, at], i) => ({
-      id: uuidOf(`status|${ctx.seed}|${transferId}|${i}`),
-      transferId,
-      oldStatus,
-      newStatus,
-      reason,
-      createdUs: at * 1000,
-    }))
-}
-
 export interface BuildOptions {
   seed: number
   fromUs: number
   readings: Required<PayoutReadingOptions>
   minTransferPayout: number
+  transferSchedule: TransferSchedule
   /** The payout clock (ms): periods end, transfers appear and statuses change when it passes them. */
   clockMs: number
   bankAccountFor(currency: string): string
@@ -249,6 +195,7 @@ export interface BuildOptions {
 
 interface BookRun {
   options: BuildOptions
+  calendar: PayoutCalendar
   firstIndex: number
   /** The currency whose first transfer is canceled (the busiest other than JPY). */
   cancelCurrency: string | undefined
@@ -271,13 +218,13 @@ function makeTransfer(
   manual: SandboxLedger[],
 ): { transfer: SandboxTransfer; outcome: Outcome } {
   const { seed, readings } = run.options
-  const { currency, index } = ctx
-  const transferId = uuidOf(`transfer|${seed}|${currency}|${index}`)
-  const createdMs = monthStartMs(index + 1) + 3600_000
+  const { currency, index, calendar } = ctx
+  const transferId = uuidOf(`transfer|${seed}|${currency}|${calendar.key(index)}`)
+  const createdMs = calendar.periodStartMs(index + 1) + 3600_000
   const fee =
     currency === 'JPY' && readings.transferFee === 'manual_ledger'
       ? manualLedger(
-          `transfer-fee|${seed}|${index}`,
+          `transfer-fee|${seed}|${calendar.key(index)}`,
           currency,
           -TRANSFER_FEE_JPY,
           'Transfer fee (¥400 + tax)',
@@ -316,8 +263,8 @@ function periodFields(ctx: PeriodContext, createdMs: number) {
   return {
     bankAccountId: ctx.bankAccountId,
     currency: ctx.currency,
-    from: tokyoDate(monthStartMs(ctx.index)),
-    to: tokyoDate(monthStartMs(ctx.index + 1)),
+    from: tokyoDate(ctx.calendar.periodStartMs(ctx.index)),
+    to: tokyoDate(ctx.calendar.periodStartMs(ctx.index + 1)),
     createdUs: createdMs * 1000,
   }
 }
@@ -330,18 +277,20 @@ function currencyTransfers(
   manual: SandboxLedger[],
 ): SandboxTransfer[] {
   const { seed, readings, clockMs } = run.options
+  const { calendar } = run
   const byPeriod = new Map<number, SandboxLedger[]>()
   for (const l of list) {
-    const i = monthIndexOf(Math.floor(l.createdUs / 1000))
+    const i = calendar.periodIndexOf(Math.floor(l.createdUs / 1000))
     const period = byPeriod.get(i)
     if (period) period.push(l)
     else byPeriod.set(i, [l])
   }
   const out: SandboxTransfer[] = []
   const state: CurrencyState = { carried: [], unpaid: undefined, made: 0 }
-  run.event(monthStartMs(monthIndexOf(clockMs) + 1))
-  for (let index = run.firstIndex; monthStartMs(index + 1) <= clockMs; index++) {
+  run.event(calendar.periodStartMs(calendar.periodIndexOf(clockMs) + 1))
+  for (let index = run.firstIndex; calendar.periodStartMs(index + 1) <= clockMs; index++) {
     const ctx: PeriodContext = {
+      calendar,
       seed,
       currency,
       index,
@@ -350,9 +299,9 @@ function currencyTransfers(
     }
     const pool = [...state.carried, ...(byPeriod.get(index) ?? [])]
     if (currency === 'JPY' && index === run.firstIndex + 1) {
-      const at = (monthStartMs(index) + 10 * DAY_MS) * 1000
+      const at = (calendar.periodStartMs(index) + calendar.adjustmentOffsetMs) * 1000
       const adjustment = manualLedger(
-        `adjustment|${seed}|${index}`,
+        `adjustment|${seed}|${calendar.key(index)}`,
         currency,
         ADJUSTMENT_JPY,
         'Adjustment: chargeback handling fee',
@@ -363,8 +312,8 @@ function currencyTransfers(
     }
     const net = pool.reduce((s, l) => s + netOf(l, readings.ledgerAmounts), 0)
     if (net + (state.unpaid?.amount ?? 0) < minPayoutOf(currency, run.options.minTransferPayout)) {
-      const createdMs = monthStartMs(index + 1) + 3600_000
-      const id = uuidOf(`transfer|${seed}|${currency}|${index}`)
+      const createdMs = calendar.periodStartMs(index + 1) + 3600_000
+      const id = uuidOf(`transfer|${seed}|${currency}|${calendar.key(index)}`)
       if (readings.carryOver === 'blank_transfer' && createdMs <= clockMs)
         out.push({
           ...periodFields(ctx, createdMs),
@@ -412,9 +361,11 @@ export function buildPayouts(data: Dataset, options: BuildOptions): PayoutBook {
   const others = [...byCurrency.entries()]
     .filter(([c]) => c !== 'JPY')
     .sort((a, b) => b[1].length - a[1].length)
+  const calendar = calendarOf(options.transferSchedule)
   const run: BookRun = {
     options,
-    firstIndex: monthIndexOf(Math.floor(options.fromUs / 1000)),
+    calendar,
+    firstIndex: calendar.periodIndexOf(Math.floor(options.fromUs / 1000)),
     cancelCurrency: others[0]?.[0],
     event,
   }

@@ -10,7 +10,9 @@ import {
   DEFAULT_MIN_TRANSFER_PAYOUT,
   LEDGER_AMOUNT_READINGS,
   TRANSFER_FEE_READINGS,
+  TRANSFER_SCHEDULES,
   type PayoutOptions,
+  type TransferSchedule,
 } from './payouts'
 
 /** What the app token may do: `outdated` answers 403 OUTDATED_APP_TOKEN to everything. */
@@ -93,6 +95,7 @@ export interface SandboxSettings {
 export interface PayoutSettings {
   readings: Required<Pick<PayoutOptions, 'ledgerAmounts' | 'transferFee' | 'carryOver'>>
   minTransferPayout: number
+  transferSchedule: TransferSchedule
 }
 
 /** Checks `options` (throwing SandboxInputError naming the field) and fills in the defaults. */
@@ -146,7 +149,10 @@ export function checkPayoutOptions(options: SandboxOptions): PayoutSettings {
   const minTransferPayout = options.payouts?.minTransferPayout ?? DEFAULT_MIN_TRANSFER_PAYOUT
   if (!Number.isInteger(minTransferPayout) || minTransferPayout < 0)
     throw new SandboxInputError('minTransferPayout', 'must be a whole number, 0 or more')
-  return { readings, minTransferPayout }
+  const transferSchedule = options.payouts?.transferSchedule ?? 'monthly'
+  if (!TRANSFER_SCHEDULES.includes(transferSchedule))
+    throw new SandboxInputError('transferSchedule', `must be one of ${TRANSFER_SCHEDULES.join(', ')}`)
+  return { readings, minTransferPayout, transferSchedule }
 }
 
 function checkReadings(payouts: PayoutOptions | undefined): PayoutSettings['readings'] {

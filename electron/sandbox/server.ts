@@ -97,7 +97,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   }
   const sockets = new Set<Socket>()
   const startedAt = now()
-  const { readings, minTransferPayout } = checkPayoutOptions(options)
+  const { readings, minTransferPayout, transferSchedule } = checkPayoutOptions(options)
   const { payoutBook, payoutContext, withLedgerId } = payoutState(data, {
     seed,
     shape,
@@ -106,6 +106,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     now,
     readings,
     minTransferPayout,
+    transferSchedule,
     ...(options.payoutClock ? { payoutClock: options.payoutClock } : {}),
   })
   let lateChangesByClock = 0

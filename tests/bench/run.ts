@@ -54,7 +54,12 @@ const SUITES: Suite[] = [
     name: 'payouts',
     module: './payouts-bench',
     exportName: 'benchPayouts',
-    metrics: ['payouts.sync_requests', 'payouts.sync_s'],
+    metrics: [
+      'payouts.sync_requests',
+      'payouts.sync_s',
+      'payouts.sync_requests_weekly',
+      'payouts.sync_s_weekly',
+    ],
   },
   {
     name: 'recheck',

@@ -1,8 +1,9 @@
 /**
  * The sandbox's payouts under every reading it can serve, taken through the wire shapes main validates and
  * sync's mapping, rolled forward month by month: in every currency and month the closing is explained to
- * 0, the control is 0, and the opening is last month's closing. With and without the links the sandbox
- * puts on a repaying transfer (metadata and note), since a real service may send neither.
+ * 0, the control is 0, and the opening is last month's closing. Monthly and weekly transfer schedules
+ * (a weekly transfer's period straddles month ends); with and without the links the sandbox puts on a
+ * repaying transfer (metadata and note), since a real service may send neither.
  */
 import { describe, expect, it } from 'vitest'
 import { payoutItemSchemas } from '../../../electron/shared/payouts-api'
@@ -11,6 +12,7 @@ import {
   CARRY_OVER_READINGS,
   LEDGER_AMOUNT_READINGS,
   TRANSFER_FEE_READINGS,
+  TRANSFER_SCHEDULES,
   type PayoutOptions,
 } from '../../../electron/sandbox/payouts'
 import { startSandbox } from '../../../electron/sandbox/server'
@@ -49,6 +51,7 @@ async function payoutsOf(options: PayoutOptions, clockMs: number, links: boolean
       bankAccounts: [],
       createdUs: 0,
       minTransferPayout: options.minTransferPayout ?? 10_000,
+      transferSchedule: options.transferSchedule ?? 'monthly',
     }
     const answer = (kind: 'transfer' | 'transfer_status_changes', id: string) => {
       const a = answerPayout({ kind, id, template: '' }, new URLSearchParams({ limit: '100' }), ctx)
@@ -118,15 +121,24 @@ function misfits(months: RollForward[]): string[] {
   return out
 }
 
-const COMBINATIONS: PayoutOptions[] = LEDGER_AMOUNT_READINGS.flatMap((ledgerAmounts) =>
-  TRANSFER_FEE_READINGS.flatMap((transferFee) =>
-    CARRY_OVER_READINGS.flatMap((carryOver) =>
-      [10_000, 400_000].map((minTransferPayout) => ({
-        ledgerAmounts,
-        transferFee,
-        carryOver,
-        minTransferPayout,
-      })),
+/** A period that holds days of two months (`to` is the first day after it). */
+function straddlesMonths(t: Transfer): boolean {
+  if (!t.periodFrom || !t.periodTo) return false
+  return t.periodFrom.slice(0, 7) !== t.periodTo.slice(0, 7) && !t.periodTo.endsWith('-01')
+}
+
+const COMBINATIONS: PayoutOptions[] = TRANSFER_SCHEDULES.flatMap((transferSchedule) =>
+  LEDGER_AMOUNT_READINGS.flatMap((ledgerAmounts) =>
+    TRANSFER_FEE_READINGS.flatMap((transferFee) =>
+      CARRY_OVER_READINGS.flatMap((carryOver) =>
+        [10_000, 400_000].map((minTransferPayout) => ({
+          transferSchedule,
+          ledgerAmounts,
+          transferFee,
+          carryOver,
+          minTransferPayout,
+        })),
+      ),
     ),
   ),
 )
@@ -135,10 +147,12 @@ describe('the roll-forward of the sandbox’s payouts under every reading', () =
   it.each(COMBINATIONS.map((o) => [Object.values(o).join(' / '), o] as const))(
     '%s: every month’s closing is explained to 0 and its opening is last month’s closing',
     async (_name, options) => {
-      const seen = { repaid: 0, carried: 0 }
+      const seen = { repaid: 0, carried: 0, straddling: 0 }
       for (const clock of CLOCKS)
         for (const links of [true, false]) {
-          const months = rollMonths(await payoutsOf(options, clock, links), options)
+          const payouts = await payoutsOf(options, clock, links)
+          seen.straddling += payouts.transfers.filter(straddlesMonths).length
+          const months = rollMonths(payouts, options)
           expect(misfits(months), `clock ${new Date(clock).toISOString()}, links ${links}`).toEqual([])
           expect(months[months.length - 1]!.currencies.length).toBeGreaterThan(1)
           for (const c of months.flatMap((r) => r.currencies))
@@ -153,6 +167,8 @@ describe('the roll-forward of the sandbox’s payouts under every reading', () =
       expect(seen.repaid).toBeGreaterThan(0)
       if (options.carryOver === 'open_ledgers' && options.minTransferPayout === 400_000)
         expect(seen.carried).toBeGreaterThan(0)
+      // Weekly transfers pay weeks that begin in one month and end in the next.
+      if (options.transferSchedule === 'weekly') expect(seen.straddling).toBeGreaterThan(0)
     },
     120_000,
   )

@@ -183,4 +183,28 @@ describe('payout sync against the sandbox', () => {
     expect(verify.calls['transfer_ledgers']).toBeGreaterThanOrEqual(result.detailsRead)
     await expectPayoutsEqualSandbox(h)
   })
+
+  it('caches weekly transfers and their schedule, and "Verify month" reaches the weeks that straddle it', async () => {
+    const h = await harness({ payouts: { transferSchedule: 'weekly' } })
+    await syncRecords(h)
+    expect(await syncPayouts(h)).toMatchObject({ access: { code: 'ok' }, complete: true, quarantined: 0 })
+    await expectPayoutsEqualSandbox(h)
+    const schedule = (await new PayoutsRepository(h.db).config(h.connectionId))?.transferSchedule
+    expect(schedule).toMatchObject({
+      period: 'weekly',
+      weeklyClosingDay: 'sunday',
+      weeklyPayoutDay: 'friday',
+    })
+    // October's weeks in Tokyo: every week that holds an October day, the first and last straddling.
+    const october = h.sandbox.payouts().transfers.filter((t) => t.from < '2026-11-01' && t.to > '2026-10-01')
+    expect(october.some((t) => t.from < '2026-10-01')).toBe(true)
+    expect(october.some((t) => t.to > '2026-11-01')).toBe(true)
+    const verify = countingApi(h)
+    await syncPayouts(h, verify.api, {
+      from: Date.parse('2026-09-30T15:00:00Z'),
+      to: Date.parse('2026-10-31T15:00:00Z'),
+    })
+    expect(verify.calls['transfer_status_changes']).toBeGreaterThanOrEqual(october.length)
+    await expectPayoutsEqualSandbox(h)
+  })
 })
