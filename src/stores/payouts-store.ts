@@ -15,6 +15,7 @@ import {
   type PayoutReadingSetting,
 } from './payout-readings-setting'
 import { buildPayoutsView, type PayoutsViewModel } from './payouts-view-model'
+import { sharedDepositTie } from './deposit-tie'
 import type { PayoutReadings } from '../domain/payouts'
 
 export const usePayoutsStore = defineStore('payouts', () => {
@@ -47,7 +48,10 @@ export const usePayoutsStore = defineStore('payouts', () => {
       const quarantined = await repo.quarantined(connectionId)
       state.value = await repo.syncState(connectionId)
       setting.value = await readPayoutReadingSetting(connectionId)
+      const connection = await appCache().connections.get(connectionId)
+      const tie = connection ? await sharedDepositTie(connection) : null
       model.value = buildPayoutsView({
+        ...(tie ? { repayments: tie.repayments.list } : {}),
         setting: setting.value.readings.ledgerAmounts,
         transfers,
         ledgersByTransfer,

@@ -8,6 +8,7 @@
 import type { LedgerRow, PayoutQuarantineRow, TransferRow } from '../db/payout-rows'
 import type { LedgerRecords } from '../db/payouts-repository'
 import type { TransferStatusChange } from '../domain/payouts'
+import type { Repayment, RepaymentEvidence } from '../reconcile/payouts'
 
 export type LedgerAmountsReading = 'net' | 'gross' | 'unknown'
 
@@ -39,8 +40,12 @@ export interface TransferView {
   fees: number
   /** transfer amount − ledger total; 0 when they tie. */
   difference: number
-  /** The unpaid transfer whose amount this one also pays (metadata `repays_transfer_id`), if cached. */
+  /**
+   * The unpaid transfer whose amount this one also pays, if cached: as the roll-forward's rule found it
+   * (by metadata, note or amount, `repaysEvidence`), else as metadata `repays_transfer_id` names it.
+   */
   repays: TransferRow | null
+  repaysEvidence: RepaymentEvidence | null
   problems: TransferProblem[]
 }
 
@@ -67,6 +72,8 @@ export interface PayoutsInput {
   quarantined: readonly PayoutQuarantineRow[]
   /** The connection's setting: the reading followed when the cached charges cannot tell. */
   setting?: 'net' | 'gross'
+  /** What later transfers repay, as the roll-forward's rule finds it (the deposit tie-out's). */
+  repayments?: readonly Repayment[]
 }
 
 /**
@@ -124,6 +131,27 @@ function paysOf(line: LedgerLine, reading: LedgerAmountsReading): number {
   return reading === 'gross' ? line.ledger.amount - (line.fee ?? 0) : line.ledger.amount
 }
 
+/** The earlier transfer `t` repays: by the rule's finding when given, else by its metadata's link. */
+function repaidBy(
+  t: TransferRow,
+  repayments: readonly Repayment[] | undefined,
+): { repaysId: string | null; repaysEvidence: RepaymentEvidence | null } {
+  if (repayments) {
+    const found = repayments.find(
+      (r) => r.transferId !== null && r.byTransferId.toLowerCase() === t.id.toLowerCase(),
+    )
+    return found
+      ? { repaysId: found.transferId, repaysEvidence: found.evidence }
+      : { repaysId: null, repaysEvidence: null }
+  }
+  const meta = t.raw['metadata']
+  const linked =
+    meta && typeof meta === 'object' ? (meta as Record<string, unknown>)['repays_transfer_id'] : undefined
+  return typeof linked === 'string'
+    ? { repaysId: linked, repaysEvidence: 'metadata' }
+    : { repaysId: null, repaysEvidence: null }
+}
+
 export function buildPayoutsView(input: PayoutsInput): PayoutsViewModel {
   const allLedgers = [...[...input.ledgersByTransfer.values()].flat(), ...input.open]
   const detected = detectLedgerReading(allLedgers, input.records)
@@ -145,10 +173,7 @@ export function buildPayoutsView(input: PayoutsInput): PayoutsViewModel {
       .filter((l) => l.ledger.currency === t.currency)
       .reduce((s, l) => s + paysOf(l, reading), 0)
     const fees = lines.reduce((s, l) => s + (l.fee ?? 0), 0)
-    const repaysId =
-      t.raw['metadata'] && typeof t.raw['metadata'] === 'object'
-        ? (t.raw['metadata'] as Record<string, unknown>)['repays_transfer_id']
-        : undefined
+    const { repaysId, repaysEvidence } = repaidBy(t, input.repayments)
     const problems: TransferProblem[] = []
     if (t.amount < 0) problems.push({ code: 'negative_amount' })
     if (t.detailsReadAt === null) problems.push({ code: 'details_unread' })
@@ -161,7 +186,8 @@ export function buildPayoutsView(input: PayoutsInput): PayoutsViewModel {
       ledgerTotal,
       fees,
       difference: t.amount - ledgerTotal,
-      repays: typeof repaysId === 'string' ? (byId.get(repaysId.toLowerCase()) ?? null) : null,
+      repays: repaysId === null ? null : (byId.get(repaysId.toLowerCase()) ?? null),
+      repaysEvidence,
       problems,
     })
   }

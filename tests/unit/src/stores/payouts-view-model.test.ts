@@ -135,6 +135,35 @@ describe('buildPayoutsView', () => {
     const t1 = view.currencies[0]?.transfers.find((t) => t.transfer.id === 't1')
     expect(t1?.difference).toBe(5_000)
     expect(t1?.repays?.id).toBe('t0')
+    expect(t1?.repaysEvidence).toBe('metadata')
+  })
+
+  it('names the transfer repaid as the roll-forward rule found it, with the evidence, link or not', () => {
+    const failed = transfer('t0', 5_000, { status: 'failed', periodFrom: '2026-09-01' })
+    const given = {
+      transfers: [failed, transfer('t1', 8_000)],
+      ledgersByTransfer: new Map([['t1', [ledger('l1', 't1', 3_000, { origin: 'manual' as const })]]]),
+    }
+    const byAmount = buildPayoutsView(
+      input({
+        ...given,
+        repayments: [
+          {
+            transferId: 't0',
+            byTransferId: 't1',
+            currency: 'JPY',
+            amount: 5_000,
+            ledgerCount: 1,
+            evidence: 'amount',
+          },
+        ],
+      }),
+    )
+    const t1 = byAmount.currencies[0]?.transfers.find((t) => t.transfer.id === 't1')
+    expect([t1?.repays?.id, t1?.repaysEvidence]).toEqual(['t0', 'amount'])
+    // The rule found nothing: no metadata either, so nothing is named.
+    const none = buildPayoutsView(input({ ...given, repayments: [] }))
+    expect(none.currencies[0]?.transfers.find((t) => t.transfer.id === 't1')?.repays).toBeNull()
   })
 
   it('lists bad input with its reason and never adds a ledger of another currency', () => {
