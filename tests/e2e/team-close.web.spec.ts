@@ -6,6 +6,7 @@
  * late mark is refused and listed with its reason; the audit verifies on both. Every wait is bounded,
  * never a sleep: the machine is shared.
  */
+import { readFileSync } from 'node:fs'
 import type { Browser, Locator, Page } from '@playwright/test'
 import { generateMerchant } from '../../electron/sandbox/generator'
 import { en } from '../../src/i18n/en'
@@ -42,6 +43,8 @@ async function openDesktop(browser: Browser, who: string): Promise<Desktop> {
   await expect(page.getByTestId('sync-state'), `${who}'s demo sync`).toHaveText(m.sync.state.done, {
     timeout: 150_000,
   })
+  // The payouts sync after the records: the next sync is announced once both are done.
+  await expect(page.getByTestId('sync-next'), `${who}'s payouts sync`).toBeVisible({ timeout: 240_000 })
   return {
     page,
     nav: page.getByRole('navigation', { name: m.app.mainNav }),
@@ -94,6 +97,55 @@ async function octoberLedger(d: Desktop): Promise<Locator> {
   return page.getByRole('grid', { name: 'Ledger records' })
 }
 
+/** Matching: the demo's bank statement imported, so every paid transfer has its deposit (payouts tie). */
+async function tieDemoStatement(d: Desktop): Promise<void> {
+  const { page } = d
+  await d.nav.getByRole('link', { name: m.nav.match }).click()
+  const button = page.getByRole('button', { name: m.depositTie.demoDownload })
+  await expect(button).toBeVisible({ timeout: STEP })
+  const download = page.waitForEvent('download', { timeout: STEP })
+  await button.click()
+  const file = await download
+  const bytes = readFileSync(await file.path())
+  const deposits = bytes.toString('latin1').trim().split(/\r\n/).length - 1
+  await page.getByRole('combobox', { name: m.match.source }).selectOption('bank')
+  await page
+    .getByLabel(m.match.file)
+    .setInputFiles({ name: file.suggestedFilename(), mimeType: 'text/csv', buffer: bytes })
+  await page.getByRole('button', { name: m.match.import }).click()
+  await expect(page.getByTestId('deposit-tie').getByTestId('deposit-tie-match')).toHaveCount(deposits, {
+    timeout: STEP,
+  })
+}
+
+/**
+ * What October's close checklist needs in the demo, done as the preparer does it: every record of the
+ * month marked, the month verified with the service, the bank statement tied to the payouts.
+ */
+async function completeChecklist(d: Desktop): Promise<void> {
+  const { page } = d
+  const grid = await octoberLedger(d)
+  await expect(grid).toBeVisible()
+  const total = Number(((await page.getByTestId('ledger-count').textContent()) ?? '').replace(/\D/g, ''))
+  page.once('dialog', (dialog) => void dialog.accept())
+  await page.getByLabel('Note for the marked records').fill('')
+  await page.getByRole('button', { name: `Mark all ${total.toLocaleString('en')} matching` }).click()
+  await expect(page.getByTestId('ledger-notice')).toHaveText(/^Done: [\d,]+ changed\.$/, { timeout: STEP })
+  await tieDemoStatement(d)
+  await d.nav.getByRole('link', { name: m.nav.monthEnd }).click()
+  await chooseDate(page, m.ledger.period, '2026-10')
+  await page.getByRole('button', { name: 'Verify October 2026 with the service' }).click()
+  await expect(page.getByTestId('verify-last')).toContainText('Last verified', { timeout: 120_000 })
+  // Every blocking item passes: named one by one, so a failure says which.
+  for (const id of ['synced', 'verified', 'quarantine', 'changed', 'unreconciled', 'payouts'])
+    await expect(page.getByTestId(`check-${id}`), `checklist item ${id}`).not.toHaveClass(/check-blocked/, {
+      timeout: STEP,
+    })
+}
+
+/** The month's state on the server as this desktop's Month-end shows it. */
+const stateOf = (team: Locator): Locator => team.getByTestId('team-month-state')
+
 test.describe('team close on PostgreSQL', () => {
   test.skip(unavailable !== null, unavailable ?? '')
 
@@ -134,8 +186,54 @@ test.describe('team close on PostgreSQL', () => {
       await a.page.getByRole('button', { name: 'Mark selected as reconciled' }).click()
       await expect(a.page.getByTestId('ledger-notice')).toHaveText('Done: 1 changed.')
       const started = Date.now()
-      await expect(gridB.getByRole('gridcell', { name: 'Checked by ana' })).toHaveCount(1, { timeout: 15_000 })
+      await expect(gridB.getByRole('gridcell', { name: 'Checked by ana' })).toHaveCount(1, {
+        timeout: 15_000,
+      })
       console.log(`team walk: a mark on ana's desktop shown on rei's after ${Date.now() - started} ms`)
+
+      // A (preparer) completes October's checklist and submits; B sees it waiting for review.
+      await completeChecklist(a)
+      const teamA = a.page.getByTestId('team-close')
+      await expect(teamA.getByTestId('team-checklist-open')).toHaveCount(0)
+      await expect(teamA.getByTestId('team-outbox')).toHaveCount(0, { timeout: STEP })
+      await teamA.getByRole('button', { name: m.team.close.submit }).click()
+      await expect(stateOf(teamA)).toHaveAttribute('data-state', 'submitted', { timeout: STEP })
+      await expect(stateOf(teamA)).toContainText('Submitted by ana')
+      const teamB = await octoberTeamClose(b)
+      await expect(stateOf(teamB)).toHaveAttribute('data-state', 'submitted', { timeout: 20_000 })
+
+      // A loses the server (its network goes); B (reviewer) signs off; A does not know yet.
+      await relayA.offline()
+      await teamB.getByRole('button', { name: m.team.close.signOff }).click()
+      await expect(stateOf(teamB)).toHaveAttribute('data-state', 'signed_off', { timeout: STEP })
+      await expect(stateOf(teamB)).toContainText('Signed off by rei')
+
+      // Offline, A changes a record of October: its cache takes it, the server has not seen it.
+      const lateGrid = await octoberLedger(a)
+      await lateGrid.getByRole('checkbox').nth(1).check()
+      await a.page.getByLabel('Note for the marked records').fill('Late note from ana')
+      await a.page.getByRole('button', { name: 'Mark selected as reconciled' }).click()
+      await expect(a.page.getByTestId('ledger-notice')).toHaveText('Done: 1 changed.')
+
+      // Back online, the late mark is refused and listed with its reason; October is closed on A too.
+      await relayA.online()
+      const backA = await octoberTeamClose(a)
+      await expect(stateOf(backA)).toHaveAttribute('data-state', 'signed_off', { timeout: 30_000 })
+      const refused = backA.getByRole('table', { name: m.team.close.refusedTitle })
+      await expect(
+        refused.getByRole('row').filter({ hasText: m.team.close.reasons.month_closed }),
+      ).toHaveCount(1, { timeout: 30_000 })
+      const lateOnServer = await server.value<string>(
+        "SELECT count(*)::text AS v FROM closebook.marks WHERE note = 'Late note from ana'",
+      )
+      expect(lateOnServer).toBe('0')
+
+      // The audit chain verifies on both, through the server's last row.
+      const head = await server.value<string>('SELECT max(seq)::text AS v FROM closebook.audit')
+      const verified = m.team.close.chainVerified.replace('{through}', head)
+      await expect(backA.getByTestId('team-chain')).toHaveText(verified, { timeout: 30_000 })
+      await b.page.getByTestId('team-close').getByRole('button', { name: m.team.close.refresh }).click()
+      await expect(b.page.getByTestId('team-chain')).toHaveText(verified, { timeout: 30_000 })
     } finally {
       await Promise.all([a.stop(), b.stop()])
     }
