@@ -10,8 +10,10 @@ import { resolve } from 'node:path'
 import { promisify } from 'node:util'
 import pg from 'pg'
 import {
+  createDatabase,
   postgresUnavailableReason,
   startTestCluster,
+  superuserOf,
   type TestCluster,
 } from '../../unit/electron/services/support/postgres'
 
@@ -34,16 +36,8 @@ export interface TeamServer {
 
 export async function startTeamServer(database = 'closebook'): Promise<TeamServer> {
   const cluster = await startTestCluster()
-  const superuser = {
-    host: cluster.host,
-    port: cluster.port,
-    user: cluster.superuser,
-    password: cluster.superPassword,
-  }
-  const boot = new pg.Client({ ...superuser, database: 'postgres' })
-  await boot.connect()
-  await boot.query(`CREATE DATABASE ${database}`)
-  await boot.end()
+  await createDatabase(cluster, database)
+  const superuser = superuserOf(cluster)
   const env = {
     ...process.env,
     PGHOST: cluster.host,
