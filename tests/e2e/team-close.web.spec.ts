@@ -93,9 +93,12 @@ async function octoberLedger(d: Desktop): Promise<Locator> {
   const { page } = d
   await d.nav.getByRole('link', { name: m.nav.ledger }).click()
   await chooseDate(page, m.ledger.period, '2026-10')
-  // The count once final; a selection kept from before may follow it.
+  // The rows are October's (the month's refresh has run), and the count is final; a selection kept from
+  // before may follow it.
+  const grid = page.getByRole('grid', { name: 'Ledger records' })
+  await expect(grid.locator('#ledger-row-0 .c-date')).toHaveText(/^10\/\d\d\/2026/, { timeout: STEP })
   await expect(page.getByTestId('ledger-count')).toHaveText(COUNTED, { timeout: STEP })
-  return page.getByRole('grid', { name: 'Ledger records' })
+  return grid
 }
 
 /** Matching: the demo's bank statement imported, so every paid transfer has its deposit (payouts tie). */
