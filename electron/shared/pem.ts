@@ -4,9 +4,13 @@
  */
 const BLOCK = /-----BEGIN CERTIFICATE-----\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n?-----END CERTIFICATE-----/g
 
-export type PemProblem = 'not_pem' | 'private_key' | 'other_text' | 'no_certificate'
+export type PemProblem = 'too_large' | 'not_pem' | 'private_key' | 'other_text' | 'no_certificate'
+
+/** A CA file (a chain of a few certificates) is far smaller than this. */
+export const PEM_MAX_CHARS = 65_536
 
 export const PEM_PROBLEM_MESSAGES: Record<PemProblem, string> = {
+  too_large: 'a CA certificate file is at most 64 KiB',
   not_pem: 'expected PEM text starting with -----BEGIN CERTIFICATE-----',
   private_key: 'this is a private key; give the CA certificate (BEGIN CERTIFICATE) instead',
   other_text: 'expected only CERTIFICATE blocks (BEGIN/END CERTIFICATE), found other text',
@@ -15,6 +19,7 @@ export const PEM_PROBLEM_MESSAGES: Record<PemProblem, string> = {
 
 /** Why `text` is not PEM certificate text, or null when it is. */
 export function pemCertificateProblem(text: string): PemProblem | null {
+  if (text.length > PEM_MAX_CHARS) return 'too_large'
   const trimmed = text.trim()
   if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(trimmed)) return 'private_key'
   if (!trimmed.startsWith('-----BEGIN')) return 'not_pem'

@@ -1062,6 +1062,7 @@ export const en = {
     paste: 'CA certificate (PEM)',
     file: 'Load the CA certificate from a file',
     problems: {
+      too_large: 'This file is too large to be a CA certificate (at most 64 KiB).',
       not_pem: 'This is not a PEM certificate: it must start with “-----BEGIN CERTIFICATE-----”.',
       private_key:
         'This is a private key, not a certificate: give the CA certificate instead, and keep the key secret.',

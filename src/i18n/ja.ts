@@ -1067,6 +1067,7 @@ export const ja: MessageSchema = {
     paste: 'CA 証明書（PEM）',
     file: 'CA 証明書をファイルから読み込む',
     problems: {
+      too_large: 'CA 証明書としては大きすぎるファイルです（64 KiB まで）。',
       not_pem: 'PEM 形式の証明書ではありません。「-----BEGIN CERTIFICATE-----」で始まる必要があります。',
       private_key:
         'これは秘密鍵で、証明書ではありません。CA 証明書を指定し、秘密鍵は外に出さないでください。',

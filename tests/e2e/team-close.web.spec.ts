@@ -55,6 +55,19 @@ async function openDesktop(browser: Browser, who: string): Promise<Desktop> {
   }
 }
 
+/**
+ * Chooses October 2026 as the period and waits until both parts hold it: under load the year chosen while
+ * the view was still reading its months was seen to come back as "—", so the choice is made again then.
+ */
+async function chooseOctober(page: Page): Promise<void> {
+  const group = page.getByRole('group', { name: m.ledger.period, exact: true })
+  await expect(async () => {
+    await chooseDate(page, m.ledger.period, '2026-10')
+    await expect(group.locator('select[data-part="year"]')).toHaveValue('2026', { timeout: 2_000 })
+    await expect(group.locator('select[data-part="month"]')).toHaveValue('10', { timeout: 2_000 })
+  }).toPass({ timeout: STEP })
+}
+
 /** Settings → Team workspace: the login's settings saved, the plain loopback connection said, tested OK. */
 async function joinWorkspace(d: Desktop, port: number, login: string, password: string): Promise<void> {
   const { page } = d
@@ -76,7 +89,7 @@ async function joinWorkspace(d: Desktop, port: number, login: string, password: 
 async function octoberTeamClose(d: Desktop): Promise<Locator> {
   const { page } = d
   await d.nav.getByRole('link', { name: m.nav.monthEnd }).click()
-  await chooseDate(page, m.ledger.period, '2026-10')
+  await chooseOctober(page)
   const team = page.getByTestId('team-close')
   const grant = team.getByTestId('team-grant')
   await expect(grant).toBeVisible({ timeout: STEP })
@@ -92,7 +105,7 @@ async function octoberTeamClose(d: Desktop): Promise<Locator> {
 async function octoberLedger(d: Desktop): Promise<Locator> {
   const { page } = d
   await d.nav.getByRole('link', { name: m.nav.ledger }).click()
-  await chooseDate(page, m.ledger.period, '2026-10')
+  await chooseOctober(page)
   // The rows are October's (the month's refresh has run), and the count is final; a selection kept from
   // before may follow it.
   const grid = page.getByRole('grid', { name: 'Ledger records' })
@@ -136,7 +149,7 @@ async function completeChecklist(d: Desktop): Promise<void> {
   await expect(page.getByTestId('ledger-notice')).toHaveText(/^Done: [\d,]+ changed\.$/, { timeout: STEP })
   await tieDemoStatement(d)
   await d.nav.getByRole('link', { name: m.nav.monthEnd }).click()
-  await chooseDate(page, m.ledger.period, '2026-10')
+  await chooseOctober(page)
   await page.getByRole('button', { name: 'Verify October 2026 with the service' }).click()
   await expect(page.getByTestId('verify-last')).toContainText('Last verified', { timeout: 120_000 })
   // Every blocking item passes: named one by one, so a failure says which.
@@ -232,11 +245,17 @@ test.describe('team close on PostgreSQL', () => {
         "SELECT count(*)::text AS v FROM closebook.marks WHERE note = 'Late note from ana'",
       )
       expect(lateOnServer).toBe('0')
+      // A's cache takes the server's mark back: the late note is gone from its Ledger too.
+      const afterGrid = await octoberLedger(a)
+      await expect(afterGrid.getByRole('gridcell', { name: 'Late note from ana' })).toHaveCount(0, {
+        timeout: 30_000,
+      })
 
       // The audit chain verifies on both, through the server's last row.
       const head = await server.value<string>('SELECT max(seq)::text AS v FROM closebook.audit')
       const verified = m.team.close.chainVerified.replace('{through}', head)
-      await expect(backA.getByTestId('team-chain')).toHaveText(verified, { timeout: 30_000 })
+      const endA = await octoberTeamClose(a)
+      await expect(endA.getByTestId('team-chain')).toHaveText(verified, { timeout: 30_000 })
       await b.page.getByTestId('team-close').getByRole('button', { name: m.team.close.refresh }).click()
       await expect(b.page.getByTestId('team-chain')).toHaveText(verified, { timeout: 30_000 })
     } finally {

@@ -18,7 +18,6 @@ export const teamHostSchema = z
 /** A private CA's certificate(s) as PEM; an error names the problem, never echoes the text. */
 export const teamCaPemSchema = z
   .string()
-  .max(65_536, 'a CA certificate file is at most 64 KiB')
   .superRefine((text, ctx) => {
     const problem = pemCertificateProblem(text)
     if (problem) ctx.addIssue({ code: 'custom', message: PEM_PROBLEM_MESSAGES[problem] })
