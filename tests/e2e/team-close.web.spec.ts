@@ -56,10 +56,11 @@ async function openDesktop(browser: Browser, who: string): Promise<Desktop> {
 }
 
 /**
- * Chooses October 2026 as the period and waits until both parts hold it: under load the year chosen while
- * the view was still reading its months was seen to come back as "—", so the choice is made again then.
+ * Chooses October 2026 as the period once `view` (its h1) is shown, and waits until both parts hold it.
+ * Views load on demand: until the new one is there the old one (with its own "Month" group) still is.
  */
-async function chooseOctober(page: Page): Promise<void> {
+async function chooseOctober(page: Page, view: string): Promise<void> {
+  await expect(page.getByRole('heading', { level: 1, name: view })).toBeVisible({ timeout: STEP })
   const group = page.getByRole('group', { name: m.ledger.period, exact: true })
   await expect(async () => {
     await chooseDate(page, m.ledger.period, '2026-10')
@@ -89,7 +90,7 @@ async function joinWorkspace(d: Desktop, port: number, login: string, password: 
 async function octoberTeamClose(d: Desktop): Promise<Locator> {
   const { page } = d
   await d.nav.getByRole('link', { name: m.nav.monthEnd }).click()
-  await chooseOctober(page)
+  await chooseOctober(page, m.monthEnd.title)
   const team = page.getByTestId('team-close')
   const grant = team.getByTestId('team-grant')
   await expect(grant).toBeVisible({ timeout: STEP })
@@ -105,7 +106,7 @@ async function octoberTeamClose(d: Desktop): Promise<Locator> {
 async function octoberLedger(d: Desktop): Promise<Locator> {
   const { page } = d
   await d.nav.getByRole('link', { name: m.nav.ledger }).click()
-  await chooseOctober(page)
+  await chooseOctober(page, m.ledger.title)
   // The rows are October's (the month's refresh has run), and the count is final; a selection kept from
   // before may follow it.
   const grid = page.getByRole('grid', { name: 'Ledger records' })
@@ -149,7 +150,7 @@ async function completeChecklist(d: Desktop): Promise<void> {
   await expect(page.getByTestId('ledger-notice')).toHaveText(/^Done: [\d,]+ changed\.$/, { timeout: STEP })
   await tieDemoStatement(d)
   await d.nav.getByRole('link', { name: m.nav.monthEnd }).click()
-  await chooseOctober(page)
+  await chooseOctober(page, m.monthEnd.title)
   await page.getByRole('button', { name: 'Verify October 2026 with the service' }).click()
   await expect(page.getByTestId('verify-last')).toContainText('Last verified', { timeout: 120_000 })
   // Every blocking item passes: named one by one, so a failure says which.
