@@ -1055,6 +1055,21 @@ export const en = {
     backup:
       'The team’s marks, closes and audit trail live on the server: back them up there (pg_dump). This desktop’s backup holds its local cache, not the server’s state or unsent writes.',
   },
+  teamCa: {
+    legend: 'Private certificate authority (optional)',
+    hint: 'Only when your firm’s server uses a certificate signed by its own CA: paste the CA certificate (PEM) or pick its file. Empty: the system’s trusted CAs.',
+    hintPlain: 'Not used for this host: a connection to this computer is not encrypted.',
+    paste: 'CA certificate (PEM)',
+    file: 'Load the CA certificate from a file',
+    problems: {
+      too_large: 'This file is too large to be a CA certificate (at most 64 KiB).',
+      not_pem: 'This is not a PEM certificate: it must start with “-----BEGIN CERTIFICATE-----”.',
+      private_key:
+        'This is a private key, not a certificate: give the CA certificate instead, and keep the key secret.',
+      other_text: 'Only CERTIFICATE blocks may be given; remove the other text.',
+      no_certificate: 'The CERTIFICATE block holds no valid certificate data.',
+    },
+  },
   teamGrants: {
     label: 'Team merchant (granted to your login)',
     none: 'Your login has no merchant granted yet: your administrator runs “npm run team -- grant …”.',

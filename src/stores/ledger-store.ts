@@ -29,6 +29,17 @@ export const useLedgerStore = defineStore('ledger', () => {
   const marking = useLedgerMarking(query, selection, facts, notice)
   const audit = useLedgerAudit(query.connectionId)
 
+  /**
+   * Re-reads the marks of the loaded rows and the locks, keeping the rows, order and selection: for marks
+   * and closes written by something other than this view (the team server's decisions).
+   */
+  async function refreshMarks(): Promise<void> {
+    const id = query.connectionId.value
+    if (!id) return
+    await locks.loadLocks()
+    await facts.loadFacts(id, [...query.rows.value.values()])
+  }
+
   async function init(): Promise<void> {
     await query.loadConnections()
     await marking.loadActor()
@@ -65,6 +76,7 @@ export const useLedgerStore = defineStore('ledger', () => {
     storeNames: facts.storeNames,
     init,
     refresh: query.refresh,
+    refreshMarks,
     ensureRows: query.ensureRows,
     select: selection.select,
     clearSelection: selection.clearSelection,

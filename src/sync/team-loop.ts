@@ -15,13 +15,27 @@ import { TeamSync, type LocalTarget, type TeamSyncApi } from './team-sync'
 
 export type TeamLoopApi = TeamSyncApi & TeamJoinApi & Pick<DesktopApi['team'], 'get'>
 
-/** Where one connection's share of the server's decisions lands: its marks and its locks. */
-export function localTargetOf(cache: AppCache, connectionId: string): LocalTarget {
+/** Told the connection whose local marks or locks the server's decisions just changed. */
+export type OnApplied = (connectionId: string) => void
+
+/**
+ * Where one connection's share of the server's decisions lands: its marks and its locks. `onApplied` is
+ * called after a change was written (marks put or removed, or a month's lock set or lifted), so the views
+ * showing that connection can re-read it without a reload.
+ */
+export function localTargetOf(cache: AppCache, connectionId: string, onApplied?: OnApplied): LocalTarget {
   const { db } = cache
   return {
-    marks: (marks) => new MarkingService(db).applyServerMarks(connectionId, marks),
+    marks: async (marks) => {
+      const result = await new MarkingService(db).applyServerMarks(connectionId, marks)
+      if (result.put + result.deleted > 0) onApplied?.(connectionId)
+      return result
+    },
     months: async (changes) => {
-      for (const c of changes) await new LocksRepository(db).applyServerMonth(connectionId, c)
+      let changed = false
+      for (const c of changes)
+        changed = (await new LocksRepository(db).applyServerMonth(connectionId, c)) || changed
+      if (changed) onApplied?.(connectionId)
     },
   }
 }
@@ -34,7 +48,7 @@ function merchantOf(value: unknown): TeamMerchant | null {
 }
 
 /** One round: every shared connection joins (once), flushes, then pulls. Returns how many connections took part. */
-export async function teamRound(cache: AppCache, api: TeamLoopApi): Promise<number> {
+export async function teamRound(cache: AppCache, api: TeamLoopApi, onApplied?: OnApplied): Promise<number> {
   const summary = await api.get({})
   const user = summary.config?.user
   if (!summary.configured || !user) return 0
@@ -43,7 +57,7 @@ export async function teamRound(cache: AppCache, api: TeamLoopApi): Promise<numb
     const merchant = merchantOf((await cache.db.settings.get(teamMerchantSetting(connection.id)))?.value)
     if (!merchant) continue
     shared += 1
-    const local = localTargetOf(cache, connection.id)
+    const local = localTargetOf(cache, connection.id, onApplied)
     const sync = new TeamSync(new TeamRepository(cache.db), api, user, Date.now, local)
     await joinOnce(cache, connection.id, merchant, api, user, local)
     await sync.flush(merchant)
@@ -91,6 +105,7 @@ export function startTeamLoop(
   cache: () => AppCache,
   api: () => TeamLoopApi & TeamWakeApi,
   intervalMs = 3000,
+  onApplied?: OnApplied,
 ): () => void {
   let running = false
   let again = false
@@ -102,7 +117,7 @@ export function startTeamLoop(
       return
     }
     running = true
-    teamRound(cache(), api())
+    teamRound(cache(), api(), onApplied)
       .catch(() => undefined) // unreachable or not set up: the next tick tries again
       .finally(() => {
         running = false

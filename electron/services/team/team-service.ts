@@ -22,7 +22,16 @@ import { TeamSession, type Grant, type JoinResult, type MarksResult, type MonthR
 import { Wakes } from './wakes'
 
 export const TEAM_FILE = 'team.json'
+/** Where an earlier Closebook kept the one team password (read as a fallback, removed on forget). */
 export const TEAM_ACCOUNT = 'team-workspace:password'
+
+/**
+ * The keychain account of a login's password: one per login and server, so two workspaces (two data
+ * directories of one OS user, e.g. two web hosts) never read or overwrite each other's password.
+ */
+export function teamAccountOf(config: Pick<TeamConfigInput, 'user' | 'host' | 'port' | 'database'>): string {
+  return `team-workspace:${config.user}@${config.host}:${config.port}/${config.database}`
+}
 
 type Args<C extends keyof typeof teamContract> = z.output<(typeof teamContract)[C]['args']>
 
@@ -79,7 +88,7 @@ export class TeamService {
 
   async summary(): Promise<TeamSummary> {
     const config = await this.load()
-    const hasPassword = config ? (await this.secrets.get(TEAM_ACCOUNT).catch(() => null)) !== null : false
+    const hasPassword = config ? (await this.passwordOf(config)) !== null : false
     return {
       configured: config !== null,
       config,
@@ -89,10 +98,13 @@ export class TeamService {
   }
 
   async configure({ config, password }: Args<'team:configure'>): Promise<TeamSummary> {
-    if (password !== undefined) {
+    // No password typed: the one saved for the earlier settings stays with these (a port or host moved).
+    const earlier = await this.load()
+    const kept = password ?? (earlier ? await this.passwordOf(earlier) : null) ?? undefined
+    if (kept !== undefined && (password !== undefined || (await this.passwordOf(config)) === null)) {
       const status = await this.secrets.probe()
       if (!status.available) throw noKeychainError(status)
-      await this.secrets.set(TEAM_ACCOUNT, password)
+      await this.secrets.set(teamAccountOf(config), kept)
     }
     await this.write(config)
     await this.reset()
@@ -102,7 +114,9 @@ export class TeamService {
   }
 
   async forget(): Promise<TeamSummary> {
+    const config = await this.load()
     await this.reset()
+    if (config) await this.secrets.delete(teamAccountOf(config)).catch(() => false)
     await this.secrets.delete(TEAM_ACCOUNT).catch(() => false)
     await unlink(this.path).catch(() => undefined)
     this.config = null
@@ -218,13 +232,19 @@ export class TeamService {
         failure: 'not_configured',
       })
     }
-    const password = await this.secrets.get(TEAM_ACCOUNT).catch(() => null)
+    const password = await this.passwordOf(config)
     if (password === null) {
       throw new DesktopApiError('unauthorized', `No password is saved for the team login ${config.user}.`, {
         failure: 'no_password',
       })
     }
     return { config, password }
+  }
+
+  /** The login's saved password, or the one an earlier Closebook kept under the single account. */
+  private async passwordOf(config: TeamConfigInput): Promise<string | null> {
+    const own = await this.secrets.get(teamAccountOf(config)).catch(() => null)
+    return own ?? (await this.secrets.get(TEAM_ACCOUNT).catch(() => null))
   }
 
   private async withSession<T>(work: (session: TeamSession) => Promise<T>): Promise<T> {

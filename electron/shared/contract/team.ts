@@ -5,6 +5,7 @@
  * current state) comes back as it is, never merged.
  */
 import { z } from 'zod'
+import { PEM_PROBLEM_MESSAGES, pemCertificateProblem } from '../pem'
 
 const noControl = (s: string): boolean => ![...s].some((c) => c.charCodeAt(0) < 32 || c === '\u007f')
 
@@ -14,6 +15,14 @@ export const teamHostSchema = z
   .min(1)
   .max(253)
   .refine((s) => /^[A-Za-z0-9.:[\]-]+$/.test(s), 'expected a host name or IP address')
+/** A private CA's certificate(s) as PEM; an error names the problem, never echoes the text. */
+export const teamCaPemSchema = z
+  .string()
+  .superRefine((text, ctx) => {
+    const problem = pemCertificateProblem(text)
+    if (problem) ctx.addIssue({ code: 'custom', message: PEM_PROBLEM_MESSAGES[problem] })
+  })
+  .transform((text) => `${text.trim()}\n`)
 export const teamConfigSchema = z.strictObject({
   host: teamHostSchema,
   port: z.number().int().min(1).max(65535),
@@ -22,6 +31,8 @@ export const teamConfigSchema = z.strictObject({
     .string()
     .trim()
     .regex(/^[a-z_][a-z0-9_.@-]{0,62}$/, 'a PostgreSQL login: lowercase letters, digits, _ . @ -'),
+  /** PEM of a private CA that signed the server's certificate (not secret); absent: the system's CAs. */
+  caPem: teamCaPemSchema.optional(),
 })
 export type TeamConfigInput = z.infer<typeof teamConfigSchema>
 

@@ -3,8 +3,9 @@ import type { DesktopApi } from '../../../../electron/shared/contract'
 import { createCache, type Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { teamMerchantSetting, TeamRepository } from '../../../../src/db/team-repository'
-import { teamRound, type TeamLoopApi } from '../../../../src/sync/team-loop'
-import { connectionRow, openDb } from '../db/fixtures'
+import { historyRecordOf } from '../../../../src/db/history-record'
+import { localTargetOf, teamRound, type TeamLoopApi } from '../../../../src/sync/team-loop'
+import { CONN, connectionRow, historyItem, openDb, T0 } from '../db/fixtures'
 
 const config = { host: '127.0.0.1', port: 5432, database: 'closebook', user: 'ana' }
 
@@ -63,5 +64,45 @@ describe('the app-wide team round', () => {
     expect(await teamRound(cache, fakeApi(true, calls))).toBe(1)
     expect(calls).toEqual([`push mer_demo ${queued.key}`, 'pull mer_demo'])
     expect(await db.teamOutbox.count()).toBe(0)
+  })
+})
+
+describe('the server decisions written into the cache', () => {
+  let db: ClosebookDb
+  let cache: Cache
+  beforeEach(async () => {
+    db = openDb()
+    cache = createCache(db)
+    await cache.connections.put(connectionRow({ id: CONN }))
+  })
+  afterEach(() => db.close())
+
+  it('tell the views of that connection when a mark or a lock changed, and only then', async () => {
+    const record = historyRecordOf(CONN, historyItem(1), T0)
+    await db.history.put(record)
+    const told: string[] = []
+    const local = localTargetOf(cache, CONN, (id) => told.push(id))
+    const month = new Date(record.createdAt).toISOString().slice(0, 7)
+    const server = {
+      key: record.key,
+      reconciled: true,
+      note: 'rei checked it',
+      month,
+      by: 'rei',
+      at: '2026-11-02T00:00:00Z',
+    }
+    await local.marks([server])
+    expect(told).toEqual([CONN])
+    expect((await cache.marks.getMany(CONN, [record]))[0]).toMatchObject({
+      state: 'reconciled',
+      note: 'rei checked it',
+    })
+    // The same decision again changes nothing: the views are not told.
+    await local.marks([server])
+    expect(told).toEqual([CONN])
+    await local.months([{ month, locked: true, by: 'rei', at: '2026-11-03T00:00:00Z' }])
+    expect(told).toEqual([CONN, CONN])
+    await local.months([{ month, locked: true, by: 'rei', at: '2026-11-03T00:00:00Z' }])
+    expect(told).toEqual([CONN, CONN])
   })
 })

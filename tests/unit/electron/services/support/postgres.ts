@@ -9,6 +9,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, wri
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import pg from 'pg'
 
 export interface TestCluster {
   host: string
@@ -136,5 +137,23 @@ export async function startTestCluster(options: ClusterOptions = {}): Promise<Te
       stopWith('fast')
       rmSync(base, { recursive: true, force: true })
     },
+  }
+}
+
+/** The cluster's superuser as `pg` connection settings (no database chosen). */
+export function superuserOf(
+  cluster: TestCluster,
+): Pick<pg.ClientConfig, 'host' | 'port' | 'user' | 'password'> {
+  return { host: cluster.host, port: cluster.port, user: cluster.superuser, password: cluster.superPassword }
+}
+
+/** Creates the database `name` (a plain identifier) as the superuser. */
+export async function createDatabase(cluster: TestCluster, name: string): Promise<void> {
+  const boot = new pg.Client({ ...superuserOf(cluster), database: 'postgres' })
+  await boot.connect()
+  try {
+    await boot.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await boot.end()
   }
 }

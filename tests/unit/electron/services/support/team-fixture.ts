@@ -4,7 +4,7 @@ import { addUser, grant, type TeamRole } from '../../../../../electron/services/
 import type { TeamConfig } from '../../../../../electron/services/team/connection'
 import { migrate } from '../../../../../electron/services/team/migrate'
 import { TeamSession, type MarkWrite, type MerchantRef } from '../../../../../electron/services/team/session'
-import { startTestCluster, type TestCluster } from './postgres'
+import { createDatabase, startTestCluster, superuserOf, type TestCluster } from './postgres'
 
 export const DATABASE = 'closebook_team'
 export const DEMO: MerchantRef = { merchantId: 'mer_demo', mode: 'test' }
@@ -24,17 +24,8 @@ export async function startTeam(
   grants: [login: string, merchant: MerchantRef, role: TeamRole][],
 ): Promise<TeamFixture> {
   const cluster = await startTestCluster()
-  const base = {
-    host: cluster.host,
-    port: cluster.port,
-    user: cluster.superuser,
-    password: cluster.superPassword,
-  }
-  const boot = new pg.Client({ ...base, database: 'postgres' })
-  await boot.connect()
-  await boot.query(`CREATE DATABASE ${DATABASE}`)
-  await boot.end()
-  const admin = new pg.Client({ ...base, database: DATABASE })
+  await createDatabase(cluster, DATABASE)
+  const admin = new pg.Client({ ...superuserOf(cluster), database: DATABASE })
   // A killed server ends idle connections with an error event; the tests that kill it reconnect.
   admin.on('error', () => undefined)
   await admin.connect()

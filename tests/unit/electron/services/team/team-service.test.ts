@@ -136,4 +136,36 @@ describe.skipIf(unavailable)('team service on PostgreSQL', () => {
       rmSync(reviewerDir, { recursive: true, force: true })
     }
   })
+
+  it('keeps each login’s password apart: two workspaces on one keychain never use the other’s', async () => {
+    const secrets = new InMemorySecretStore()
+    const dirs = [
+      mkdtempSync(join(tmpdir(), 'closebook-team-a-')),
+      mkdtempSync(join(tmpdir(), 'closebook-team-b-')),
+    ]
+    const [ana, rei] = dirs.map((d) => new TeamService(d, secrets))
+    try {
+      for (const [team, login] of [
+        [ana, 'ana'],
+        [rei, 'rei'],
+      ] as const) {
+        const { user, host, port, database } = fixture.config(login)
+        await team?.configure({ config: { host, port, database, user }, password: fixture.password(login) })
+      }
+      expect(await ana?.test()).toMatchObject({ ok: true, login: 'ana' })
+      expect(await rei?.test()).toMatchObject({ ok: true, login: 'rei' })
+      // Saved again without a password (the port written differently): the saved one stays.
+      const { user, host, port, database } = fixture.config('ana')
+      await ana?.configure({ config: { host: 'localhost', port, database, user } })
+      expect(await ana?.test()).toMatchObject({ ok: true, login: 'ana' })
+      // Leaving on one desktop leaves the other's password in place.
+      await ana?.forget()
+      expect(await rei?.test()).toMatchObject({ ok: true, login: 'rei' })
+      expect(JSON.stringify(await ana?.summary())).not.toContain(host)
+    } finally {
+      await ana?.dispose()
+      await rei?.dispose()
+      for (const d of dirs) rmSync(d, { recursive: true, force: true })
+    }
+  })
 })
