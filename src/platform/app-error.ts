@@ -61,7 +61,10 @@ const CACHE_ERROR_NAMES = new Set([
 export function toAppError(error: unknown, fallback: AppErrorCode = 'unexpected'): AppError {
   if (isAppError(error)) return error
   if (error instanceof DesktopApiError) {
-    const reason = error.details?.['reason']
+    // The team workspace names its failure (`details.failure`): the view words it as the team's, not the
+    // payment service's.
+    const failure = error.details?.['failure']
+    const reason = typeof failure === 'string' ? `team:${failure}` : error.details?.['reason']
     const shaped = appError(error.code, error.message, error.details?.fields ?? [])
     return typeof reason === 'string' ? { ...shaped, reason } : shaped
   }
