@@ -8,14 +8,14 @@
  */
 import type { ParsedDate } from './parse'
 import type { CodedError } from './line-errors'
-import type { Grouping, ImportedRow, ImportSource, MappingProfile } from './profiles'
+import type { Grouping, ImportedRow, ImportSource, MappingProfile, OtherRef } from './profiles'
 
 /** One file line as a profile reads it. */
 export interface ReadLine {
   line: number
   order: string | null
   /** The line's other order numbers (shop id, payment reference). */
-  otherRefs: string[]
+  otherRefs: OtherRef[]
   date: ParsedDate | null
   amount: number | null
   currency: string

@@ -64,14 +64,20 @@ export const mappingProfileSchema = z.object({
 })
 export type MappingProfile = z.infer<typeof mappingProfileSchema>
 
+/** An order's other number and the column it came from (the explanation names which number tied). */
+export interface OtherRef {
+  via: 'orderId' | 'paymentReference'
+  ref: string
+}
+
 /** One usable line of an imported file. Refunds (and bank withdrawals) are negative amounts. */
 export interface ImportedRow {
   /** 1-based line in the file (header = 1): the link a match keeps and errors cite. */
   line: number
   source: ImportSource
   orderNumber: string | null
-  /** The order's other numbers (its shop id, its payment reference), in that order; absent when none. */
-  otherRefs?: string[]
+  /** The order's other numbers (its shop id, its payment reference), each with its column; absent when none. */
+  otherRefs?: OtherRef[]
   at: number
   /** `YYYY-MM-DD` in the profile's time zone. */
   day: string
@@ -297,7 +303,10 @@ function readLine(
   return {
     line,
     order: cell('orderNumber'),
-    otherRefs: [cell('orderId'), cell('paymentReference')].filter((r): r is string => r !== null),
+    otherRefs: (['orderId', 'paymentReference'] as const).flatMap((via): OtherRef[] => {
+      const ref = cell(via)
+      return ref === null ? [] : [{ via, ref }]
+    }),
     date,
     amount: deposit === null && withdrawal === null ? null : (deposit ?? 0) - Math.abs(withdrawal ?? 0),
     currency,

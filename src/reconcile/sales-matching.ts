@@ -73,11 +73,9 @@ function lookupRow(
 ): RefTie | null {
   const found = row.orderNumber === null ? null : refs.lookup(row.orderNumber, fileDecorations)
   if (found) return found
-  const vias = ['orderId', 'paymentReference'] as const
-  for (const [i, other] of (row.otherRefs ?? []).entries()) {
-    const tie = refs.lookup(other)
-    const via = vias[Math.min(i, vias.length - 1)]
-    if (tie && tie.rule === 'exact' && via) return { ...tie, via }
+  for (const { via, ref } of row.otherRefs ?? []) {
+    const tie = refs.lookup(ref)
+    if (tie && tie.rule === 'exact') return { ...tie, via }
   }
   return null
 }

@@ -156,7 +156,13 @@ describe("a Shopify export's other order numbers", () => {
       new URL('../../../fixtures/order-files/shopify-integration-prefix.csv', import.meta.url),
     )
     const { applied } = await read('orders_export.csv', new Uint8Array(bytes))
-    expect(applied.rows[0]).toMatchObject({ orderNumber: '#1001', otherRefs: ['5000000000', 'c963085798.1'] })
+    expect(applied.rows[0]).toMatchObject({
+      orderNumber: '#1001',
+      otherRefs: [
+        { via: 'orderId', ref: '5000000000' },
+        { via: 'paymentReference', ref: 'c963085798.1' },
+      ],
+    })
     const slim = [
       'Name,Financial Status,Total,Created at,Lineitem name,Currency',
       '#1,paid,1000,2026-10-03 11:00:00 +0900,Tee,JPY',

@@ -125,27 +125,37 @@ describe("an order's other numbers (shop id, payment reference)", () => {
   it('ties by the shop id or the payment reference an integration sent, as given, and says so', () => {
     const result = match({
       rows: [
-        row(2, { orderNumber: '#1001', otherRefs: ['450789469'] }),
-        row(3, { orderNumber: '#1002', otherRefs: ['450789470', 'c21433374261.1'] }),
+        row(2, { orderNumber: '#1001', otherRefs: [{ via: 'orderId', ref: '450789469' }] }),
+        row(3, {
+          orderNumber: '#1002',
+          otherRefs: [
+            { via: 'orderId', ref: '450789470' },
+            { via: 'paymentReference', ref: 'c21433374261.1' },
+          ],
+        }),
+        // A payment reference alone is still named as one.
+        row(5, { orderNumber: '#1004', otherRefs: [{ via: 'paymentReference', ref: 'c21433374262.1' }] }),
         // A shop id one digit off names nothing: it never ties.
-        row(4, { orderNumber: '#1003', otherRefs: ['450789479'] }),
+        row(4, { orderNumber: '#1003', otherRefs: [{ via: 'orderId', ref: '450789479' }] }),
       ],
       history: [
         history(1, { metadata: { shopify_order_id: '450789469' } }),
         history(2, { metadata: { order_reference: 'c21433374261.1' } }),
         history(3, { metadata: { shopify_order_id: '450789471' } }),
+        history(4, { metadata: { order_reference: 'c21433374262.1' } }),
       ],
     })
     expect(accepted(result)).toEqual([
       [2, [key(1)], 'orderId'],
       [3, [key(2)], 'paymentReference'],
+      [5, [key(4)], 'paymentReference'],
     ])
     expect(result.unmatchedRows).toContain(4)
   })
 
   it('prefers the order number when it names a charge', () => {
     const result = match({
-      rows: [row(2, { orderNumber: '1001', otherRefs: ['450789469'] })],
+      rows: [row(2, { orderNumber: '1001', otherRefs: [{ via: 'orderId', ref: '450789469' }] })],
       history: [
         history(1, { metadata: { order_id: '1001' } }),
         history(2, { metadata: { shopify_order_id: '450789469' } }),
