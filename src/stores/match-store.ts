@@ -32,6 +32,7 @@ import {
 } from '../import/profiles'
 import { dropAlreadyImported } from '../import/overlap'
 import { builtInProfileFor, readImportFile } from '../import/read-file'
+import { newestAnswer } from './newest-answer'
 import {
   DEFAULT_PAYOUT_MODEL,
   proposeMatches,
@@ -59,7 +60,9 @@ const payoutModelSchema = z.object({
   amountTolerance: z.number().int().min(0),
 })
 
-const payoutKey = (connectionId: string): string => `payoutModel:${connectionId}`
+/** Settings keys of the Matching payout model, one per connection. */
+export const PAYOUT_MODEL_KEY_PREFIX = 'payoutModel:'
+const payoutKey = (connectionId: string): string => `${PAYOUT_MODEL_KEY_PREFIX}${connectionId}`
 
 /** The connection's payout model as saved in the Match view (the default until one is saved). */
 export async function readPayoutModel(connectionId: string): Promise<PayoutModel> {
@@ -153,6 +156,7 @@ export const useMatchStore = defineStore('match', () => {
 
   const connection = computed(() => connections.value.find((c) => c.id === connectionId.value) ?? null)
   const repo = () => new ImportsRepository(appCache().db)
+  const matchRead = newestAnswer()
 
   async function init(): Promise<void> {
     const cache = appCache()
@@ -357,16 +361,18 @@ export const useMatchStore = defineStore('match', () => {
   async function match(): Promise<void> {
     const conn = connection.value
     if (!conn || !importId.value) return
+    const isNewest = matchRead.ask()
     const cache = appCache()
     const everything = await repo().rows(conn.id)
     const all = everything.filter((r) => r.importId === importId.value)
-    rows.value = all
     const salesTaken = new Set<RecordKey>()
     const cashTaken = new Set<RecordKey>()
     for (const r of everything)
       for (const k of r.matchedKeys) (r.source === 'bank' ? cashTaken : salesTaken).add(k)
     const open = all.filter((r) => r.matchedKeys.length === 0)
     if (open.length === 0) {
+      if (!isNewest()) return
+      rows.value = all
       proposals.value = []
       ambiguous.value = []
       unmatchedRows.value = []
@@ -390,7 +396,6 @@ export const useMatchStore = defineStore('match', () => {
             inRange.filter((h) => h.type === 'charge').map((h) => h.chargeId),
           ),
         )
-    records.value = new Map(history.map((h) => [h.key, h]))
     const result = proposeMatches({
       rows: open,
       history,
@@ -406,6 +411,10 @@ export const useMatchStore = defineStore('match', () => {
           .map((k) => k.slice(k.indexOf('#') + 1)),
       ),
     })
+    // A match asked for later (after an accept, a reject, another file) read newer rows: its answer stands.
+    if (!isNewest()) return
+    rows.value = all
+    records.value = new Map(history.map((h) => [h.key, h]))
     proposals.value = result.proposals
     ambiguous.value = result.ambiguous
     unmatchedRows.value = result.unmatchedRows

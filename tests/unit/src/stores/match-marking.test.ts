@@ -124,6 +124,29 @@ describe('accepting a match: planned inside the writing transaction', () => {
     expect((await new ImportsRepository(db).rows(CONN, 'orders-1'))[0]?.matchedKeys).toEqual([rec.key])
   })
 
+  it('a slower match asked for before an acceptance never overwrites the result read after it', async () => {
+    await addImport('orders-1', 'orders', [2, 3])
+    const store = await matchStoreOn('orders-1')
+    const [rec] = records as [HistoryRecord]
+    // The first match's history read ends last, as on a loaded machine; its rows were read before the accept.
+    const inRange = cache.history.inRange.bind(cache.history)
+    let delayed = false
+    vi.spyOn(cache.history, 'inRange').mockImplementation(async (...args) => {
+      const read = await inRange(...args)
+      if (!delayed) {
+        delayed = true
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      return read
+    })
+    const earlier = store.match()
+    await store.accept([{ rowLine: 2, keys: [rec.key], rule: 'reference' }])
+    await earlier
+
+    expect(store.rows.find((r) => r.line === 2)?.matchedKeys).toEqual([rec.key])
+    expect(store.proposals.some((p) => p.rowLine === 2)).toBe(false)
+  })
+
   it('an order link and a deposit link accepted one after the other coexist on the mark', async () => {
     const [rec] = records as [HistoryRecord]
     await addImport('orders-1', 'orders', [2])
