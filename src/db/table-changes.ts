@@ -2,7 +2,7 @@
  * Committed writes to chosen tables of the cache, from this window or another one on the same cache
  * (Dexie's storage-mutated event): what a result kept in memory listens to, to know when it is stale.
  */
-import Dexie from 'dexie'
+import Dexie, { rangesOverlap, RangeSet } from 'dexie'
 import type { ClosebookDb } from './database'
 
 /** The cache's tables by name (only names the cache has are accepted). */
@@ -11,17 +11,39 @@ export type CacheTableName = {
 }[keyof ClosebookDb]
 
 /**
- * Calls `onChange` after every committed transaction that wrote to one of `tables` of `db` (a transaction
+ * A table, or only the rows of a table whose string key starts with one of `keyPrefixes` (the settings
+ * table holds unrelated values side by side: a column width saved must not make a payout result stale).
+ */
+export type WatchedInput = CacheTableName | { table: CacheTableName; keyPrefixes: readonly string[] }
+
+/** Dexie's mutated parts: per `idb://<db>/<table>/<index>`, the keys written (an interval tree). */
+type MutatedParts = Record<string, unknown>
+
+function touches(parts: MutatedParts, dbName: string, input: WatchedInput): boolean {
+  const table = typeof input === 'string' ? input : input.table
+  const prefix = `idb://${dbName}/${table}/`
+  const written = Object.keys(parts).filter((part) => part.startsWith(prefix))
+  if (typeof input === 'string' || written.length === 0) return written.length > 0
+  // Only the primary key's parts name the rows ('' written, ':dels' deleted); any index part means a write
+  // the primary key parts also record.
+  const keyParts = [`${prefix}`, `${prefix}:dels`].map((p) => parts[p]).filter((p) => p !== undefined)
+  return input.keyPrefixes.some((keyPrefix) => {
+    const wanted = new RangeSet(keyPrefix, `${keyPrefix}\uffff`)
+    return keyParts.some((p) => rangesOverlap(p as RangeSet, wanted))
+  })
+}
+
+/**
+ * Calls `onChange` after every committed transaction that wrote to one of `inputs` of `db` (a transaction
  * that is rolled back calls nothing). Returns what stops listening.
  */
 export function watchTables(
   db: ClosebookDb,
-  tables: readonly CacheTableName[],
+  inputs: readonly WatchedInput[],
   onChange: () => void,
 ): () => void {
-  const prefixes = tables.map((t) => `idb://${db.name}/${t}/`)
-  const listener = (parts: Record<string, unknown>): void => {
-    if (Object.keys(parts).some((part) => prefixes.some((p) => part.startsWith(p)))) onChange()
+  const listener = (parts: MutatedParts): void => {
+    if (inputs.some((input) => touches(parts, db.name, input))) onChange()
   }
   Dexie.on('storagemutated', listener)
   return () => Dexie.on('storagemutated').unsubscribe(listener)

@@ -6,7 +6,7 @@
  */
 import { appCache } from '../db/cache'
 import type { ClosebookDb } from '../db/database'
-import { watchTables, type CacheTableName } from '../db/table-changes'
+import { watchTables, type WatchedInput } from '../db/table-changes'
 import { ImportsRepository } from '../db/imports-repository'
 import { demoBankStatement } from '../export/demo-bank-statement'
 import { PayoutsRepository } from '../db/payouts-repository'
@@ -21,7 +21,7 @@ import {
   type Repayments,
   type TieOut,
 } from '../reconcile/payouts'
-import { readPayoutReadingSetting } from './payout-readings-setting'
+import { PAYOUT_SETTINGS, readPayoutReadingSetting } from './payout-readings-setting'
 
 export interface DepositTie {
   tie: TieOut
@@ -103,14 +103,14 @@ export async function loadDepositTie(connection: CachedConnection): Promise<Depo
 }
 
 /** What the tie-out is computed from: a write to any of these tables makes a kept result stale. */
-const TIE_INPUTS: readonly CacheTableName[] = [
+const TIE_INPUTS: readonly WatchedInput[] = [
   'payoutTransfers',
   'payoutLedgers',
   'payoutStatusChanges',
   'payoutSync',
   'imports',
   'importedRows',
-  'settings',
+  PAYOUT_SETTINGS,
   'connections',
 ]
 

@@ -8,11 +8,12 @@ import { defineStore } from 'pinia'
 import { shallowRef } from 'vue'
 import { appCache } from '../db/cache'
 import type { ClosebookDb } from '../db/database'
-import { watchTables, type CacheTableName } from '../db/table-changes'
+import { watchTables, type WatchedInput } from '../db/table-changes'
 import type { HistoryRecord } from '../domain/records'
+import { PAYOUT_SETTINGS } from './payout-readings-setting'
 import { readSettlements, type Settlement } from './record-details'
 
-const INPUTS: readonly CacheTableName[] = [
+const INPUTS: readonly WatchedInput[] = [
   'ledgerLinks',
   'payoutTransfers',
   'payoutLedgers',
@@ -20,7 +21,7 @@ const INPUTS: readonly CacheTableName[] = [
   'payoutSync',
   'imports',
   'importedRows',
-  'settings',
+  PAYOUT_SETTINGS,
   'connections',
 ]
 

@@ -9,7 +9,8 @@ import { appCache } from '../db/cache'
 import { normalizeCurrency } from '../domain/currency'
 import type { PayoutReadings } from '../domain/payouts'
 import { transferFeeWithTax } from '../reconcile/deposits'
-import { readPayoutModel } from './match-store'
+import type { WatchedInput } from '../db/table-changes'
+import { PAYOUT_MODEL_KEY_PREFIX, readPayoutModel } from './match-store'
 
 /** What the data is read by where it cannot tell, until the connection has a setting. */
 export const DEFAULT_READINGS: PayoutReadings = { ledgerAmounts: 'net', transferFee: 'manual_ledger' }
@@ -32,7 +33,14 @@ const storedSchema = z.object({
   transferFees: z.record(z.string().regex(CURRENCY), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)),
 })
 
-const settingKey = (connectionId: string): string => `payoutReadings:${connectionId}`
+const SETTING_KEY_PREFIX = 'payoutReadings:'
+const settingKey = (connectionId: string): string => `${SETTING_KEY_PREFIX}${connectionId}`
+
+/** The settings payout figures are read with: a write to any other setting leaves them as they are. */
+export const PAYOUT_SETTINGS: WatchedInput = {
+  table: 'settings',
+  keyPrefixes: [SETTING_KEY_PREFIX, PAYOUT_MODEL_KEY_PREFIX],
+}
 
 /** Why a setting was refused: the field, so the view can say which one. */
 export class PayoutReadingSettingError extends Error {

@@ -2,6 +2,7 @@ import type { Locator } from '@playwright/test'
 import { FINAL_COUNT, openDemoAndSync } from './support/demo'
 import { expect, test } from './support/web-host'
 import { chooseDate } from './support/date-parts'
+import { storedSetting } from './support/stored-setting'
 
 /** Parses a ledger amount cell ("￥1,234", "-$12.50", "−¥300") into a signed number. */
 function amountOf(text: string): number {
@@ -88,6 +89,7 @@ test.describe('ledger grid on the web host', () => {
     await expect(handle).toHaveAttribute('aria-valuenow', String(before + 32))
     const storeCell = grid.locator('.grid-viewport [role="gridcell"].c-store').first()
     expect((await storeCell.boundingBox())?.width).toBeCloseTo(before + 32, 0)
+    await expect.poll(() => storedSetting(page, 'ledgerColumnWidths')).toMatchObject({ store: before + 32 })
     await page.reload()
     await expect(count).toHaveText(FINAL_COUNT)
     await expect(

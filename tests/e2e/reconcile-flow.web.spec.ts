@@ -2,6 +2,7 @@ import ExcelJS from 'exceljs'
 import { FINAL_COUNT, openDemoAndSync } from './support/demo'
 import { expect, test } from './support/web-host'
 import { chooseDate } from './support/date-parts'
+import { storedSetting } from './support/stored-setting'
 
 test.describe('month-end flow on the web host', () => {
   test('demo → sync → filter a month → mark with a note → undo → mark all → close → refused → reopen → audit', async ({
@@ -33,6 +34,7 @@ test.describe('month-end flow on the web host', () => {
     await page.getByText('Columns', { exact: true }).click()
     await page.getByRole('checkbox', { name: 'Brand' }).uncheck()
     await expect(grid0.getByRole('columnheader', { name: 'Brand' })).toHaveCount(0)
+    await expect.poll(() => storedSetting(page, 'ledgerHiddenColumns')).toContain('brand')
     // Every text the count shows from the reload on: opening the view refreshes once. A second refresh
     // (init's own choice of connection seen as a change) counted again and, when it came late, cleared
     // rows ticked meanwhile: a CI run ticked two, lost them, and waited on a disabled button.
