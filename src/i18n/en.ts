@@ -533,6 +533,7 @@ export const en = {
     tolerance: 'Date tolerance (days)',
     threshold: 'Confidence threshold',
     acceptAbove: 'Accept all with confidence ≥ {threshold}',
+    matching: 'Matching…',
     counts: '{proposals} proposed · {ambiguous} ambiguous · {unmatched} unmatched',
     proposals: 'Proposed matches',
     columns: {

@@ -534,6 +534,7 @@ export const ja: MessageSchema = {
     tolerance: '日付の許容差（日）',
     threshold: '信頼度のしきい値',
     acceptAbove: '信頼度 {threshold} 以上をすべて承認',
+    matching: '照合中…',
     counts: '提案 {proposals} 件 · 要確認 {ambiguous} 件 · 未照合 {unmatched} 件',
     proposals: '照合の提案',
     columns: {

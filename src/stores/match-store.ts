@@ -157,6 +157,9 @@ export const useMatchStore = defineStore('match', () => {
   const connection = computed(() => connections.value.find((c) => c.id === connectionId.value) ?? null)
   const repo = () => new ImportsRepository(appCache().db)
   const matchRead = newestAnswer()
+  /** Matches being computed: while any is, the counts shown may be an earlier file's or state's. */
+  const running = ref(0)
+  const matching = computed(() => running.value > 0)
 
   async function init(): Promise<void> {
     const cache = appCache()
@@ -361,7 +364,15 @@ export const useMatchStore = defineStore('match', () => {
   async function match(): Promise<void> {
     const conn = connection.value
     if (!conn || !importId.value) return
-    const isNewest = matchRead.ask()
+    running.value++
+    try {
+      await matchNewest(conn, matchRead.ask())
+    } finally {
+      running.value--
+    }
+  }
+
+  async function matchNewest(conn: CachedConnection, isNewest: () => boolean): Promise<void> {
     const cache = appCache()
     const everything = await repo().rows(conn.id)
     const all = everything.filter((r) => r.importId === importId.value)
@@ -506,6 +517,7 @@ export const useMatchStore = defineStore('match', () => {
 
   return {
     connections,
+    matching,
     connectionId,
     connection,
     source,

@@ -140,8 +140,12 @@ describe('accepting a match: planned inside the writing transaction', () => {
       return read
     })
     const earlier = store.match()
+    // While a match is in flight the view says so instead of counts that may be an earlier state's.
+    expect(store.matching).toBe(true)
     await store.accept([{ rowLine: 2, keys: [rec.key], rule: 'reference' }])
+    expect(store.matching).toBe(true)
     await earlier
+    expect(store.matching).toBe(false)
 
     expect(store.rows.find((r) => r.line === 2)?.matchedKeys).toEqual([rec.key])
     expect(store.proposals.some((p) => p.rowLine === 2)).toBe(false)
