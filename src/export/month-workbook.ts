@@ -80,7 +80,7 @@ export interface MonthWorkbookInput {
   linkedCharges?: readonly ChargeRecord[]
   /** The payout model's transfer fee with tax (minor units): the difference a deposit usually shows. */
   transferFee?: number
-  /** The month's payout roll-forward: adds the Roll-forward, Payout activity and Payout open items sheets. */
+  /** The month's payout roll-forward: adds the payout sheets (payout-sheets.ts). */
   payouts?: PayoutWorkbookInput
   /** The month on the team server and the verified audit chain head; absent: not shared with a team. */
   team?: WorkbookTeamClose | null

@@ -5,7 +5,8 @@
  * SUMIFS over "Payout open items". Under the table, a Control block whose figures must all be 0: the
  * closing less its explanation, and the activity's net less the roll-forward's movement. The opening and
  * last month's carried closing are values (the months before are not in the workbook); their difference is
- * a formula. Cached results are the app's figures. Texts used as criteria stay English.
+ * a formula. Cached results are the app's figures. Texts used as criteria stay English. "Payout
+ * repayments" lists what later transfers of the month repaid of earlier unpaid ones, with the evidence.
  */
 import type { ExportCell, ExportRow, ExportSheet } from '../../electron/shared/contract/export'
 import { currencyExponent, toMajorUnits } from '../domain/currency'
@@ -16,6 +17,7 @@ import {
   type RollForward,
 } from '../reconcile/payouts/rollforward'
 import type { ReadingsReport } from '../reconcile/payouts/readings'
+import type { RepaymentEvidence } from '../reconcile/payouts/repayments'
 import type { TieOut } from '../reconcile/payouts/tie-out'
 import { PAYOUT_EXCEPTIONS_SHEET, payoutExceptionRows, PX } from './payout-exceptions-sheet'
 import { col, columnLetter, Columns } from './sheet-columns'
@@ -25,6 +27,7 @@ export const PAYOUT_SHEETS = {
   rollForward: 'Roll-forward',
   activity: 'Payout activity',
   open: 'Payout open items',
+  repayments: 'Payout repayments',
   exceptions: PAYOUT_EXCEPTIONS_SHEET,
 } as const
 
@@ -62,6 +65,21 @@ const PO = new Columns([
   col('ledgers', 'Ledgers', 'integer', 9),
   col('amount', 'Amount', 'amount', 14),
 ])
+
+const PR = new Columns([
+  col('currency', 'Currency', 'text', 10),
+  col('repaid', 'Owed by', 'text', 38),
+  col('by', 'Paid with transfer', 'text', 38),
+  col('ledgers', 'Ledgers', 'integer', 9),
+  col('amount', 'Amount', 'amount', 14),
+  col('evidence', 'How it is known', 'text', 48),
+])
+
+const EVIDENCE_TEXT: Record<RepaymentEvidence, string> = {
+  metadata: "the paying transfer's metadata names the transfer it repays",
+  note: "the paying transfer's note names the transfer it repays",
+  amount: 'the paying transfer exceeds its own ledgers by exactly what was owed',
+}
 
 const RF = new Columns([
   col('currency', 'Currency', 'text', 12),
@@ -259,7 +277,26 @@ function preamble(input: PayoutWorkbookInput): ExportRow[] {
   ]
 }
 
-/** The roll-forward, its activity, its open items and the payout exceptions. */
+/**
+ * What later transfers of the month repaid of earlier unpaid ones (or of ledgers carried without a
+ * transfer), per currency, with the evidence the rule found: the same list as the Month-end view.
+ */
+function repaymentRows(rf: RollForward): ExportRow[] {
+  return rf.currencies.flatMap((c) =>
+    c.repayments.map((r) =>
+      PR.row({
+        currency: c.currency,
+        repaid: r.transferId ?? 'Ledgers carried over without a transfer',
+        by: r.byTransferId,
+        ledgers: r.ledgerCount,
+        amount: amountCell(r.amount, c.currency),
+        evidence: EVIDENCE_TEXT[r.evidence],
+      }),
+    ),
+  )
+}
+
+/** The roll-forward, its activity, its open items, what later transfers repaid and the payout exceptions. */
 export function payoutSheets(input: PayoutWorkbookInput): PayoutSheet[] {
   const rf = input.rollForward
   const pre = preamble(input)
@@ -268,6 +305,7 @@ export function payoutSheets(input: PayoutWorkbookInput): PayoutSheet[] {
   const footer = rf.currencies.length > 0 ? footerRows(rf, firstRow) : []
   const activity = activityRows(rf)
   const open = openRows(rf)
+  const repayments = repaymentRows(rf)
   const exceptions = payoutExceptionRows(rf.problems, input.tie)
   return [
     {
@@ -286,6 +324,11 @@ export function payoutSheets(input: PayoutWorkbookInput): PayoutSheet[] {
       rows: activity.rows,
     },
     { spec: { name: PAYOUT_SHEETS.open, columns: PO.columns }, rowCount: open.length, rows: () => open },
+    {
+      spec: { name: PAYOUT_SHEETS.repayments, columns: PR.columns },
+      rowCount: repayments.length,
+      rows: () => repayments,
+    },
     {
       spec: { name: PAYOUT_SHEETS.exceptions, columns: PX.columns },
       rowCount: exceptions.length,

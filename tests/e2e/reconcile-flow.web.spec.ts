@@ -250,6 +250,7 @@ test.describe('month-end flow on the web host', () => {
       'Roll-forward',
       'Payout activity',
       'Payout open items',
+      'Payout repayments',
       'Payout exceptions',
     ])
     // The Summary says the month is open again (reopened above) and what units amounts are in.

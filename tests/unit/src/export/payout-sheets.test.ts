@@ -9,11 +9,14 @@ const rf = octoberRollForward()
 const formula = (c: ExportCell | undefined) => (c && typeof c === 'object' && 'formula' in c ? c : null)
 
 describe('the payout sheets of the month workbook', () => {
-  const [table, activity, open, exceptions] = payoutSheets({ rollForward: rf })
+  const [table, activity, open, repayments, exceptions] = payoutSheets({ rollForward: rf })
 
   it('lists every ledger of the month and every payout movement, and every open item', () => {
-    expect([table, activity, open, exceptions].map((s) => s?.spec.name)).toEqual(Object.values(PAYOUT_SHEETS))
+    expect([table, activity, open, repayments, exceptions].map((s) => s?.spec.name)).toEqual(
+      Object.values(PAYOUT_SHEETS),
+    )
     expect(exceptions?.rowCount).toBe(0)
+    expect(repayments?.rowCount).toBe(0)
     const rows = [...(activity?.rows() ?? [])]
     expect(rows).toHaveLength(activity?.rowCount ?? -1)
     expect(rows).toHaveLength(8 + 3 + 1 + 1) // JPY ledgers + movements, USD ledger + movement
@@ -55,6 +58,70 @@ describe('the payout sheets of the month workbook', () => {
     expect(controls.map((row) => [row[0], formula(row[8])?.result, formula(row[9])?.result])).toEqual([
       ['JPY', 0, 0],
       ['USD', 0, 0],
+    ])
+  })
+})
+
+describe('the Payout repayments sheet', () => {
+  it('lists each repayment of the month with its currency, the two transfers, the amount and the evidence', () => {
+    const base = octoberRollForward()
+    const withRepayments = {
+      ...base,
+      currencies: base.currencies.map((c) =>
+        c.currency === 'JPY'
+          ? {
+              ...c,
+              repayments: [
+                {
+                  transferId: 'tf-f',
+                  byTransferId: 'tf-r',
+                  currency: 'JPY',
+                  amount: 5_000,
+                  ledgerCount: 2,
+                  evidence: 'note' as const,
+                },
+                {
+                  transferId: null,
+                  byTransferId: 'tf-r',
+                  currency: 'JPY',
+                  amount: 700,
+                  ledgerCount: 1,
+                  evidence: 'amount' as const,
+                },
+              ],
+            }
+          : c,
+      ),
+    }
+    const sheet = payoutSheets({ rollForward: withRepayments }).find(
+      (s) => s.spec.name === PAYOUT_SHEETS.repayments,
+    )
+    expect(sheet?.spec.columns.map((c) => c.header)).toEqual([
+      'Currency',
+      'Owed by',
+      'Paid with transfer',
+      'Ledgers',
+      'Amount',
+      'How it is known',
+    ])
+    expect(sheet?.rowCount).toBe(2)
+    expect([...(sheet?.rows() ?? [])]).toEqual([
+      [
+        'JPY',
+        'tf-f',
+        'tf-r',
+        2,
+        { amount: 5_000, decimals: 0 },
+        "the paying transfer's note names the transfer it repays",
+      ],
+      [
+        'JPY',
+        'Ledgers carried over without a transfer',
+        'tf-r',
+        1,
+        { amount: 700, decimals: 0 },
+        'the paying transfer exceeds its own ledgers by exactly what was owed',
+      ],
     ])
   })
 })
