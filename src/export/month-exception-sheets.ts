@@ -1,0 +1,163 @@
+/**
+ * The Exceptions and Not reconciled sheets: what an accountant should look at before closing (records
+ * changed since reconciled or not counted, cross-check differences, fees without a currency, items in
+ * quarantine, imported lines without a match), apart from counted records simply not reconciled yet.
+ */
+import type { ExportRow } from '../../electron/shared/contract/export'
+import { normalizeCurrency } from '../domain/currency'
+import { hasChangedSinceReconciled } from '../domain/fingerprint'
+import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
+import { crossCheck, isSuccessful, type Difference } from '../reconcile/cross-check'
+import type { MonthWorkbookInput, WorkbookPlanSheet } from './month-workbook-input'
+import { SHEETS } from './month-record-sheets'
+import type { MonthScope } from './month-scope'
+import { col, Columns } from './sheet-columns'
+import { amountCell, amountText, clipText, dateCell } from './sheet-values'
+
+const EX = new Columns([
+  col('kind', 'Exception', 'text', 24),
+  col('reason', 'Reason', 'text', 60),
+  col('record', 'Record', 'text', 46),
+  col('created', 'Created', 'datetime', 20),
+  col('storeId', 'Store ID', 'text', 38),
+  col('mode', 'Mode', 'text', 7),
+  col('currency', 'Currency', 'text', 10),
+  col('amount', 'Amount', 'amount', 14),
+  col('status', 'Status', 'text', 12),
+  col('note', 'Note', 'text', 30),
+])
+
+const DIFFERENCE_REASONS: Record<Difference['kind'], (d: Difference) => string> = {
+  missing_in_charges: () => 'In the transaction history but not in the charge list (sync the charges again).',
+  missing_in_history: () => 'In the charge list but not in the transaction history (sync the history again).',
+  currency: (d) =>
+    `History currency ${d.history?.currency ?? '?'} differs from charged currency ${d.charge?.chargedCurrency ?? '?'}.`,
+  amount: (d) =>
+    `History amount ${d.history ? amountText(d.history.amount, d.history.currency) : '?'} differs from charged amount ${
+      d.charge ? amountText(d.charge.chargedAmount, d.charge.chargedCurrency) : '?'
+    }.`,
+  status: (d) =>
+    `History status "${d.history?.status ?? '?'}" differs from charge status "${d.charge?.status ?? '?'}".`,
+}
+
+/**
+ * Everything an accountant should look at before closing, in two lists: real exceptions (records changed
+ * since they were reconciled, records not counted because of their status, cross-check differences between
+ * history and charge list, fees the API gave without a currency) and counted records simply not reconciled
+ * yet, which would otherwise bury the few real ones under hundreds of routine rows.
+ */
+function buildExceptions(
+  history: readonly HistoryRecord[],
+  charges: readonly ChargeRecord[],
+  marks: ReadonlyMap<RecordKey, MarkRecord>,
+  tz: string,
+): { exceptions: ExportRow[]; notReconciled: ExportRow[] } {
+  const rows: ExportRow[] = []
+  const notReconciled: ExportRow[] = []
+  const recordRow = (r: HistoryRecord, kind: string, reason: string): ExportRow =>
+    EX.row({
+      kind,
+      reason,
+      record: r.key,
+      created: dateCell(r.createdAt, tz),
+      storeId: r.storeId,
+      mode: r.mode,
+      currency: normalizeCurrency(r.currency),
+      amount: amountCell(r.amount, normalizeCurrency(r.currency)),
+      status: r.status,
+      note: marks.get(r.key)?.note ? clipText(marks.get(r.key)?.note ?? '') : null,
+    })
+  for (const r of history) {
+    const mark = marks.get(r.key)
+    if (!isSuccessful(r.status)) {
+      rows.push(recordRow(r, 'not counted', `Status "${r.status}": no money moved, so not in the totals.`))
+    } else if (mark?.state !== 'reconciled') {
+      notReconciled.push(recordRow(r, 'not reconciled yet', 'Counted in the totals, not reconciled yet.'))
+    } else if (hasChangedSinceReconciled(mark, r)) {
+      rows.push(
+        recordRow(
+          r,
+          'changed since reconciled',
+          `Amount, currency, status or refunds changed after it was reconciled by ${mark.updatedBy}; reconfirm it.`,
+        ),
+      )
+    }
+  }
+  for (const d of crossCheck(history, charges)) {
+    const record = d.history
+    const charge = d.charge
+    const currency = normalizeCurrency(record?.currency ?? charge?.chargedCurrency ?? '')
+    const amount = record?.amount ?? charge?.chargedAmount ?? null
+    rows.push(
+      EX.row({
+        kind: `cross-check: ${d.kind.replace(/_/g, ' ')}`,
+        reason: DIFFERENCE_REASONS[d.kind](d),
+        record: record?.key ?? `charge:${d.chargeId}`,
+        created: dateCell(record?.createdAt ?? charge?.createdAt ?? 0, tz),
+        storeId: record?.storeId ?? charge?.storeId ?? null,
+        mode: record?.mode ?? charge?.mode ?? null,
+        currency: currency || null,
+        amount: amount === null || !currency ? null : amountCell(amount, currency),
+        status: record?.status ?? charge?.status ?? null,
+      }),
+    )
+  }
+  for (const c of charges) {
+    if (c.feeAmount === null || c.feeCurrency !== null || !isSuccessful(c.status)) continue
+    rows.push(
+      EX.row({
+        kind: 'fee without currency',
+        reason: `The API gave a fee of ${c.feeAmount} without a currency: it is in no row's fees.`,
+        record: `charge:${c.id}`,
+        created: dateCell(c.createdAt, tz),
+        storeId: c.storeId,
+        mode: c.mode,
+        currency: normalizeCurrency(c.chargedCurrency),
+        status: c.status,
+      }),
+    )
+  }
+  return { exceptions: rows, notReconciled }
+}
+
+/** Exceptions, then Not reconciled (the same columns). */
+export function exceptionSheets(input: MonthWorkbookInput, scope: MonthScope): WorkbookPlanSheet[] {
+  const { tz, range } = scope
+  const checked = buildExceptions(scope.history, scope.charges, input.marks, tz)
+  const exceptions = [
+    ...checked.exceptions,
+    ...(input.quarantined ?? []).map((q) =>
+      EX.row({
+        kind: 'quarantined',
+        reason: `Refused by sync (${q.resource === 'charges' ? 'charge list' : 'transaction history'}): ${q.reason}. Not in any total until it is fetched again.`,
+        record: q.itemId,
+        created: dateCell(q.seenAt, tz),
+      }),
+    ),
+    ...(input.unmatchedImports ?? [])
+      .filter((u) => u.at >= range.from && u.at < range.to)
+      .map((u) =>
+        EX.row({
+          kind: `${u.source === 'bank' ? 'bank line' : 'order'} without a match`,
+          reason: `${u.fileName}, line ${u.line}${u.orderNumber ? ` (order ${u.orderNumber})` : ''}: no charge or refund was matched to it.`,
+          record: null,
+          created: dateCell(u.at, tz),
+          currency: normalizeCurrency(u.currency),
+          amount: amountCell(u.amount, normalizeCurrency(u.currency)),
+        }),
+      ),
+  ]
+  const notReconciled = checked.notReconciled
+  return [
+    {
+      spec: { name: SHEETS.exceptions, columns: EX.columns },
+      rowCount: exceptions.length,
+      rows: () => exceptions,
+    },
+    {
+      spec: { name: SHEETS.notReconciled, columns: EX.columns },
+      rowCount: notReconciled.length,
+      rows: () => notReconciled,
+    },
+  ]
+}
