@@ -1,14 +1,18 @@
 /**
  * A cache written by each released schema answers the ledger's, Month-end's and sync's queries exactly as
  * a fresh sync of the same data does, once opened by today's code. The released caches are the captured
- * fixtures of migrations.test.ts (the rows as versions 1–7 stored them); the fresh cache gets the same
- * history items through the sync store's page write (today's row layout and day indexes), then the same
- * marks (marks are the accountant's, not synced).
+ * fixtures in migrations/: versions 1–7 as migrations.test.ts describes them, versions 8–12 written by the
+ * released code of each (scripts/capture-released-cache.sh: the v1 cache opened by it, then a connection
+ * synced, charge list included, and marked through its own code: full rows up to v8, rows that leave
+ * their item fields to `raw` from v9, the charge list in day parts from v10). The fresh cache gets the
+ * same history items and charge-list items through today's sync store, then the same marks (marks are
+ * the accountant's, not synced).
  */
 import Dexie from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
-import type { HistoryItem } from '../../../../electron/shared/payment-api'
+import type { ChargeItem, HistoryItem } from '../../../../electron/shared/payment-api'
+import { ChargesRepository } from '../../../../src/db/charges-repository'
 import { ClosebookDb } from '../../../../src/db/database'
 import {
   HistoryRepository,
@@ -36,6 +40,13 @@ interface CachedRow {
   raw: HistoryItem
 }
 
+interface CachedCharge {
+  connectionId: string
+  id: string
+  raw: ChargeItem
+  syncedAt: number
+}
+
 function cacheOf(version: number): Record<string, object[]> {
   const found = caches[`./migrations/cache-v${version}.json`]
   if (!found) throw new Error(`no fixture for v${version}`)
@@ -57,7 +68,14 @@ async function upgradedCache(version: number): Promise<ClosebookDb> {
   return db
 }
 
-/** The same history items written by a fresh first sync of each connection, then `upgraded`'s marks. */
+/** The charge-list records of a released cache, whichever layout it stored them in (rows or day parts). */
+function cachedCharges(version: number): CachedCharge[] {
+  const cache = cacheOf(version)
+  const parts = (cache['chargeParts'] ?? []) as { charges: CachedCharge[] }[]
+  return [...((cache['charges'] ?? []) as CachedCharge[]), ...parts.flatMap((p) => p.charges)]
+}
+
+/** The same history and charge-list items written by a fresh first sync of each connection, then `upgraded`'s marks. */
 async function freshlySynced(version: number, upgraded: ClosebookDb): Promise<ClosebookDb> {
   const db = new ClosebookDb('closebook', { indexedDB: new IDBFactory(), IDBKeyRange })
   await db.open()
@@ -85,6 +103,27 @@ async function freshlySynced(version: number, upgraded: ClosebookDb): Promise<Cl
       await store.putPage({ resource: 'transaction_history', items }, { ...cp, done: true }, syncedAt)
     }
   }
+  const charges = cachedCharges(version)
+  for (const connectionId of new Set(charges.map((c) => c.connectionId))) {
+    const mine = charges.filter((c) => c.connectionId === connectionId)
+    const cp: SyncCheckpoint = {
+      connectionId,
+      partitionId: 'initial|charges',
+      resource: 'charges',
+      storeId: null,
+      from: 0,
+      to: Number.MAX_SAFE_INTEGER,
+      cursor: null,
+      done: true,
+      records: 0,
+      requests: 0,
+      updatedAt: 1,
+    }
+    for (const syncedAt of new Set(mine.map((c) => c.syncedAt))) {
+      const items = mine.filter((c) => c.syncedAt === syncedAt).map((c) => c.raw)
+      await store.putPage({ resource: 'charges', items }, cp, syncedAt)
+    }
+  }
   await db.markDays.clear()
   await db.markDays.bulkPut(await upgraded.markDays.toArray())
   return db
@@ -104,9 +143,10 @@ function asRead(r: HistoryRecord | undefined): unknown {
   return rest
 }
 
-/** Every query the ledger, Month-end, matching and sync ask of history, answered by `db`. */
+/** Every query the ledger, Month-end, matching and sync ask of history and the charge list, answered by `db`. */
 async function answers(db: ClosebookDb, rows: readonly CachedRow[]): Promise<Record<string, unknown>> {
   const history = new HistoryRepository(db, fingerprintOf)
+  const charges = new ChargesRepository(db)
   const marks = new MarksRepository(db)
   const out: Record<string, unknown> = {}
   const times = rows.map((r) => r.createdAt)
@@ -165,6 +205,21 @@ async function answers(db: ClosebookDb, rows: readonly CachedRow[]): Promise<Rec
     out[`${connectionId}: changeable`] = (await historyWithStatus(db, connectionId, isChangeableStatus)).map(
       asRead,
     )
+    const chargeIds = ['ch1', 'ch9', 'ch31', 'ch32', 'ch33', 'ch34', 'nothing-like-it']
+    out[`${connectionId}: charges by id`] = await charges.getMany(connectionId, chargeIds)
+    // `near`: when the caller knows the charge's time (its history record's), as sync and the ledger do.
+    const timeOf = new Map(rows.map((r) => [r.raw.resource_id, r.createdAt]))
+    out[`${connectionId}: charges by id, near`] = await charges.getMany(
+      connectionId,
+      chargeIds,
+      chargeIds.map((id) => timeOf.get(id)),
+    )
+    out[`${connectionId}: charges in range`] = await charges.inRange(connectionId, from, to)
+    out[`${connectionId}: charges of rows`] = await charges.ofChargeRows(
+      connectionId,
+      await history.inRange(connectionId, from, to),
+    )
+    out[`${connectionId}: any charge`] = await charges.any(connectionId)
     for (const storeId of [null, ...new Set(mine.map((r) => r.raw.store_id))])
       out[`${connectionId}: newest ${storeId}`] = await newestCreatedAt(
         db,
@@ -177,7 +232,7 @@ async function answers(db: ClosebookDb, rows: readonly CachedRow[]): Promise<Rec
 }
 
 describe('a cache of each released schema, once opened', () => {
-  for (const version of [1, 2, 3, 4, 5, 6, 7]) {
+  for (const version of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]) {
     it(`answers every history query as a fresh sync of the same data does (v${version})`, async () => {
       const rows = cacheOf(version)['history'] as CachedRow[]
       const upgraded = await upgradedCache(version)
@@ -187,6 +242,13 @@ describe('a cache of each released schema, once opened', () => {
       // The comparison has something to compare: each connection's records are found.
       expect(expected['c1 all: count']).toBe(rows.filter((r) => r.connectionId === 'c1').length)
       expect(expected['c1 search taro: count']).toBeGreaterThan(0)
+      if (version >= 8) {
+        // The connection the released code synced and marked itself, charge list included.
+        expect(expected['c3 all: count']).toBe(rows.filter((r) => r.connectionId === 'c3').length)
+        expect(expected['c3 reconciled reconciled: count']).toBe(2)
+        expect(expected['c3 reconciled changed: count']).toBe(1)
+        expect(expected['c3: charges in range']).toHaveLength(cachedCharges(version).length)
+      }
       upgraded.close()
       fresh.close()
     })
