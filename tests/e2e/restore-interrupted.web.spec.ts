@@ -15,8 +15,11 @@ import { FINAL_COUNT, openDemoAndSync } from './support/demo'
 import { expect, test } from './support/web-host'
 
 const NOTE = 'Kept by the cache the restore must not replace'
-/** The restore's writing phase, before its switch: the old cache is the one read. */
-const WRITING = /^Restoring: \d+ %\. Your current cache stays as it is until the restore finishes\.$/
+/** The restore's phases before its switch, as Settings shows them: the old cache is the one read. */
+const PHASES = {
+  writing: /^Restoring: \d+ %\. Your current cache stays as it is until the restore finishes\.$/,
+  indexing: /^Restoring: filing the search index, \d+ %\. Your current cache stays as it is until the end\.$/,
+}
 
 /**
  * The demo synced to the end, payouts included: a backup is refused while a sync still writes (the cache
@@ -78,12 +81,12 @@ async function confirmRestore(page: Page, path: string): Promise<void> {
   await page.getByRole('button', { name: 'Replace the cache with this backup' }).click()
 }
 
-/** Starts a restore of `path`, slowed down, and returns once its writing phase is on screen. */
-async function startSlowRestore(page: Page, path: string): Promise<void> {
+/** Starts a restore of `path`, slowed down, and returns once `phase` is on screen. */
+async function startSlowRestore(page: Page, path: string, phase: RegExp): Promise<void> {
   const cdp = await page.context().newCDPSession(page)
   await confirmRestore(page, path)
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 20 })
-  await expect(page.getByTestId('backup-progress').getByText(WRITING)).toBeVisible({ timeout: 30_000 })
+  await expect(page.getByTestId('backup-progress').getByText(phase)).toBeVisible({ timeout: 60_000 })
 }
 
 /** A restore of `path` to its end: the progress goes, nothing is refused. */
@@ -113,57 +116,59 @@ function browserProcessOf(userDataDir: string): number {
 }
 
 test.describe('a restore stopped half-way', () => {
-  test('by a page reload leaves the cache as it was, and the next restore succeeds', async ({
-    page,
-    webHost,
-  }, testInfo) => {
-    test.setTimeout(420_000)
-    await syncDemo(page, webHost.launchUrl)
-    const backup = testInfo.outputPath('backup.jsonl')
-    await backUp(page, backup)
-    const count = await markFirstWithNote(page)
-
-    await startSlowRestore(page, backup)
-    await page.reload()
-    const cdp = await page.context().newCDPSession(page)
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 })
-    await expectLedger(page, count, 1)
-
-    await restoreToEnd(page, backup)
-    await expectLedger(page, count, 0)
-  })
-
-  test('by the browser process killed leaves the cache as it was, and the next restore succeeds', async ({
-    webHost,
-  }, testInfo) => {
-    test.setTimeout(480_000)
-    // A profile of its own that outlives the browser, as the desktop app's does.
-    const userDataDir = mkdtempSync(join(tmpdir(), 'closebook-e2e-profile-'))
-    const launch = (): Promise<BrowserContext> =>
-      chromium.launchPersistentContext(userDataDir, { ...testInfo.project.use.launchOptions })
-    let context = await launch()
-    try {
-      let page = context.pages()[0] ?? (await context.newPage())
+  for (const [name, phase] of Object.entries(PHASES))
+    test(`by a page reload while ${name} leaves the cache as it was, and the next restore succeeds`, async ({
+      page,
+      webHost,
+    }, testInfo) => {
+      test.setTimeout(420_000)
       await syncDemo(page, webHost.launchUrl)
       const backup = testInfo.outputPath('backup.jsonl')
       await backUp(page, backup)
       const count = await markFirstWithNote(page)
 
-      await startSlowRestore(page, backup)
-      const closed = new Promise((resolve) => context.once('close', resolve))
-      process.kill(browserProcessOf(userDataDir), 'SIGKILL')
-      await closed
-
-      context = await launch()
-      page = context.pages()[0] ?? (await context.newPage())
-      await page.goto(webHost.launchUrl)
+      await startSlowRestore(page, backup, phase)
+      await page.reload()
+      const cdp = await page.context().newCDPSession(page)
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 })
       await expectLedger(page, count, 1)
 
       await restoreToEnd(page, backup)
       await expectLedger(page, count, 0)
-    } finally {
-      await context.close().catch(() => undefined)
-      rmSync(userDataDir, { recursive: true, force: true })
-    }
-  })
+    })
+
+  for (const [name, phase] of Object.entries(PHASES))
+    test(`by the browser process killed while ${name} leaves the cache as it was, and the next restore succeeds`, async ({
+      webHost,
+    }, testInfo) => {
+      test.setTimeout(480_000)
+      // A profile of its own that outlives the browser, as the desktop app's does.
+      const userDataDir = mkdtempSync(join(tmpdir(), 'closebook-e2e-profile-'))
+      const launch = (): Promise<BrowserContext> =>
+        chromium.launchPersistentContext(userDataDir, { ...testInfo.project.use.launchOptions })
+      let context = await launch()
+      try {
+        let page = context.pages()[0] ?? (await context.newPage())
+        await syncDemo(page, webHost.launchUrl)
+        const backup = testInfo.outputPath('backup.jsonl')
+        await backUp(page, backup)
+        const count = await markFirstWithNote(page)
+
+        await startSlowRestore(page, backup, phase)
+        const closed = new Promise((resolve) => context.once('close', resolve))
+        process.kill(browserProcessOf(userDataDir), 'SIGKILL')
+        await closed
+
+        context = await launch()
+        page = context.pages()[0] ?? (await context.newPage())
+        await page.goto(webHost.launchUrl)
+        await expectLedger(page, count, 1)
+
+        await restoreToEnd(page, backup)
+        await expectLedger(page, count, 0)
+      } finally {
+        await context.close().catch(() => undefined)
+        rmSync(userDataDir, { recursive: true, force: true })
+      }
+    })
 })
