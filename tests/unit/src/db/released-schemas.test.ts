@@ -75,54 +75,56 @@ function cachedCharges(version: number): CachedCharge[] {
   return [...((cache['charges'] ?? []) as CachedCharge[]), ...parts.flatMap((p) => p.charges)]
 }
 
-/** The same history and charge-list items written by a fresh first sync of each connection, then `upgraded`'s marks. */
+/** A first sync's whole-window partition of `resource` for `connectionId`. */
+function partitionOf(connectionId: string, resource: SyncCheckpoint['resource']): SyncCheckpoint {
+  return {
+    connectionId,
+    partitionId: `initial|${resource}`,
+    resource,
+    storeId: null,
+    from: 0,
+    to: Number.MAX_SAFE_INTEGER,
+    cursor: null,
+    done: false,
+    records: 0,
+    requests: 0,
+    updatedAt: 1,
+  }
+}
+
+/** Each connection's `rows` grouped into one page per sync time (syncedAt is part of a record). */
+function pagesOf<Row extends { connectionId: string; syncedAt: number }>(
+  rows: readonly Row[],
+): { connectionId: string; syncedAt: number; rows: Row[] }[] {
+  const pages = new Map<string, { connectionId: string; syncedAt: number; rows: Row[] }>()
+  for (const row of rows) {
+    const at = `${row.connectionId}\u0001${row.syncedAt}`
+    const page = pages.get(at) ?? { connectionId: row.connectionId, syncedAt: row.syncedAt, rows: [] }
+    page.rows.push(row)
+    pages.set(at, page)
+  }
+  return [...pages.values()]
+}
+
+/**
+ * The same history and charge-list items written by a fresh first sync of each connection, one page per
+ * sync time as the released code stored them, then `upgraded`'s marks.
+ */
 async function freshlySynced(version: number, upgraded: ClosebookDb): Promise<ClosebookDb> {
   const db = new ClosebookDb('closebook', { indexedDB: new IDBFactory(), IDBKeyRange })
   await db.open()
   const rows = cacheOf(version)['history'] as CachedRow[]
   const store = new CacheSyncStore(db)
-  for (const connectionId of new Set(rows.map((r) => r.connectionId))) {
-    const mine = rows.filter((r) => r.connectionId === connectionId)
-    const cp: SyncCheckpoint = {
-      connectionId,
-      partitionId: 'initial|all',
-      resource: 'transaction_history',
-      storeId: null,
-      from: 0,
-      to: Number.MAX_SAFE_INTEGER,
-      cursor: null,
-      done: false,
-      records: 0,
-      requests: 0,
-      updatedAt: 1,
-    }
-    await store.savePlan(connectionId, [cp])
-    // One page per record's sync time, as the released code stored them (syncedAt is part of a record).
-    for (const syncedAt of new Set(mine.map((r) => r.syncedAt))) {
-      const items = mine.filter((r) => r.syncedAt === syncedAt).map((r) => r.raw)
-      await store.putPage({ resource: 'transaction_history', items }, { ...cp, done: true }, syncedAt)
-    }
+  for (const connectionId of new Set(rows.map((r) => r.connectionId)))
+    await store.savePlan(connectionId, [partitionOf(connectionId, 'transaction_history')])
+  for (const page of pagesOf(rows)) {
+    const cp = { ...partitionOf(page.connectionId, 'transaction_history'), done: true }
+    const items = page.rows.map((r) => r.raw)
+    await store.putPage({ resource: 'transaction_history', items }, cp, page.syncedAt)
   }
-  const charges = cachedCharges(version)
-  for (const connectionId of new Set(charges.map((c) => c.connectionId))) {
-    const mine = charges.filter((c) => c.connectionId === connectionId)
-    const cp: SyncCheckpoint = {
-      connectionId,
-      partitionId: 'initial|charges',
-      resource: 'charges',
-      storeId: null,
-      from: 0,
-      to: Number.MAX_SAFE_INTEGER,
-      cursor: null,
-      done: true,
-      records: 0,
-      requests: 0,
-      updatedAt: 1,
-    }
-    for (const syncedAt of new Set(mine.map((c) => c.syncedAt))) {
-      const items = mine.filter((c) => c.syncedAt === syncedAt).map((c) => c.raw)
-      await store.putPage({ resource: 'charges', items }, cp, syncedAt)
-    }
+  for (const page of pagesOf(cachedCharges(version))) {
+    const cp = { ...partitionOf(page.connectionId, 'charges'), done: true }
+    await store.putPage({ resource: 'charges', items: page.rows.map((c) => c.raw) }, cp, page.syncedAt)
   }
   await db.markDays.clear()
   await db.markDays.bulkPut(await upgraded.markDays.toArray())
@@ -233,7 +235,7 @@ async function answers(db: ClosebookDb, rows: readonly CachedRow[]): Promise<Rec
 
 describe('a cache of each released schema, once opened', () => {
   for (const version of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]) {
-    it(`answers every history query as a fresh sync of the same data does (v${version})`, async () => {
+    it(`answers every history, mark and charge-list query as a fresh sync of the same data does (v${version})`, async () => {
       const rows = cacheOf(version)['history'] as CachedRow[]
       const upgraded = await upgradedCache(version)
       const fresh = await freshlySynced(version, upgraded)
