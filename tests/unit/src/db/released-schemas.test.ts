@@ -145,10 +145,38 @@ function asRead(r: HistoryRecord | undefined): unknown {
   return rest
 }
 
+/** The charge list's queries (by id, near a time, by range, of history rows), answered by `db`. */
+async function chargeAnswers(
+  db: ClosebookDb,
+  connectionId: string,
+  rows: readonly CachedRow[],
+  from: number,
+  to: number,
+): Promise<Record<string, unknown>> {
+  const history = new HistoryRepository(db, fingerprintOf)
+  const charges = new ChargesRepository(db)
+  const out: Record<string, unknown> = {}
+  const chargeIds = ['ch1', 'ch9', 'ch31', 'ch32', 'ch33', 'ch34', 'nothing-like-it']
+  out[`${connectionId}: charges by id`] = await charges.getMany(connectionId, chargeIds)
+  // `near`: when the caller knows the charge's time (its history record's), as sync and the ledger do.
+  const timeOf = new Map(rows.map((r) => [r.raw.resource_id, r.createdAt]))
+  out[`${connectionId}: charges by id, near`] = await charges.getMany(
+    connectionId,
+    chargeIds,
+    chargeIds.map((id) => timeOf.get(id)),
+  )
+  out[`${connectionId}: charges in range`] = await charges.inRange(connectionId, from, to)
+  out[`${connectionId}: charges of rows`] = await charges.ofChargeRows(
+    connectionId,
+    await history.inRange(connectionId, from, to),
+  )
+  out[`${connectionId}: any charge`] = await charges.any(connectionId)
+  return out
+}
+
 /** Every query the ledger, Month-end, matching and sync ask of history and the charge list, answered by `db`. */
 async function answers(db: ClosebookDb, rows: readonly CachedRow[]): Promise<Record<string, unknown>> {
   const history = new HistoryRepository(db, fingerprintOf)
-  const charges = new ChargesRepository(db)
   const marks = new MarksRepository(db)
   const out: Record<string, unknown> = {}
   const times = rows.map((r) => r.createdAt)
@@ -207,21 +235,7 @@ async function answers(db: ClosebookDb, rows: readonly CachedRow[]): Promise<Rec
     out[`${connectionId}: changeable`] = (await historyWithStatus(db, connectionId, isChangeableStatus)).map(
       asRead,
     )
-    const chargeIds = ['ch1', 'ch9', 'ch31', 'ch32', 'ch33', 'ch34', 'nothing-like-it']
-    out[`${connectionId}: charges by id`] = await charges.getMany(connectionId, chargeIds)
-    // `near`: when the caller knows the charge's time (its history record's), as sync and the ledger do.
-    const timeOf = new Map(rows.map((r) => [r.raw.resource_id, r.createdAt]))
-    out[`${connectionId}: charges by id, near`] = await charges.getMany(
-      connectionId,
-      chargeIds,
-      chargeIds.map((id) => timeOf.get(id)),
-    )
-    out[`${connectionId}: charges in range`] = await charges.inRange(connectionId, from, to)
-    out[`${connectionId}: charges of rows`] = await charges.ofChargeRows(
-      connectionId,
-      await history.inRange(connectionId, from, to),
-    )
-    out[`${connectionId}: any charge`] = await charges.any(connectionId)
+    Object.assign(out, await chargeAnswers(db, connectionId, rows, from, to))
     for (const storeId of [null, ...new Set(mine.map((r) => r.raw.store_id))])
       out[`${connectionId}: newest ${storeId}`] = await newestCreatedAt(
         db,
