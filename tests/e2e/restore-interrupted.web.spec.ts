@@ -81,12 +81,17 @@ async function confirmRestore(page: Page, path: string): Promise<void> {
   await page.getByRole('button', { name: 'Replace the cache with this backup' }).click()
 }
 
-/** Starts a restore of `path`, slowed down, and returns once `phase` is on screen. */
+/**
+ * Starts a restore of `path` and returns once `phase` is on screen: slowed enough for each phase to be
+ * seen, then much more, so that it is still under way when the test stops it.
+ */
 async function startSlowRestore(page: Page, path: string, phase: RegExp): Promise<void> {
   const cdp = await page.context().newCDPSession(page)
   await confirmRestore(page, path)
-  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 20 })
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 })
   await expect(page.getByTestId('backup-progress').getByText(phase)).toBeVisible({ timeout: 60_000 })
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 20 })
+  await expect(page.getByTestId('backup-progress').getByText(phase)).toBeVisible()
 }
 
 /** A restore of `path` to its end: the progress goes, nothing is refused. */
