@@ -1,14 +1,18 @@
 /**
  * A cache written by each released schema answers the ledger's, Month-end's and sync's queries exactly as
  * a fresh sync of the same data does, once opened by today's code. The released caches are the captured
- * fixtures of migrations.test.ts (the rows as versions 1–7 stored them); the fresh cache gets the same
- * history items through the sync store's page write (today's row layout and day indexes), then the same
- * marks (marks are the accountant's, not synced).
+ * fixtures in migrations/: versions 1–7 as migrations.test.ts describes them, versions 8–12 written by the
+ * released code of each (scripts/capture-released-cache.sh: the v1 cache opened by it, then a connection
+ * synced, charge list included, and marked through its own code: full rows up to v8, rows that leave
+ * their item fields to `raw` from v9, the charge list in day parts from v10). The fresh cache gets the
+ * same history items and charge-list items through today's sync store, then the same marks (marks are
+ * the accountant's, not synced).
  */
 import Dexie from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
-import type { HistoryItem } from '../../../../electron/shared/payment-api'
+import type { ChargeItem, HistoryItem } from '../../../../electron/shared/payment-api'
+import { ChargesRepository } from '../../../../src/db/charges-repository'
 import { ClosebookDb } from '../../../../src/db/database'
 import {
   HistoryRepository,
@@ -36,6 +40,13 @@ interface CachedRow {
   raw: HistoryItem
 }
 
+interface CachedCharge {
+  connectionId: string
+  id: string
+  raw: ChargeItem
+  syncedAt: number
+}
+
 function cacheOf(version: number): Record<string, object[]> {
   const found = caches[`./migrations/cache-v${version}.json`]
   if (!found) throw new Error(`no fixture for v${version}`)
@@ -57,33 +68,63 @@ async function upgradedCache(version: number): Promise<ClosebookDb> {
   return db
 }
 
-/** The same history items written by a fresh first sync of each connection, then `upgraded`'s marks. */
+/** The charge-list records of a released cache, whichever layout it stored them in (rows or day parts). */
+function cachedCharges(version: number): CachedCharge[] {
+  const cache = cacheOf(version)
+  const parts = (cache['chargeParts'] ?? []) as { charges: CachedCharge[] }[]
+  return [...((cache['charges'] ?? []) as CachedCharge[]), ...parts.flatMap((p) => p.charges)]
+}
+
+/** A first sync's whole-window partition of `resource` for `connectionId`. */
+function partitionOf(connectionId: string, resource: SyncCheckpoint['resource']): SyncCheckpoint {
+  return {
+    connectionId,
+    partitionId: `initial|${resource}`,
+    resource,
+    storeId: null,
+    from: 0,
+    to: Number.MAX_SAFE_INTEGER,
+    cursor: null,
+    done: false,
+    records: 0,
+    requests: 0,
+    updatedAt: 1,
+  }
+}
+
+/** Each connection's `rows` grouped into one page per sync time (syncedAt is part of a record). */
+function pagesOf<Row extends { connectionId: string; syncedAt: number }>(
+  rows: readonly Row[],
+): { connectionId: string; syncedAt: number; rows: Row[] }[] {
+  const pages = new Map<string, { connectionId: string; syncedAt: number; rows: Row[] }>()
+  for (const row of rows) {
+    const at = `${row.connectionId}\u0001${row.syncedAt}`
+    const page = pages.get(at) ?? { connectionId: row.connectionId, syncedAt: row.syncedAt, rows: [] }
+    page.rows.push(row)
+    pages.set(at, page)
+  }
+  return [...pages.values()]
+}
+
+/**
+ * The same history and charge-list items written by a fresh first sync of each connection, one page per
+ * sync time as the released code stored them, then `upgraded`'s marks.
+ */
 async function freshlySynced(version: number, upgraded: ClosebookDb): Promise<ClosebookDb> {
   const db = new ClosebookDb('closebook', { indexedDB: new IDBFactory(), IDBKeyRange })
   await db.open()
   const rows = cacheOf(version)['history'] as CachedRow[]
   const store = new CacheSyncStore(db)
-  for (const connectionId of new Set(rows.map((r) => r.connectionId))) {
-    const mine = rows.filter((r) => r.connectionId === connectionId)
-    const cp: SyncCheckpoint = {
-      connectionId,
-      partitionId: 'initial|all',
-      resource: 'transaction_history',
-      storeId: null,
-      from: 0,
-      to: Number.MAX_SAFE_INTEGER,
-      cursor: null,
-      done: false,
-      records: 0,
-      requests: 0,
-      updatedAt: 1,
-    }
-    await store.savePlan(connectionId, [cp])
-    // One page per record's sync time, as the released code stored them (syncedAt is part of a record).
-    for (const syncedAt of new Set(mine.map((r) => r.syncedAt))) {
-      const items = mine.filter((r) => r.syncedAt === syncedAt).map((r) => r.raw)
-      await store.putPage({ resource: 'transaction_history', items }, { ...cp, done: true }, syncedAt)
-    }
+  for (const connectionId of new Set(rows.map((r) => r.connectionId)))
+    await store.savePlan(connectionId, [partitionOf(connectionId, 'transaction_history')])
+  for (const page of pagesOf(rows)) {
+    const cp = { ...partitionOf(page.connectionId, 'transaction_history'), done: true }
+    const items = page.rows.map((r) => r.raw)
+    await store.putPage({ resource: 'transaction_history', items }, cp, page.syncedAt)
+  }
+  for (const page of pagesOf(cachedCharges(version))) {
+    const cp = { ...partitionOf(page.connectionId, 'charges'), done: true }
+    await store.putPage({ resource: 'charges', items: page.rows.map((c) => c.raw) }, cp, page.syncedAt)
   }
   await db.markDays.clear()
   await db.markDays.bulkPut(await upgraded.markDays.toArray())
@@ -104,7 +145,36 @@ function asRead(r: HistoryRecord | undefined): unknown {
   return rest
 }
 
-/** Every query the ledger, Month-end, matching and sync ask of history, answered by `db`. */
+/** The charge list's queries (by id, near a time, by range, of history rows), answered by `db`. */
+async function chargeAnswers(
+  db: ClosebookDb,
+  connectionId: string,
+  rows: readonly CachedRow[],
+  from: number,
+  to: number,
+): Promise<Record<string, unknown>> {
+  const history = new HistoryRepository(db, fingerprintOf)
+  const charges = new ChargesRepository(db)
+  const out: Record<string, unknown> = {}
+  const chargeIds = ['ch1', 'ch9', 'ch31', 'ch32', 'ch33', 'ch34', 'nothing-like-it']
+  out[`${connectionId}: charges by id`] = await charges.getMany(connectionId, chargeIds)
+  // `near`: when the caller knows the charge's time (its history record's), as sync and the ledger do.
+  const timeOf = new Map(rows.map((r) => [r.raw.resource_id, r.createdAt]))
+  out[`${connectionId}: charges by id, near`] = await charges.getMany(
+    connectionId,
+    chargeIds,
+    chargeIds.map((id) => timeOf.get(id)),
+  )
+  out[`${connectionId}: charges in range`] = await charges.inRange(connectionId, from, to)
+  out[`${connectionId}: charges of rows`] = await charges.ofChargeRows(
+    connectionId,
+    await history.inRange(connectionId, from, to),
+  )
+  out[`${connectionId}: any charge`] = await charges.any(connectionId)
+  return out
+}
+
+/** Every query the ledger, Month-end, matching and sync ask of history and the charge list, answered by `db`. */
 async function answers(db: ClosebookDb, rows: readonly CachedRow[]): Promise<Record<string, unknown>> {
   const history = new HistoryRepository(db, fingerprintOf)
   const marks = new MarksRepository(db)
@@ -165,6 +235,7 @@ async function answers(db: ClosebookDb, rows: readonly CachedRow[]): Promise<Rec
     out[`${connectionId}: changeable`] = (await historyWithStatus(db, connectionId, isChangeableStatus)).map(
       asRead,
     )
+    Object.assign(out, await chargeAnswers(db, connectionId, rows, from, to))
     for (const storeId of [null, ...new Set(mine.map((r) => r.raw.store_id))])
       out[`${connectionId}: newest ${storeId}`] = await newestCreatedAt(
         db,
@@ -177,8 +248,8 @@ async function answers(db: ClosebookDb, rows: readonly CachedRow[]): Promise<Rec
 }
 
 describe('a cache of each released schema, once opened', () => {
-  for (const version of [1, 2, 3, 4, 5, 6, 7]) {
-    it(`answers every history query as a fresh sync of the same data does (v${version})`, async () => {
+  for (const version of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]) {
+    it(`answers every history, mark and charge-list query as a fresh sync of the same data does (v${version})`, async () => {
       const rows = cacheOf(version)['history'] as CachedRow[]
       const upgraded = await upgradedCache(version)
       const fresh = await freshlySynced(version, upgraded)
@@ -187,6 +258,13 @@ describe('a cache of each released schema, once opened', () => {
       // The comparison has something to compare: each connection's records are found.
       expect(expected['c1 all: count']).toBe(rows.filter((r) => r.connectionId === 'c1').length)
       expect(expected['c1 search taro: count']).toBeGreaterThan(0)
+      if (version >= 8) {
+        // The connection the released code synced and marked itself, charge list included.
+        expect(expected['c3 all: count']).toBe(rows.filter((r) => r.connectionId === 'c3').length)
+        expect(expected['c3 reconciled reconciled: count']).toBe(2)
+        expect(expected['c3 reconciled changed: count']).toBe(1)
+        expect(expected['c3: charges in range']).toHaveLength(cachedCharges(version).length)
+      }
       upgraded.close()
       fresh.close()
     })
