@@ -10,6 +10,7 @@ import type { BackupSignature } from '../../electron/shared/contract/backup'
 import { BackupDigest } from './backup-digest'
 import { PAYOUT_BACKUP_TABLES } from './backup-payouts'
 import type { ClosebookDb } from './database'
+import { searchDayBounds, searchDayOf } from './history-record'
 import type {
   CachedConnection,
   ChargeRecord,
@@ -80,10 +81,42 @@ export async function* pagesByKey(
   }
 }
 
+/**
+ * History in time order: per connection (in id order), a UTC day at a time through the time index, up to
+ * `pageRows` rows per read (a day longer than that is read in pages by offset within the day). A restore
+ * then meets each day's records together and files its day rows as it reads (backup-days.ts). A row the
+ * time index lacks (no finite `createdAt`) would be left out: streamBackup's row count refuses that.
+ */
+export async function* historyPagesByTime(table: Table, pageRows: number): AsyncGenerator<unknown[]> {
+  const index = '[connectionId+createdAt]'
+  let first = (await table.orderBy(index).first()) as { connectionId: string; createdAt: number } | undefined
+  while (first) {
+    const { connectionId } = first
+    for (let from = first.createdAt; ;) {
+      const to = searchDayBounds(searchDayOf(from))[1]
+      const day = table.where(index).between([connectionId, from], [connectionId, to], true, false)
+      for (let offset = 0; ; offset += pageRows) {
+        const page = await day.clone().offset(offset).limit(pageRows).toArray()
+        if (page.length > 0) yield page
+        if (page.length < pageRows) break
+      }
+      const next = (await table
+        .where(index)
+        .between([connectionId, to], [connectionId, Infinity], true, true)
+        .first()) as { createdAt: number } | undefined
+      if (!next) break
+      from = next.createdAt
+    }
+    first = (await table.where(index).above([connectionId, Infinity]).first()) as typeof first
+  }
+}
+
 interface PagedTable {
   /** The cache's table the rows are stored in. */
   store: string
   keyOf: (row: never) => IndexableType
+  /** The table's pages, when not in primary-key order (pagesByKey). */
+  pages?: (table: Table, pageRows: number) => AsyncGenerator<unknown[]>
   /** Stored row → the rows the file holds (marks and audit are stored grouped). */
   rowsOf?: (row: never) => unknown[]
 }
@@ -114,7 +147,12 @@ const PAGED_TABLES: Record<BackupTableName, PagedTable | readonly PagedTable[]> 
   connections: { store: 'connections', keyOf: (r: CachedConnection) => r.id },
   stores: { store: 'stores', keyOf: (r: StoreRecord) => [r.connectionId, r.storeId] },
   locks: { store: 'locks', keyOf: (r: PeriodLock) => [r.connectionId, r.period] },
-  history: { store: 'history', keyOf: (r: HistoryRecord) => [r.connectionId, r.key], rowsOf: apiPayload },
+  history: {
+    store: 'history',
+    keyOf: (r: HistoryRecord) => [r.connectionId, r.key],
+    rowsOf: apiPayload,
+    pages: historyPagesByTime,
+  },
   // Charges cached before schema v10, then the day parts (charge-days.ts).
   charges: [
     { store: 'charges', keyOf: (r: ChargeRecord) => [r.connectionId, r.id], rowsOf: apiPayload },
@@ -185,7 +223,8 @@ export async function* streamBackup(
     const specs: readonly PagedTable[] = isPagedTable(sources) ? [sources] : sources
     for (const spec of specs) {
       const table = db.table<unknown, IndexableType>(spec.store)
-      for await (const page of pagesByKey(table, pageRows, spec.keyOf)) {
+      const pages = spec.pages ? spec.pages(table, pageRows) : pagesByKey(table, pageRows, spec.keyOf)
+      for await (const page of pages) {
         options.signal?.throwIfAborted()
         for (const stored of page) {
           for (const row of spec.rowsOf ? spec.rowsOf(stored as never) : [stored]) {
