@@ -100,7 +100,10 @@ async function stageDayRows(
   // The history writer owns the day rows, the next generation's included.
   const writer = new HistoryWriter(db)
   const history = { dayDigests: next.dayDigests, dayTokens: next.dayTokens }
-  await fileDays(next.history as HistoryTable, connectionIds.history, Object.values(history), (r) =>
+  // What the read filed before the file left time order is filed again, whole days at a time.
+  const ids = [...connectionIds.history]
+  if (ids.length > 0) await db.transaction('rw', Object.values(history), () => writer.clearFreshDays(history))
+  await fileDays(next.history as HistoryTable, ids, Object.values(history), (r) =>
     writer.fileFreshDays(r, history),
   )
   // The staged charges are filed in their day parts, which is how the cache holds them (charge-days.ts).
@@ -355,11 +358,6 @@ export async function restoreBackupFile(
   try {
     const staged = await stageFile(db, file, next.tables, options)
     const { tables } = next
-    if (!staged.historyDaysFiled)
-      // What the read filed before the file left time order is filed again, whole days at a time.
-      await db.transaction('rw', [tables.dayDigests, tables.dayTokens], () =>
-        Promise.all([tables.dayDigests.clear(), tables.dayTokens.clear()]),
-      )
     const ids = {
       ...staged.connectionIds,
       history: staged.historyDaysFiled ? [] : staged.connectionIds.history,
