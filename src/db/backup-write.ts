@@ -10,7 +10,6 @@ import type { BackupSignature } from '../../electron/shared/contract/backup'
 import { BackupDigest } from './backup-digest'
 import { PAYOUT_BACKUP_TABLES } from './backup-payouts'
 import type { ClosebookDb } from './database'
-import { searchDayBounds, searchDayOf } from './history-record'
 import type {
   CachedConnection,
   ChargeRecord,
@@ -82,32 +81,36 @@ export async function* pagesByKey(
 }
 
 /**
- * History in time order: per connection (in id order), a UTC day at a time through the time index, up to
- * `pageRows` rows per read (a day longer than that is read in pages by offset within the day). A restore
- * then meets each day's records together and files its day rows as it reads (backup-days.ts). A row the
- * time index lacks (no finite `createdAt`) would be left out: streamBackup's row count refuses that.
+ * History in time order: per connection (in id order), oldest first, ties in key order (the time index's
+ * own order), `pageRows` rows per read. Each read resumes at the last time read, skipping the rows of
+ * that time already given, so a read costs its page whatever the history's size. A restore then meets
+ * each day's records together and files its day rows as it reads (backup-days.ts). A row the time index
+ * lacks (no finite `createdAt`) would be left out: streamBackup's row count refuses that.
  */
 export async function* historyPagesByTime(table: Table, pageRows: number): AsyncGenerator<unknown[]> {
   const index = '[connectionId+createdAt]'
-  let first = (await table.orderBy(index).first()) as { connectionId: string; createdAt: number } | undefined
+  type Timed = { connectionId: string; createdAt: number }
+  let first = (await table.orderBy(index).first()) as Timed | undefined
   while (first) {
     const { connectionId } = first
-    for (let from = first.createdAt; ;) {
-      const to = searchDayBounds(searchDayOf(from))[1]
-      const day = table.where(index).between([connectionId, from], [connectionId, to], true, false)
-      for (let offset = 0; ; offset += pageRows) {
-        const page = await day.clone().offset(offset).limit(pageRows).toArray()
-        if (page.length > 0) yield page
-        if (page.length < pageRows) break
-      }
-      const next = (await table
+    let from = first.createdAt
+    let skip = 0
+    for (;;) {
+      const page = (await table
         .where(index)
-        .between([connectionId, to], [connectionId, Infinity], true, true)
-        .first()) as { createdAt: number } | undefined
-      if (!next) break
-      from = next.createdAt
+        .between([connectionId, from], [connectionId, Infinity], true, true)
+        .offset(skip)
+        .limit(pageRows)
+        .toArray()) as Timed[]
+      if (page.length > 0) yield page
+      if (page.length < pageRows) break
+      const last = page[page.length - 1]!.createdAt
+      let tied = 0
+      while (tied < page.length && page[page.length - 1 - tied]!.createdAt === last) tied++
+      skip = last === from ? skip + tied : tied
+      from = last
     }
-    first = (await table.where(index).above([connectionId, Infinity]).first()) as typeof first
+    first = (await table.where(index).above([connectionId, Infinity]).first()) as Timed | undefined
   }
 }
 

@@ -86,6 +86,23 @@ describe('a restore files the history day rows as it reads a file in time order'
     expect(new Set(rows.map((r) => searchDayOf(Date.parse(r.raw.created_on)))).size).toBe(5)
   })
 
+  it('pages through records of one instant (more than a page of them) without repeating or losing one', async () => {
+    const same = new Date(T0 + 5 * HOUR).toISOString()
+    const records = Array.from({ length: 11 }, (_, i) =>
+      historyRecordOf(CONN, historyItem(100 + i, i < 8 ? { created_on: same } : {}), T0),
+    )
+    await other.connections.put(connectionRow())
+    await other.transaction('rw', new HistoryWriter(other).historyTables(), () =>
+      new HistoryWriter(other).putHistory(records),
+    )
+    const ids = historyLines(await backupText(other)).rows.map(
+      (l) => (JSON.parse(l) as { raw: { resource_id: string } }).raw.resource_id,
+    )
+    const inIndexOrder = await other.history.orderBy('[connectionId+createdAt]').toArray()
+    expect(ids).toEqual(inIndexOrder.map((r) => r.resourceId))
+    expect(new Set(ids).size).toBe(11)
+  })
+
   it('files every day while reading (nothing read back afterwards) with the rows the index pass makes', async () => {
     const phases = await restore(await backupText(db))
     expect(phases.has('index')).toBe(false)
