@@ -15,6 +15,7 @@
  *
  * History and charge rows carry only the API payload: every derived field (amount, key, time, search
  * index, day rows) is derived again on restore, so a file cannot bring fields that disagree with it.
+ * History is listed per connection in time order, so the restore files each day's rows as it reads it.
  * Restore is two passes over the file: the first checks what its lines show on their own or against the
  * small tables (rows, time zones, locks against marks and the audit log), keeping nothing per record; the
  * second writes the records, their day rows, marks and audit log once, straight into the next
@@ -24,7 +25,8 @@
  * generation the live one, so a refusal or a stop before that leaves the cache as it was. Version-1 files
  * (one JSON document) are still read, up to LEGACY_MAX_CHARS. The pieces: backup-format (constants,
  * errors), backup-write, backup-read (lines and rows), backup-check (pass one), backup-stage (pass two's
- * pages), backup-generation (the slots); this file files the day rows and switches the generation.
+ * pages), backup-days (day rows while reading), backup-generation (the slots); this file files the day
+ * rows the read could not and switches the generation.
  */
 import Dexie, { type IndexableType, type Table } from 'dexie'
 import { appendAuditEntries } from './audit-repository'
