@@ -12,6 +12,7 @@ import { BackupError } from './backup-format'
 import type { Row } from './backup-read'
 import type { ClosebookDb, GenerationTables } from './database'
 import { storedHistoryRowOf } from './history-row'
+import { HistoryWriter } from './history-writer'
 import { markDayOf, ORPHAN_MARK_DAY } from './marks-repository'
 import type {
   AuditEntry,
@@ -171,12 +172,23 @@ function auditRowsBySeq(entries: readonly AuditEntry[]): AuditRow[] {
   return rows
 }
 
-/** Writes one page of checked rows (all of one table) into the next generation or the staging tables. */
-export async function stagePage(db: ClosebookDb, rows: readonly PageRow[], rules: StageRules): Promise<void> {
+/**
+ * Writes one page of checked rows (all of one table) into the next generation or the staging tables, and
+ * in the same transaction the day rows of `days`: history days the file's order shows complete
+ * (backup-days.ts), whose records this page or an earlier one wrote.
+ */
+export async function stagePage(
+  db: ClosebookDb,
+  rows: readonly PageRow[],
+  rules: StageRules,
+  days: readonly HistoryRecord[][] = [],
+): Promise<void> {
   const table = rows[0]?.table
   if (!table) return
   const { next } = rules
-  await db.transaction('rw', [...db.stagedTables(), next.history, next.markDays, next.audit], async () => {
+  const dayRows = { dayDigests: next.dayDigests, dayTokens: next.dayTokens }
+  const scope = [...db.stagedTables(), next.history, next.markDays, next.audit, ...Object.values(dayRows)]
+  await db.transaction('rw', scope, async () => {
     if (table === 'history') await stageHistory(next, rows)
     else if (table === 'marks') await stageMarks(rows, rules)
     else if (table === 'audit') {
@@ -184,5 +196,6 @@ export async function stagePage(db: ClosebookDb, rows: readonly PageRow[], rules
       await checkAuditRecords(entries, rules)
       await next.audit.bulkPut(auditRowsBySeq(entries))
     } else await db.staged(table).bulkPut(rows.map((r) => r.record))
+    if (days.length > 0) await new HistoryWriter(db).fileFreshDays(days.flat(), dayRows)
   })
 }

@@ -15,6 +15,7 @@
  *
  * History and charge rows carry only the API payload: every derived field (amount, key, time, search
  * index, day rows) is derived again on restore, so a file cannot bring fields that disagree with it.
+ * History is listed per connection in time order, so the restore files each day's rows as it reads it.
  * Restore is two passes over the file: the first checks what its lines show on their own or against the
  * small tables (rows, time zones, locks against marks and the audit log), keeping nothing per record; the
  * second writes the records, their day rows, marks and audit log once, straight into the next
@@ -24,7 +25,8 @@
  * generation the live one, so a refusal or a stop before that leaves the cache as it was. Version-1 files
  * (one JSON document) are still read, up to LEGACY_MAX_CHARS. The pieces: backup-format (constants,
  * errors), backup-write, backup-read (lines and rows), backup-check (pass one), backup-stage (pass two's
- * pages), backup-generation (the slots); this file files the day rows and switches the generation.
+ * pages), backup-days (day rows while reading), backup-generation (the slots); this file files the day
+ * rows the read could not and switches the generation.
  */
 import Dexie, { type IndexableType, type Table } from 'dexie'
 import { appendAuditEntries } from './audit-repository'
@@ -55,6 +57,7 @@ import {
   type ClosebookDb,
   type GenerationTables,
 } from './database'
+import { HistoryDayFiler } from './backup-days'
 import { HistoryWriter } from './history-writer'
 import { searchDayBounds, searchDayOf } from './history-record'
 import type { AuditEntry, CachedConnection } from '../domain/records'
@@ -68,11 +71,11 @@ export { pagesByKey, streamBackup } from './backup-write'
 export { cleanOldGeneration, clearRestoreStaging } from './backup-generation'
 
 /**
- * Files the restored history's day rows (digests, search tokens) and the staged charges' day rows and
- * parts in the next generation, a day at a time, reading the records through their time index: memory
- * holds one day's records, whatever the file's order. Writing them a page at a time instead, as the file comes (key order: every
- * page touches every day), rewrote every day row once per page: the whole index in memory, and
- * quadratic time.
+ * Files the staged charges' day rows and parts in the next generation and, unless the read filed them
+ * already (a file in time order), the restored history's day rows (digests, search tokens), a day at a
+ * time, reading the records through their time index: memory holds one day's records, whatever the file's
+ * order. Writing them a page at a time instead, as a file in another order comes (every page touches
+ * every day), rewrote every day row once per page: the whole index in memory, and quadratic time.
  */
 async function stageDayRows(
   db: ClosebookDb,
@@ -99,7 +102,10 @@ async function stageDayRows(
   // The history writer owns the day rows, the next generation's included.
   const writer = new HistoryWriter(db)
   const history = { dayDigests: next.dayDigests, dayTokens: next.dayTokens }
-  await fileDays(next.history as HistoryTable, connectionIds.history, Object.values(history), (r) =>
+  // What the read filed before the file left time order is filed again, whole days at a time.
+  const ids = [...connectionIds.history]
+  if (ids.length > 0) await db.transaction('rw', Object.values(history), () => writer.clearFreshDays(history))
+  await fileDays(next.history as HistoryTable, ids, Object.values(history), (r) =>
     writer.fileFreshDays(r, history),
   )
   // The staged charges are filed in their day parts, which is how the cache holds them (charge-days.ts).
@@ -236,6 +242,8 @@ interface StagedFile {
   /** The connections whose records get day rows (stageDayRows). */
   connectionIds: { history: Set<string>; charges: Set<string> }
   exportedAt: string
+  /** The history's day rows were filed while reading (a file in time order: backup-days.ts). */
+  historyDaysFiled: boolean
 }
 
 /**
@@ -255,6 +263,7 @@ async function stageFile(
     connections: [],
     connectionIds: { history: new Set<string>(), charges: new Set<string>() },
     exportedAt: '',
+    historyDaysFiled: false,
   }
   const zones = new Map<string, string>()
   const rules: StageRules = { zones, acceptOrphans: options.verification?.status === 'verified', next }
@@ -262,12 +271,15 @@ async function stageFile(
   let pages = 0
   let pageTable: BackupTableName | null = null
   let lastSeq: number | null = null
-  const flush = async (): Promise<void> => {
+  const days = new HistoryDayFiler()
+  /** `ending`: the page is its table's last (the history day being read is then complete). */
+  const flush = async (ending: boolean): Promise<void> => {
     const rows = page
     page = []
     if (rows.length === 0 || !pageTable) return
+    if (ending && pageTable === 'history') days.end()
     options.faults?.beforeStagePage?.(pageTable, pages++, rows.length)
-    await stagePage(db, rows, rules)
+    await stagePage(db, rows, rules, days.inOrder ? days.takeDays() : [])
   }
   for await (const item of items) {
     if (item.kind === 'header') {
@@ -290,16 +302,18 @@ async function stageFile(
     }
     if (row.table === 'history' || row.table === 'charges')
       staged.connectionIds[row.table].add(row.record.connectionId)
+    if (row.table === 'history') days.add(row.record)
     // A page never splits one audit action: its entries go in one row.
     const seq = row.table === 'audit' ? ((row.record as AuditEntry).seq ?? 0) : null
-    if (row.table !== pageTable || (page.length >= pageRows && (seq === null || seq !== lastSeq)))
-      await flush()
+    if (row.table !== pageTable) await flush(true)
+    else if (page.length >= pageRows && (seq === null || seq !== lastSeq)) await flush(false)
     pageTable = row.table
     lastSeq = seq
     page.push({ ...row, line: item.line })
   }
-  await flush()
+  await flush(true)
   await db.transaction('r', [...db.stagedTables(), next.history], () => checkLockSnapshots(db, rules))
+  staged.historyDaysFiled = days.inOrder
   return staged
 }
 
@@ -345,8 +359,14 @@ export async function restoreBackupFile(
   const next = await beginRestore(db, owner)
   try {
     const staged = await stageFile(db, file, next.tables, options)
-    const records = (await next.tables.history.count()) + (await db.staged('charges').count())
-    await stageDayRows(db, next.tables, staged.connectionIds, options, (done) =>
+    const { tables } = next
+    const ids = {
+      ...staged.connectionIds,
+      history: staged.historyDaysFiled ? [] : staged.connectionIds.history,
+    }
+    const records =
+      (staged.historyDaysFiled ? 0 : await tables.history.count()) + (await db.staged('charges').count())
+    await stageDayRows(db, tables, ids, options, (done) =>
       options.onProgress?.({ done, total: records, phase: 'index' }),
     )
     signal?.throwIfAborted()

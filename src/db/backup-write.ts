@@ -80,10 +80,46 @@ export async function* pagesByKey(
   }
 }
 
+/**
+ * History in time order: per connection (in id order), oldest first, ties in key order (the time index's
+ * own order), `pageRows` rows per read. Each read resumes at the last time read, skipping the rows of
+ * that time already given, so a read costs its page whatever the history's size. A restore then meets
+ * each day's records together and files its day rows as it reads (backup-days.ts). A row the time index
+ * lacks (no finite `createdAt`) would be left out: streamBackup's row count refuses that.
+ */
+export async function* historyPagesByTime(table: Table, pageRows: number): AsyncGenerator<unknown[]> {
+  const index = '[connectionId+createdAt]'
+  type Timed = { connectionId: string; createdAt: number }
+  let first = (await table.orderBy(index).first()) as Timed | undefined
+  while (first) {
+    const { connectionId } = first
+    let from = first.createdAt
+    let skip = 0
+    for (;;) {
+      const page = (await table
+        .where(index)
+        .between([connectionId, from], [connectionId, Infinity], true, true)
+        .offset(skip)
+        .limit(pageRows)
+        .toArray()) as Timed[]
+      if (page.length > 0) yield page
+      if (page.length < pageRows) break
+      const last = page[page.length - 1]!.createdAt
+      let tied = 0
+      while (tied < page.length && page[page.length - 1 - tied]!.createdAt === last) tied++
+      skip = last === from ? skip + tied : tied
+      from = last
+    }
+    first = (await table.where(index).above([connectionId, Infinity]).first()) as Timed | undefined
+  }
+}
+
 interface PagedTable {
   /** The cache's table the rows are stored in. */
   store: string
   keyOf: (row: never) => IndexableType
+  /** The table's pages, when not in primary-key order (pagesByKey). */
+  pages?: (table: Table, pageRows: number) => AsyncGenerator<unknown[]>
   /** Stored row → the rows the file holds (marks and audit are stored grouped). */
   rowsOf?: (row: never) => unknown[]
 }
@@ -114,7 +150,12 @@ const PAGED_TABLES: Record<BackupTableName, PagedTable | readonly PagedTable[]> 
   connections: { store: 'connections', keyOf: (r: CachedConnection) => r.id },
   stores: { store: 'stores', keyOf: (r: StoreRecord) => [r.connectionId, r.storeId] },
   locks: { store: 'locks', keyOf: (r: PeriodLock) => [r.connectionId, r.period] },
-  history: { store: 'history', keyOf: (r: HistoryRecord) => [r.connectionId, r.key], rowsOf: apiPayload },
+  history: {
+    store: 'history',
+    keyOf: (r: HistoryRecord) => [r.connectionId, r.key],
+    rowsOf: apiPayload,
+    pages: historyPagesByTime,
+  },
   // Charges cached before schema v10, then the day parts (charge-days.ts).
   charges: [
     { store: 'charges', keyOf: (r: ChargeRecord) => [r.connectionId, r.id], rowsOf: apiPayload },
@@ -185,7 +226,8 @@ export async function* streamBackup(
     const specs: readonly PagedTable[] = isPagedTable(sources) ? [sources] : sources
     for (const spec of specs) {
       const table = db.table<unknown, IndexableType>(spec.store)
-      for await (const page of pagesByKey(table, pageRows, spec.keyOf)) {
+      const pages = spec.pages ? spec.pages(table, pageRows) : pagesByKey(table, pageRows, spec.keyOf)
+      for await (const page of pages) {
         options.signal?.throwIfAborted()
         for (const stored of page) {
           for (const row of spec.rowsOf ? spec.rowsOf(stored as never) : [stored]) {

@@ -7,7 +7,7 @@
  * history keeps the parts in step — sync's putPage, restore, the v7 migration, clearing a connection.
  */
 import type { Table } from 'dexie'
-import { byDayAndKey, searchDayOf, searchTokensOf, tokenPrefix } from './history-record'
+import { bareSearchTokensOf, byDayAndKey, searchDayOf } from './history-record'
 import type { HistoryRecord, RecordKey } from '../domain/records'
 import type { DayTokensRecord } from './storage-rows'
 
@@ -50,10 +50,8 @@ type PartKey = [string, number, number]
  * (searchTokensOf, derived from `raw`), so the index and matchesSearch always agree.
  */
 export function tokenTextOf(r: Pick<HistoryRecord, 'connectionId' | 'createdAt' | 'raw'>): string {
-  const scope = tokenPrefix(r.connectionId, searchDayOf(r.createdAt)).length
   let text = ''
-  for (const token of searchTokensOf(r.connectionId, r.createdAt, r.raw))
-    text += SEPARATOR + token.slice(scope)
+  for (const token of bareSearchTokensOf(r.raw)) text += SEPARATOR + token
   return text
 }
 

@@ -110,8 +110,30 @@ function valueTokens(value: string, out: Set<string>): void {
     if (chunk === '') continue
     // The whole chunk even when it starts with punctuation ("#123", "=SUM(…)"), then each word start.
     out.add(chunk.slice(0, MAX_TOKEN_LENGTH))
-    for (const word of chunk.matchAll(WORD_START))
-      out.add(chunk.slice(word.index, word.index + MAX_TOKEN_LENGTH))
+    if (isAscii(chunk)) asciiWordStarts(chunk, out)
+    else
+      for (const word of chunk.matchAll(WORD_START))
+        out.add(chunk.slice(word.index, word.index + MAX_TOKEN_LENGTH))
+  }
+}
+
+/** Whether a string is all printable ASCII (a control character takes the general path). */
+const isAscii = (s: string): boolean => !/[^ -~]/.test(s)
+
+/** Is an ASCII character code a letter or a digit (the ASCII part of WORD_START)? */
+const isWordCode = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
+
+/**
+ * The word starts of an ASCII chunk, as WORD_START finds them (in ASCII, \p{L} and \p{N} are exactly the
+ * letters and digits), without a match object per word: most of what the API sends is ASCII.
+ */
+function asciiWordStarts(chunk: string, out: Set<string>): void {
+  let inWord = false
+  for (let i = 0; i < chunk.length; i++) {
+    const word = isWordCode(chunk.charCodeAt(i))
+    if (word && !inWord) out.add(chunk.slice(i, i + MAX_TOKEN_LENGTH))
+    inWord = word
   }
 }
 
@@ -122,6 +144,12 @@ function valueTokens(value: string, out: Set<string>): void {
  * Derived from `raw` wherever it is needed (the `dayTokens` rows, matchesSearch), never stored.
  */
 export function searchTokensOf(connectionId: string, createdAt: number, raw: HistoryItem): string[] {
+  const prefix = tokenPrefix(connectionId, searchDayOf(createdAt))
+  return bareSearchTokensOf(raw).map((t) => prefix + t)
+}
+
+/** searchTokensOf without their scope (the `dayTokens` rows keep them so). */
+export function bareSearchTokensOf(raw: HistoryItem): string[] {
   const values: string[] = [raw.resource_id]
   if (raw.charge_id) values.push(raw.charge_id)
   const user = userDataFacts(raw.user_data)
@@ -131,8 +159,7 @@ export function searchTokensOf(connectionId: string, createdAt: number, raw: His
   collectValues(raw.metadata, values, 0)
   const tokens = new Set<string>()
   for (const v of values) valueTokens(v, tokens)
-  const prefix = tokenPrefix(connectionId, searchDayOf(createdAt))
-  return [...tokens].slice(0, MAX_TOKENS).map((t) => prefix + t)
+  return [...tokens].slice(0, MAX_TOKENS)
 }
 
 /**

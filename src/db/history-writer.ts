@@ -182,6 +182,11 @@ export class HistoryWriter {
     await target.dayTokens.bulkPut(dayTokenRowsOf(records))
   }
 
+  /** Empties day tables being built from scratch (a restore's next generation). In a transaction over both. */
+  async clearFreshDays(target: { dayDigests: Table; dayTokens: Table }): Promise<void> {
+    await Promise.all([target.dayDigests.clear(), target.dayTokens.clear()])
+  }
+
   /**
    * Stores one page of history and its checkpoint in one transaction: both land or neither does.
    * Records are replaced in place by key; marks are never rewritten, only their changed-since-reconciled

@@ -25,6 +25,7 @@ import { historyItem, type Names } from '../../electron/sandbox/serialize'
 import { measured, type MetricMap } from './metrics'
 import type { BackupBenchArgs, BackupRunResult, RestoreRunResult } from './shared/backup-bench-types'
 import { runInChromium } from './support/chromium-runner'
+import { profilePage } from './support/cpu-profile'
 import { chromiumOf, treeCpuSeconds } from './support/proc-cpu'
 
 const FROM = '2025-11-01T00:00:00Z'
@@ -240,11 +241,15 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
           const check = await step(page, profileDir, () =>
             page.evaluate(() => (globalThis as unknown as { __check: () => Promise<number> }).__check()),
           )
+          // BACKUP_BENCH_PROFILE=<file>: the restore's JavaScript CPU profile, its top self times logged.
+          const profilePath = process.env['BACKUP_BENCH_PROFILE']
+          const stopProfile = profilePath ? await profilePage(page, profilePath) : null
           const restore = await step(page, profileDir, () =>
             page.evaluate(() =>
               (globalThis as unknown as { __restore: () => Promise<RestoreRunResult> }).__restore(),
             ),
           )
+          if (stopProfile) log(`restore's JavaScript profile: ${await stopProfile()}`)
           markCpu('done')
           return { backup, check, restore }
         },

@@ -73,6 +73,16 @@ describe('signed backups', () => {
     )
   })
 
+  it('verifies a backup of several hundred kilobytes, which the reader digests a batch of lines at a time', async () => {
+    const big = openDb('big')
+    await seedMarkedCache(big, 400)
+    const text = await signedText(big)
+    big.close()
+    expect(text.length).toBeGreaterThan(4 * 64 * 1024)
+    expect(await statusOf(new Blob([text]))).toBe('verified')
+    expect(await statusOf(new Blob([text.replace('"note":"ok"', '"note":"oK"')]))).toBe('mismatch')
+  })
+
   it('does not verify once one byte was edited, nor on a computer without the key', async () => {
     const text = await signedText(db)
     const edited = text.replace('"note":"ok"', '"note":"oK"')

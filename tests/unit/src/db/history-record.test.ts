@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  bareSearchTokensOf,
   MAX_TOKEN_LENGTH,
   MAX_TOKENS,
   historyRecordOf,
@@ -125,5 +126,37 @@ describe('history record fields', () => {
     expect(r.chargeId).toBe(uuid(1))
     expect(r.currency).toBe('JPY')
     expect(r.createdAt).toBe(T0 + 2 * 3_600_000)
+  })
+})
+
+describe('search tokens of plain ASCII text', () => {
+  /** The rule as stated, with Unicode's letters and digits: what every value's tokens must equal. */
+  const byRule = (value: string): string[] => {
+    const out = new Set<string>()
+    for (const chunk of value.toLowerCase().split(/\s+/)) {
+      if (chunk === '') continue
+      out.add(chunk.slice(0, MAX_TOKEN_LENGTH))
+      for (const word of chunk.matchAll(/[\p{L}\p{N}]+/gu))
+        out.add(chunk.slice(word.index, word.index + MAX_TOKEN_LENGTH))
+    }
+    return [...out]
+  }
+  const tokensOf = (value: string): string[] =>
+    bareSearchTokensOf(historyItem(1, { resource_id: value, metadata: {}, user_data: null }))
+
+  it('are the tokens the Unicode rule gives, for every printable ASCII character and beside non-ASCII', () => {
+    let seed = 7
+    const next = (n: number): number => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) % n
+    const alphabet = [
+      ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)),
+      'é',
+      '山',
+      '\t',
+      '\u0000',
+    ]
+    for (let n = 0; n < 2_000; n++) {
+      const value = Array.from({ length: 1 + next(70) }, () => alphabet[next(alphabet.length)]).join('')
+      expect(tokensOf(value), JSON.stringify(value)).toEqual(byRule(value).slice(0, MAX_TOKENS))
+    }
   })
 })

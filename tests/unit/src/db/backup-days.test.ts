@@ -1,0 +1,143 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { restoreBackupFile, streamBackup } from '../../../../src/db/backup-stream'
+import type { ClosebookDb } from '../../../../src/db/database'
+import { dayDigestRowsOf } from '../../../../src/db/day-digests'
+import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
+import { historyRecordOf, searchDayOf } from '../../../../src/db/history-record'
+import { HistoryWriter } from '../../../../src/db/history-writer'
+import type { StreamProgress } from '../../../../src/db/backup-format'
+import { CONN, HOUR, T0, connectionRow, historyItem, openDb } from './fixtures'
+
+const OTHER = 'conn-b'
+let db: ClosebookDb
+let other: ClosebookDb
+
+/**
+ * 40 records of each of two connections over five days, whose keys do not sort in time order (item n is
+ * created at a scrambled hour), and two of them at the same instant (ties are ordered by key).
+ */
+async function seed(target: ClosebookDb): Promise<void> {
+  const at = (n: number): string => new Date(T0 + ((n * 17) % 40) * 3 * HOUR).toISOString()
+  const records = [CONN, OTHER].flatMap((connectionId) =>
+    Array.from({ length: 40 }, (_, i) =>
+      historyRecordOf(connectionId, historyItem(i + 1, { created_on: at(i === 39 ? 1 : i + 1) }), T0),
+    ),
+  )
+  await target.connections.bulkPut([connectionRow(), connectionRow({ id: OTHER })])
+  await target.transaction('rw', new HistoryWriter(target).historyTables(), () =>
+    new HistoryWriter(target).putHistory(records),
+  )
+}
+
+async function backupText(source: ClosebookDb): Promise<string> {
+  let text = ''
+  for await (const chunk of streamBackup(source, { now: new Date(T0), pageRows: 3 })) text += chunk
+  return text
+}
+
+/** The history lines of a backup and a rebuild of the file with them in another order. */
+function historyLines(text: string): { rows: string[]; withRows: (rows: string[]) => string } {
+  const lines = text.split('\n')
+  const start = lines.findIndex((l) => l.startsWith('{"table":"history"')) + 1
+  const end = lines.findIndex((l, i) => i >= start && l.startsWith('{"table":'))
+  const rows = lines.slice(start, end)
+  return { rows, withRows: (next) => [...lines.slice(0, start), ...next, ...lines.slice(end)].join('\n') }
+}
+
+/** Restores `text` into `other`, returning the phases its progress named. */
+async function restore(text: string): Promise<Set<string | undefined>> {
+  const phases = new Set<string | undefined>()
+  await restoreBackupFile(other, new Blob([text]), {
+    pageRows: 3,
+    onProgress: (p: StreamProgress) => phases.add(p.phase),
+  })
+  return phases
+}
+
+async function expectSameDayRows(): Promise<void> {
+  // In the time index's order (ties by key): the order a day's rows list their records in.
+  const records = await db.history.orderBy('[connectionId+createdAt]').toArray()
+  expect(await other.history.count()).toBe(80)
+  expect(await other.dayDigests.toArray()).toEqual(dayDigestRowsOf(records))
+  expect(await other.dayTokens.toArray()).toEqual(dayTokenRowsOf(records))
+}
+
+beforeEach(async () => {
+  db = openDb()
+  other = openDb('other')
+  await seed(db)
+})
+afterEach(() => {
+  db.close()
+  other.close()
+})
+
+describe('a restore files the history day rows as it reads a file in time order', () => {
+  it('a backup lists history a connection at a time, oldest first, ties by key', async () => {
+    const rows = historyLines(await backupText(db)).rows.map(
+      (l) => JSON.parse(l) as { connectionId: string; raw: { created_on: string; resource_id: string } },
+    )
+    const order = rows.map((r) => [r.connectionId, Date.parse(r.raw.created_on), r.raw.resource_id] as const)
+    const sorted = [...order].sort(
+      (a, b) => a[0].localeCompare(b[0]) || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0),
+    )
+    expect(order).toEqual(sorted)
+    expect(rows).toHaveLength(80)
+    expect(new Set(rows.map((r) => searchDayOf(Date.parse(r.raw.created_on)))).size).toBe(5)
+  })
+
+  it('pages through records of one instant (more than a page of them) without repeating or losing one', async () => {
+    const same = new Date(T0 + 5 * HOUR).toISOString()
+    const records = Array.from({ length: 11 }, (_, i) =>
+      historyRecordOf(CONN, historyItem(100 + i, i < 8 ? { created_on: same } : {}), T0),
+    )
+    await other.connections.put(connectionRow())
+    await other.transaction('rw', new HistoryWriter(other).historyTables(), () =>
+      new HistoryWriter(other).putHistory(records),
+    )
+    const ids = historyLines(await backupText(other)).rows.map(
+      (l) => (JSON.parse(l) as { raw: { resource_id: string } }).raw.resource_id,
+    )
+    const inIndexOrder = await other.history.orderBy('[connectionId+createdAt]').toArray()
+    expect(ids).toEqual(inIndexOrder.map((r) => r.resourceId))
+    expect(new Set(ids).size).toBe(11)
+  })
+
+  it('files every day while reading (nothing read back afterwards) with the rows the index pass makes', async () => {
+    const phases = await restore(await backupText(db))
+    expect(phases.has('index')).toBe(false)
+    await expectSameDayRows()
+  })
+
+  it('files a day whose records the file lists in any order within it, in time-then-key order', async () => {
+    const file = historyLines(await backupText(db))
+    const dayOf = (line: string): string => {
+      const row = JSON.parse(line) as { connectionId: string; raw: { created_on: string } }
+      return `${row.connectionId} ${searchDayOf(Date.parse(row.raw.created_on))}`
+    }
+    // Each day's lines reversed, the days themselves still in order.
+    const days = new Map<string, string[]>()
+    for (const line of file.rows) days.set(dayOf(line), [line, ...(days.get(dayOf(line)) ?? [])])
+    const phases = await restore(file.withRows([...days.values()].flat()))
+    expect(phases.has('index')).toBe(false)
+    await expectSameDayRows()
+  })
+
+  it.each([
+    ['reversed', (rows: string[]) => [...rows].reverse()],
+    // In order for all but its last line: the days filed while reading are filed again, whole.
+    ['one record late', (rows: string[]) => [...rows.slice(1, 40), rows[0]!, ...rows.slice(40)]],
+    [
+      'connections interleaved',
+      (rows: string[]) => rows.flatMap((r, i) => (i < 40 ? [r, rows[i + 40]!] : [])),
+    ],
+  ])(
+    'a file in another order (%s) is filed afterwards, through the time index, the same',
+    async (_, edit) => {
+      const file = historyLines(await backupText(db))
+      const phases = await restore(file.withRows(edit(file.rows)))
+      expect(phases.has('index')).toBe(true)
+      await expectSameDayRows()
+    },
+  )
+})
