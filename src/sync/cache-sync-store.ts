@@ -12,7 +12,7 @@ import type { ClosebookDb } from '../db/database'
 import { historyRecordOf } from '../db/history-record'
 import { HistoryRepository } from '../db/history-repository'
 import type { HistoryWriter, PageWrite } from '../db/history-writer'
-import { ledgerLinksOf } from '../db/ledger-links'
+import { historyLedgerLinksOf } from '../db/ledger-links'
 import { historyWithStatus, newestCreatedAt } from '../db/recency'
 import { quarantineIdOf, quarantineIdOfRecord, QuarantineRepository } from '../db/quarantine-repository'
 import { connectionBounds, readInChunks } from '../db/repository-helpers'
@@ -121,7 +121,10 @@ export class CacheSyncStore implements SyncStorePort {
     const { db } = this
     await db.transaction('rw', CacheSyncStore.tablesOf(db, this.writer), async () => {
       await this.writer.putPages(batch.map((p) => p.page))
-      const links = batch.flatMap((p) => ledgerLinksOf(p.page))
+      // A charge's link is written with its part (ledger-links.ts); history records' links are rows.
+      const links = batch.flatMap(({ page }) =>
+        page.resource === 'transaction_history' ? historyLedgerLinksOf(page.records) : [],
+      )
       if (links.length > 0) await db.ledgerLinks.bulkPut(links)
       for (const { page, quarantined, released } of batch) {
         await this.quarantine.putMany(page.connectionId, [...quarantined], syncedAt)
