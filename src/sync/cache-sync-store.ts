@@ -30,6 +30,17 @@ import type { PageWriteResult, SyncStorePort } from './sync-engine'
 /** Records one group commit takes at most: bounds the UI thread's work in one task (cloning records). */
 const MAX_RECORDS_PER_COMMIT = 800
 
+/**
+ * A commit of fewer records than this waits up to GATHER_MS for more pages first: each commit reads and
+ * rewrites the day rows its pages touch, so the cheaper a commit, the more of them, and the more day rows
+ * rewritten per record, unless a commit gathers what arrives in a short wait.
+ */
+const GATHER_RECORDS = 400
+const GATHER_MS = 40
+const GATHER_STEP_MS = 10
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
 /** A page waiting for its transaction, with its quarantine work. */
 interface PendingPage {
   page: PageWrite
@@ -147,10 +158,22 @@ export class CacheSyncStore implements SyncStorePort {
     })
   }
 
+  private pendingRecords(): number {
+    let records = 0
+    for (const p of this.pending) records += p.page.records.length
+    return records
+  }
+
   private async flush(): Promise<void> {
     this.flushing = true
     try {
       while (this.pending.length > 0) {
+        for (
+          let waited = 0;
+          waited < GATHER_MS && this.pendingRecords() < GATHER_RECORDS;
+          waited += GATHER_STEP_MS
+        )
+          await pause(GATHER_STEP_MS)
         let records = 0
         let taken = 0
         for (const p of this.pending) {
