@@ -60,6 +60,21 @@ describe('ledger links: a charge is found by its ledger id through its charge pa
     )
   })
 
+  it('reads each part holding the ledgers asked for once, however many of its charges they name', async () => {
+    await syncCharges(30)
+    let reads = 0
+    const count = (part: unknown) => (reads++, part)
+    db.chargeParts.hook('reading', count)
+    const found = await repo.recordsByLedgerIds(
+      CONN,
+      Array.from({ length: 30 }, (_, i) => ledger(i + 1)),
+    )
+    db.chargeParts.hook('reading').unsubscribe(count)
+    expect(found.size).toBe(30)
+    // The 30 charges are on two days (one part each).
+    expect(reads).toBe(2)
+  })
+
   it("a record's link is found by its charge id and time, and a charge without a ledger id has none", async () => {
     await syncCharges(5, (i) => i !== 4)
     const links = await repo.linksOfRecords(
