@@ -6,11 +6,13 @@
  * part per hundred charges, not a row and an index entry per charge, stops being what sets its pace.
  * A period's charges are the parts of its days; a charge by id is found on its day (a caller's hint, or
  * its history record's time). Charge rows written before v10 stay in the `charges` table, found by id and
- * time as before, and leave it when sync writes them again. The history writer is the only writer.
+ * time as before, and leave it when sync writes them again. The history writer is the only writer. Every
+ * part written carries the ledger ids of its charges (`ledgerKeys`, ledger-links.ts).
  */
 import type { Table } from 'dexie'
 import type { ChargeRecord } from '../domain/records'
 import { searchDayOf } from './history-record'
+import { withLedgerKeys } from './ledger-links'
 import { connectionBounds } from './repository-helpers'
 import type { ChargeDayRecord, ChargePartRecord } from './storage-rows'
 
@@ -115,7 +117,7 @@ export function chargeDayRowsOf(
     chargeParts.push(...append(row, [...charges.values()], 0, partSize, null))
     chargeDays.push(row)
   }
-  return { chargeDays, chargeParts }
+  return { chargeDays, chargeParts: chargeParts.map(withLedgerKeys) }
 }
 
 /**
@@ -174,6 +176,6 @@ export async function putChargeDays(
     for (const p of append(row, [...fresh.values()], last + 1, partSize, parts.get(`${day}:${last}`) ?? null))
       written.add(p)
   })
-  await tables.chargeParts.bulkPut([...written])
+  await tables.chargeParts.bulkPut([...written].map(withLedgerKeys))
   await tables.chargeDays.bulkPut(rows)
 }

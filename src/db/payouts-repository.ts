@@ -6,6 +6,7 @@
  */
 import type { ClosebookDb } from './database'
 import { ChargesRepository } from './charges-repository'
+import { LedgerLinkLookup, type LinkedRecord } from './ledger-link-lookup'
 import { connectionBounds } from './repository-helpers'
 import {
   OPEN_TRANSFER_KEY,
@@ -134,9 +135,12 @@ export class PayoutsRepository {
     return rows.sort(byTime)
   }
 
-  /** The ledger links naming a charge or refund by its id (a charge's id, or a refund's). */
-  linksOfRecord(connectionId: string, recordId: string): Promise<LedgerLink[]> {
-    return this.db.ledgerLinks.where('[connectionId+recordId]').equals([connectionId, recordId]).toArray()
+  /** Each record's ledger link, in the order given (undefined: none known); ledger-link-lookup.ts. */
+  linksOfRecords(
+    connectionId: string,
+    records: readonly LinkedRecord[],
+  ): Promise<(LedgerLink | undefined)[]> {
+    return new LedgerLinkLookup(this.db).linksOfRecords(connectionId, records)
   }
 
   ledger(connectionId: string, id: string): Promise<LedgerRow | undefined> {
@@ -160,25 +164,26 @@ export class PayoutsRepository {
   }
 
   /**
-   * The charge or refund records carrying each ledger id (through `ledgerLinks`), keyed by ledger id. A
+   * The charge or refund records carrying each ledger id (ledger-link-lookup.ts), keyed by ledger id. A
    * ledger no cached record carries is absent from the map.
    */
   async recordsByLedgerIds(
     connectionId: string,
     ledgerIds: readonly string[],
   ): Promise<Map<string, LedgerRecords>> {
-    const links = (
-      await this.db.ledgerLinks.bulkGet(
-        ledgerIds.map((id) => [connectionId, id.toLowerCase()] as [string, string]),
-      )
-    ).filter((l): l is LedgerLink => l !== undefined)
-    const charges = links.filter((l) => l.kind === 'charge')
+    const { links, charges: inParts } = await new LedgerLinkLookup(this.db).linksOfLedgers(
+      connectionId,
+      ledgerIds,
+    )
+    // Links kept as rows name charges cached anywhere (parts, or the table from before v10).
+    const charges = links.filter((l) => l.kind === 'charge' && !inParts.has(l.recordId))
     const chargeRecords = await new ChargesRepository(this.db).getMany(
       connectionId,
       charges.map((l) => l.recordId),
       charges.map((l) => l.createdAt),
     )
-    const byCharge = new Map(chargeRecords.flatMap((c) => (c ? [[c.id, c] as const] : [])))
+    const byCharge = new Map(inParts)
+    for (const c of chargeRecords) if (c) byCharge.set(c.id, c)
     const history = await this.db.history.bulkGet(
       links.map(
         (l) => [connectionId, recordKeyOf(l.kind, l.recordId)] as [string, ReturnType<typeof recordKeyOf>],
@@ -341,11 +346,7 @@ export class PayoutsRepository {
 
   /** Ledger ids that cached records carry but no cached ledger has: whose ledger is still to be read. */
   async linkedLedgerIdsWithoutLedger(connectionId: string, limit: number): Promise<string[]> {
-    const links = await this.db.ledgerLinks
-      .where('[connectionId+ledgerId]')
-      .between(...connectionBounds(connectionId))
-      .toArray()
-    const ids = links.map((l) => l.ledgerId)
+    const ids = await new LedgerLinkLookup(this.db).ledgerIds(connectionId)
     const found = await this.db.payoutLedgers.bulkGet(ids.map((id) => [connectionId, id] as [string, string]))
     return ids.filter((_, i) => found[i] === undefined).slice(0, limit)
   }

@@ -3,7 +3,7 @@
  * version steps that lead here are in migrations/ (one frozen file per version); a test checks that the
  * last step's stores are exactly these. A schema change adds a step there and updates this file.
  */
-export const CURRENT_VERSION = 13
+export const CURRENT_VERSION = 14
 
 export const CURRENT_SCHEMA = {
   connections: 'id',
@@ -26,8 +26,11 @@ export const CURRENT_SCHEMA = {
   charges: '[connectionId+id], [connectionId+createdAt]',
   /** Per connection × UTC day, each charge's id, time, store and part (charge-days.ts). */
   chargeDays: '[connectionId+day]',
-  /** Per connection × UTC day, the charges themselves, up to CHARGE_PART_SIZE to a part. */
-  chargeParts: '[connectionId+day+part]',
+  /**
+   * Per connection × UTC day, the charges themselves, up to CHARGE_PART_SIZE to a part, found by a
+   * charge's ledger id through `[connectionId, ledgerId]` entries (v14, ledger-links.ts).
+   */
+  chargeParts: '[connectionId+day+part], *ledgerKeys',
   /** The accountant's marks, one row per connection × record's UTC day (day -1: record not cached). */
   markDays: '[connectionId+day], [connectionId+changed]',
   /** Per connection × UTC day, what whole-filter work needs of each record (day-digests.ts). */
@@ -56,7 +59,10 @@ export const CURRENT_SCHEMA = {
   payoutSync: 'connectionId',
   /** Payout items set aside (invalid accounting core). */
   payoutQuarantine: '[connectionId+id]',
-  /** A ledger id → the charge or refund that carries it (`ledger_id` in the charge list). */
+  /**
+   * A ledger id → the refund or history record that carries it, and charges' links written before v14
+   * (since then a charge's link is its part's `ledgerKeys`).
+   */
   ledgerLinks: '[connectionId+ledgerId], [connectionId+recordId]',
   /**
    * The team workspace (v12): writes waiting for the server with their idempotency keys, writes it refused
@@ -78,7 +84,7 @@ export const CURRENT_SCHEMA = {
     '[connectionId+status+createdAt], [connectionId+storeId+createdAt], ' +
     '[connectionId+currency+createdAt], [connectionId+mode+createdAt], [connectionId+chargeId]',
   alt_chargeDays: '[connectionId+day]',
-  alt_chargeParts: '[connectionId+day+part]',
+  alt_chargeParts: '[connectionId+day+part], *ledgerKeys',
   alt_markDays: '[connectionId+day], [connectionId+changed]',
   alt_dayDigests: '[connectionId+day]',
   alt_dayTokens: '[connectionId+day+part]',

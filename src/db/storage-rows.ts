@@ -38,6 +38,12 @@ export interface ChargePartRecord {
   day: number
   part: number
   charges: ChargeRecord[]
+  /**
+   * Since schema v14: `[connectionId, ledgerId]` of each charge of the part that carries a ledger id, the
+   * entries of the multi-entry index that finds a charge by its ledger (ledger-links.ts). Absent on parts
+   * written before; their charges' links are rows of `ledgerLinks`.
+   */
+  ledgerKeys?: [string, string][]
 }
 
 /**

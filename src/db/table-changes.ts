@@ -4,6 +4,7 @@
  */
 import Dexie, { rangesOverlap, RangeSet } from 'dexie'
 import type { ClosebookDb } from './database'
+import { GENERATION_TABLE_NAMES } from './schema'
 
 /** The cache's tables by name (only names the cache has are accepted). */
 export type CacheTableName = {
@@ -19,11 +20,23 @@ export type WatchedInput = CacheTableName | { table: CacheTableName; keyPrefixes
 /** Dexie's mutated parts: per `idb://<db>/<table>/<index>`, the keys written (an interval tree). */
 type MutatedParts = Record<string, unknown>
 
+const GENERATION_TABLES: ReadonlySet<string> = new Set(GENERATION_TABLE_NAMES)
+
+/** A generation table is written in either slot (database.ts): a write to either is a write to it. */
+function storedNamesOf(table: string): string[] {
+  return GENERATION_TABLES.has(table) ? [table, `alt_${table}`] : [table]
+}
+
 function touches(parts: MutatedParts, dbName: string, input: WatchedInput): boolean {
   const table = typeof input === 'string' ? input : input.table
+  if (typeof input === 'string')
+    return storedNamesOf(table).some((name) => {
+      const prefix = `idb://${dbName}/${name}/`
+      return Object.keys(parts).some((part) => part.startsWith(prefix))
+    })
   const prefix = `idb://${dbName}/${table}/`
   const written = Object.keys(parts).filter((part) => part.startsWith(prefix))
-  if (typeof input === 'string' || written.length === 0) return written.length > 0
+  if (written.length === 0) return false
   // Only the primary key's parts name the rows ('' written, ':dels' deleted); any index part means a write
   // the primary key parts also record.
   const keyParts = [`${prefix}`, `${prefix}:dels`].map((p) => parts[p]).filter((p) => p !== undefined)

@@ -15,6 +15,8 @@ import { readSettlements, type Settlement } from './record-details'
 
 const INPUTS: readonly WatchedInput[] = [
   'ledgerLinks',
+  // A charge's ledger link is written with its charge part (ledger-links.ts).
+  'chargeParts',
   'payoutTransfers',
   'payoutLedgers',
   'payoutStatusChanges',

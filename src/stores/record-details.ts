@@ -38,8 +38,8 @@ export async function readSettlement(r: HistoryRecord): Promise<Settlement | nul
 
 /**
  * The settlement of each record of one connection, read together (the ledger grid's visible rows): one
- * ledger-link lookup per record, one read of their ledgers and the shared tie-out. A record whose ledger
- * is not cached maps to null.
+ * ledger-link lookup per record (charges' in their days' parts, read together), one read of their
+ * ledgers and the shared tie-out. A record whose ledger is not cached maps to null.
  */
 export async function readSettlements(
   connectionId: string,
@@ -47,11 +47,13 @@ export async function readSettlements(
 ): Promise<Map<RecordKey, Settlement | null>> {
   const cache = appCache()
   const repo = new PayoutsRepository(cache.db)
-  const links = await Promise.all(
-    records.map(async (r) => {
-      const recordId = r.type === 'charge' ? r.chargeId : r.resourceId
-      return (await repo.linksOfRecord(connectionId, recordId)).find((l) => l.kind === r.type)
-    }),
+  const links = await repo.linksOfRecords(
+    connectionId,
+    records.map((r) => ({
+      kind: r.type,
+      recordId: r.type === 'charge' ? r.chargeId : r.resourceId,
+      createdAt: r.createdAt,
+    })),
   )
   const ledgers = await repo.ledgersByIds(
     connectionId,

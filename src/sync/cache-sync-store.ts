@@ -12,7 +12,7 @@ import type { ClosebookDb } from '../db/database'
 import { historyRecordOf } from '../db/history-record'
 import { HistoryRepository } from '../db/history-repository'
 import type { HistoryWriter, PageWrite } from '../db/history-writer'
-import { ledgerLinksOf } from '../db/ledger-links'
+import { historyLedgerLinksOf } from '../db/ledger-links'
 import { historyWithStatus, newestCreatedAt } from '../db/recency'
 import { quarantineIdOf, quarantineIdOfRecord, QuarantineRepository } from '../db/quarantine-repository'
 import { connectionBounds, readInChunks } from '../db/repository-helpers'
@@ -29,6 +29,17 @@ import type { PageWriteResult, SyncStorePort } from './sync-engine'
 
 /** Records one group commit takes at most: bounds the UI thread's work in one task (cloning records). */
 const MAX_RECORDS_PER_COMMIT = 800
+
+/**
+ * A commit of fewer records than this waits up to GATHER_MS for more pages first: each commit reads and
+ * rewrites the day rows its pages touch, so the cheaper a commit, the more of them, and the more day rows
+ * rewritten per record, unless a commit gathers what arrives in a short wait.
+ */
+const GATHER_RECORDS = 400
+const GATHER_MS = 40
+const GATHER_STEP_MS = 10
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A page waiting for its transaction, with its quarantine work. */
 interface PendingPage {
@@ -121,7 +132,10 @@ export class CacheSyncStore implements SyncStorePort {
     const { db } = this
     await db.transaction('rw', CacheSyncStore.tablesOf(db, this.writer), async () => {
       await this.writer.putPages(batch.map((p) => p.page))
-      const links = batch.flatMap((p) => ledgerLinksOf(p.page))
+      // A charge's link is written with its part (ledger-links.ts); history records' links are rows.
+      const links = batch.flatMap(({ page }) =>
+        page.resource === 'transaction_history' ? historyLedgerLinksOf(page.records) : [],
+      )
       if (links.length > 0) await db.ledgerLinks.bulkPut(links)
       for (const { page, quarantined, released } of batch) {
         await this.quarantine.putMany(page.connectionId, [...quarantined], syncedAt)
@@ -144,10 +158,22 @@ export class CacheSyncStore implements SyncStorePort {
     })
   }
 
+  private pendingRecords(): number {
+    let records = 0
+    for (const p of this.pending) records += p.page.records.length
+    return records
+  }
+
   private async flush(): Promise<void> {
     this.flushing = true
     try {
       while (this.pending.length > 0) {
+        for (
+          let waited = 0;
+          waited < GATHER_MS && this.pendingRecords() < GATHER_RECORDS;
+          waited += GATHER_STEP_MS
+        )
+          await pause(GATHER_STEP_MS)
         let records = 0
         let taken = 0
         for (const p of this.pending) {

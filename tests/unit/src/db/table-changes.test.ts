@@ -45,4 +45,19 @@ describe('watchTables', () => {
     expect(calls).toBeGreaterThanOrEqual(3)
     db.close()
   })
+
+  it('hears a generation table written in either slot: the live one may be the alternate after a restore', async () => {
+    const db = openDb('table-changes-slots')
+    await db.open()
+    let calls = 0
+    stops.push(watchTables(db, ['chargeParts'], () => calls++))
+    const part = { connectionId: 'c', day: 1, part: 0, charges: [] }
+    await db.generationTables(1).chargeParts.put(part)
+    await settled()
+    expect(calls).toBe(1)
+    await db.generationTables(0).chargeParts.put(part)
+    await settled()
+    expect(calls).toBe(2)
+    db.close()
+  })
 })

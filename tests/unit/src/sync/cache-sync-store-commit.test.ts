@@ -39,6 +39,21 @@ describe('CacheSyncStore: pages that arrive together share a transaction (group 
     expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf(await db.history.toArray()))
   })
 
+  it('pages arriving a few milliseconds apart wait for each other and share a transaction', async () => {
+    await store.savePlan(CONN, [])
+    const transaction = vi.spyOn(db, 'transaction')
+    const writes: Promise<unknown>[] = []
+    for (let n = 0; n < 4; n++) {
+      writes.push(store.putPage(historyPage(n), part(n), T))
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    await Promise.all(writes)
+    // Each commit rereads and rewrites the day rows its pages touch: one for the four, not one each.
+    expect(transaction.mock.calls.length).toBe(1)
+    expect(await db.history.count()).toBe(40)
+    expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf(await db.history.toArray()))
+  })
+
   it('a batch that cannot be written fails each of its pages and writes none of them', async () => {
     await store.savePlan(CONN, [])
     const failing = vi.spyOn(store.writer, 'putPages').mockRejectedValueOnce(new Error('disk full'))
