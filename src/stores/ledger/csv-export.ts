@@ -26,12 +26,24 @@ async function* exportPages(query: LedgerQuery, filter: HistoryFilter): AsyncGen
           [...query.rows.value.entries()].sort(([a], [b]) => a - b).map(([, r]) => r),
           HISTORY_PAGE_SIZE,
         )
-  for await (const page of records) {
+  const pages = toAsync(records)[Symbol.asyncIterator]()
+  // One page read ahead: the next page's records load while this one is written out (two pages at most).
+  let next = pages.next()
+  for (;;) {
+    const current = await next
+    if (current.done) return
+    next = pages.next()
+    next.catch(() => undefined) // a read-ahead that fails is thrown when it is awaited, if ever
+    const page = current.value
     const found = await cache.marks.getMany(filter.connectionId, page)
     const marks = new Map<RecordKey, MarkRecord>()
     found.forEach((m) => m && marks.set(m.key, m))
     yield { records: page, marks }
   }
+}
+
+async function* toAsync<T>(items: AsyncIterable<T> | Iterable<T>): AsyncGenerator<T> {
+  yield* items
 }
 
 function* slices<T>(items: readonly T[], size: number): Generator<readonly T[]> {
