@@ -100,7 +100,7 @@ let currentStage = ''
  * it grow before collecting) and the largest heap a forced collection leaves, which grows only with what
  * the code keeps.
  */
-async function step<T>(page: Page, profileDir: string, run: () => Promise<T>): Promise<Step<T>> {
+export async function step<T>(page: Page, profileDir: string, run: () => Promise<T>): Promise<Step<T>> {
   const pids = rendererPids(profileDir)
   resetPeaks(pids)
   const cpuBefore = treeCpuSeconds(chromiumOf(profileDir))
