@@ -10,9 +10,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { FileWriter } from '../../electron/services/files/file-writer'
 import { moveIntoPlace } from '../../electron/services/files/move-into-place'
-import { Dataset } from '../../electron/sandbox/dataset'
-import { usFromIso } from '../../electron/sandbox/model'
-import { chargeItem, historyItem, type Names } from '../../electron/sandbox/serialize'
+import { chargeItem, historyItem } from '../../electron/sandbox/serialize'
 import { step, type Step } from './backup-bench'
 import type {
   ExportRunResult,
@@ -21,9 +19,7 @@ import type {
   MonthEndRunResult,
 } from './shared/month-end-bench-types'
 import { runInChromium } from './support/chromium-runner'
-
-const FROM = '2025-11-01T00:00:00Z'
-const TO = '2026-11-01T00:00:00Z'
+import { yearOfData } from './support/year-data'
 
 export interface MonthEndBenchResult {
   fill: MonthEndFillResult
@@ -41,15 +37,7 @@ export async function runMonthEndBench(
   exportRows: readonly number[],
   period = '2026-09',
 ): Promise<MonthEndBenchResult> {
-  const data = new Dataset({
-    seed: 406,
-    stores: 5,
-    records: Math.round(wanted / 1.075),
-    fromUs: usFromIso(FROM) ?? 0,
-    toUs: usFromIso(TO) ?? 0,
-  })
-  const storeNames = new Map(data.stores.map((s) => [s.id, s.name]))
-  const names: Names = { merchant: data.merchant, storeName: (id) => storeNames.get(id) ?? '' }
+  const { data, names } = yearOfData(406, wanted)
   const args: MonthEndFillArgs = {
     records: data.history.length,
     charges: data.charges.length,

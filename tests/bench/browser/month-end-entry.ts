@@ -33,6 +33,7 @@ import type {
   MonthEndFillResult,
   MonthEndRunResult,
 } from '../shared/month-end-bench-types'
+import { reporting } from './page-errors'
 
 const CONNECTION = 'bench-connection'
 const CHUNK = 5000
@@ -271,18 +272,6 @@ async function exportRun(rows: number): Promise<ExportRunResult> {
     readRecordsMs: Math.round(timed.records),
     readMarksMs: Math.round(timed.marks),
     fileName,
-  }
-}
-
-function reporting<A, R>(fn: (a: A) => Promise<R>): (a: A) => Promise<R> {
-  return async (a) => {
-    try {
-      return await fn(a)
-    } catch (error) {
-      const e = error as { name?: string; message?: string; inner?: { name?: string; message?: string } }
-      const inner = e.inner ? ` (${e.inner.name ?? ''}: ${e.inner.message ?? ''})` : ''
-      throw new Error(`${e.name ?? 'Error'}: ${e.message ?? String(error)}${inner}`)
-    }
   }
 }
 
