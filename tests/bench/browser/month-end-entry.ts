@@ -259,6 +259,7 @@ async function exportRun(rows: number): Promise<ExportRunResult> {
   const timed = { records: 0, marks: 0 }
   const restore = [
     timing(cache.history, 'queryPage', timed, 'records'),
+    timing(cache.history, 'inRange', timed, 'records'),
     timing(cache.marks, 'getMany', timed, 'marks'),
   ]
   const t = performance.now()
