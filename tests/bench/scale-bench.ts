@@ -163,7 +163,7 @@ async function monthEndAndExport(records: number): Promise<MetricMap> {
   metrics['scale.export_1m_rows_s'] = measured(
     'scale.export_1m_rows_s',
     Math.round(big.result.ms / 100) / 10,
-    `the ledger store's CSV export of ${rows} rows${rows < EXPORT_ROWS ? ` (the whole cache, short of 1M)` : ''}, ${Math.round(big.bytes / 2 ** 20)} MiB through main's FileWriter (a temporary file moved into place), ${Math.round(rows / (big.result.ms / 1000))} rows/s; Chromium CPU ${big.cpuS} s; ${on}`,
+    `the ledger store's CSV export of ${rows} rows${rows < EXPORT_ROWS ? ' (all the cache holds, short of 1M)' : ''}, ${Math.round(big.bytes / 2 ** 20)} MiB through main's FileWriter (a temporary file moved into place), ${Math.round(rows / (big.result.ms / 1000))} rows/s; reading the records ${big.result.readRecordsMs} ms, their marks ${big.result.readMarksMs} ms, waiting for the host ${big.result.hostMs} ms (these overlap: the next page is read while one is written); Chromium CPU ${big.cpuS} s; ${on}`,
   )
   metrics['scale.export_peak_rss_mb'] = measured(
     'scale.export_peak_rss_mb',
