@@ -1,6 +1,6 @@
 /** The ledger's current filter as CSV lines: the Transactions sheet's columns, same values and guard. */
 import type { HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
-import { csvChunks } from './csv'
+import { csvChunks, csvLine, UTF8_BOM } from './csv'
 import { TRANSACTION_HEADERS, transactionRow } from './month-workbook'
 
 export function ledgerCsvChunks(
@@ -13,4 +13,29 @@ export function ledgerCsvChunks(
     for (const r of records) yield transactionRow(r, marks.get(r.key), timeZone, r.raw.store_name || null)
   }
   return csvChunks(TRANSACTION_HEADERS, rows(), rowsPerChunk)
+}
+
+/** One page of the ledger's records with their marks. */
+export interface LedgerCsvPage {
+  records: readonly HistoryRecord[]
+  marks: ReadonlyMap<RecordKey, MarkRecord>
+}
+
+/**
+ * The same text as ledgerCsvChunks, one chunk per page as the pages arrive: only one page's records and
+ * text are held at a time, whatever the filter's size.
+ */
+export async function* ledgerCsvPages(
+  pages: AsyncIterable<LedgerCsvPage>,
+  timeZone: string,
+): AsyncGenerator<string> {
+  let head = UTF8_BOM + csvLine(TRANSACTION_HEADERS)
+  for await (const { records, marks } of pages) {
+    let text = head
+    for (const r of records)
+      text += csvLine(transactionRow(r, marks.get(r.key), timeZone, r.raw.store_name || null))
+    head = ''
+    if (text) yield text
+  }
+  if (head) yield head
 }

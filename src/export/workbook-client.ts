@@ -5,10 +5,9 @@
  */
 import type { DeliveredFile } from '../../electron/shared/contract/files'
 import { MAX_ROWS_PER_CHUNK, packRows, type ExportRow } from '../../electron/shared/contract/export'
-import type { HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
 import { desktopApi } from '../platform'
 import { startDownload, writeFileThroughHost } from '../platform/files'
-import { ledgerCsvChunks } from './ledger-csv'
+import { ledgerCsvPages, type LedgerCsvPage } from './ledger-csv'
 import { buildMonthWorkbook, type MonthWorkbookInput, type WorkbookPlan } from './month-workbook'
 
 export interface ExportProgress {
@@ -93,13 +92,15 @@ export function exportMonthWorkbook(
   return writeWorkbookThroughHost(buildMonthWorkbook(input), options)
 }
 
-/** The ledger's current filter as CSV (UTF-8 with BOM), through the host's file writer. */
+/**
+ * The ledger's current filter as CSV (UTF-8 with BOM), through the host's file writer, a page at a time:
+ * the next page is read only once the host has taken the last one. Abort or failure cancels the file.
+ */
 export function exportLedgerCsv(
   suggestedName: string,
-  records: Iterable<HistoryRecord>,
-  marks: ReadonlyMap<RecordKey, MarkRecord>,
+  pages: AsyncIterable<LedgerCsvPage>,
   timeZone: string,
   options: { signal?: AbortSignal; onProgress?: (bytes: number) => void } = {},
 ): Promise<DeliveredFile> {
-  return writeFileThroughHost(suggestedName, 'text/csv', ledgerCsvChunks(records, marks, timeZone), options)
+  return writeFileThroughHost(suggestedName, 'text/csv', ledgerCsvPages(pages, timeZone), options)
 }

@@ -1434,6 +1434,10 @@ export const en = {
       setting: 'The cached charges cannot tell: your setting decides.',
     },
   },
+  ledgerExport: {
+    writing: 'Writing the CSV… A large filter takes a while.',
+    cancel: 'Cancel the CSV export',
+  },
 } as const
 
 type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> }

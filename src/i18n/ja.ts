@@ -1438,4 +1438,8 @@ export const ja: MessageSchema = {
       setting: '保存済みの課金からは判断できないため、設定に従っています。',
     },
   },
+  ledgerExport: {
+    writing: 'CSV を書き出しています… 件数が多いと時間がかかります。',
+    cancel: 'CSV の書き出しを中止',
+  },
 }

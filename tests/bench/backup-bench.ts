@@ -19,17 +19,14 @@ import {
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Page } from '@playwright/test'
-import { Dataset } from '../../electron/sandbox/dataset'
-import { usFromIso } from '../../electron/sandbox/model'
-import { historyItem, type Names } from '../../electron/sandbox/serialize'
+import { historyItem } from '../../electron/sandbox/serialize'
 import { measured, type MetricMap } from './metrics'
 import type { BackupBenchArgs, BackupRunResult, RestoreRunResult } from './shared/backup-bench-types'
 import { runInChromium } from './support/chromium-runner'
 import { profilePage } from './support/cpu-profile'
+import { yearOfData } from './support/year-data'
 import { chromiumOf, treeCpuSeconds } from './support/proc-cpu'
 
-const FROM = '2025-11-01T00:00:00Z'
-const TO = '2026-11-01T00:00:00Z'
 const MIB = 1024 * 1024
 
 /** Renderer processes of the Chromium using `profileDir` (a child's command line does not name it). */
@@ -101,7 +98,7 @@ let currentStage = ''
  * it grow before collecting) and the largest heap a forced collection leaves, which grows only with what
  * the code keeps.
  */
-async function step<T>(page: Page, profileDir: string, run: () => Promise<T>): Promise<Step<T>> {
+export async function step<T>(page: Page, profileDir: string, run: () => Promise<T>): Promise<Step<T>> {
   const pids = rendererPids(profileDir)
   resetPeaks(pids)
   const cpuBefore = treeCpuSeconds(chromiumOf(profileDir))
@@ -176,15 +173,7 @@ export interface BackupRoundTrip {
  * and verifies the round trip lost nothing: the raw steps, for benchBackup and the scale suite.
  */
 export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTrip> {
-  const data = new Dataset({
-    seed: 405,
-    stores: 5,
-    records: Math.round(wanted / 1.075),
-    fromUs: usFromIso(FROM) ?? 0,
-    toUs: usFromIso(TO) ?? 0,
-  })
-  const storeNames = new Map(data.stores.map((s) => [s.id, s.name]))
-  const names: Names = { merchant: data.merchant, storeName: (id) => storeNames.get(id) ?? '' }
+  const { data, names } = yearOfData(405, wanted)
   const dir = mkdtempSync(join(tmpdir(), 'closebook-backup-bench-'))
   const path = join(dir, 'closebook-backup.jsonl')
   const fd = openSync(path, 'w', 0o600)

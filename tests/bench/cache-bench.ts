@@ -4,16 +4,13 @@
  * filled cache. One browser run yields both the cache and the ledger metrics.
  */
 import { resolve } from 'node:path'
-import { Dataset } from '../../electron/sandbox/dataset'
-import { usFromIso } from '../../electron/sandbox/model'
-import { historyItem, type Names } from '../../electron/sandbox/serialize'
+import { historyItem } from '../../electron/sandbox/serialize'
 import { periodRange } from '../../src/domain/periods'
 import { measured, type MetricMap } from './metrics'
 import type { CacheBenchArgs, CacheBenchResult, Timing } from './shared/cache-bench-types'
 import { runInChromium } from './support/chromium-runner'
+import { yearOfData } from './support/year-data'
 
-const FROM = '2025-11-01T00:00:00Z'
-const TO = '2026-11-01T00:00:00Z'
 const MONTH = '2026-09'
 const TIME_ZONE = 'Asia/Tokyo'
 
@@ -25,16 +22,7 @@ export async function runCacheBench(
   wanted: number,
   quick: boolean,
 ): Promise<{ result: CacheBenchResult; args: CacheBenchArgs }> {
-  // The generator adds ~7.5 % refund records on top of the charges.
-  const data = new Dataset({
-    seed: 404,
-    stores: 5,
-    records: Math.round(wanted / 1.075),
-    fromUs: usFromIso(FROM) ?? 0,
-    toUs: usFromIso(TO) ?? 0,
-  })
-  const storeNames = new Map(data.stores.map((s) => [s.id, s.name]))
-  const names: Names = { merchant: data.merchant, storeName: (id) => storeNames.get(id) ?? '' }
+  const { data, names } = yearOfData(404, wanted)
   const month = periodRange(MONTH, TIME_ZONE)
   // A Latin-script cardholder of that month: what an accountant types to find a customer's payments.
   const sample = data.history.find(

@@ -4,27 +4,15 @@
  * time. Seconds per step that does work; the fill that sets the scene is not measured.
  */
 import { resolve } from 'node:path'
-import { Dataset } from '../../electron/sandbox/dataset'
-import { usFromIso } from '../../electron/sandbox/model'
-import { historyItem, type Names } from '../../electron/sandbox/serialize'
+import { historyItem } from '../../electron/sandbox/serialize'
 import { measured, type MetricMap } from './metrics'
 import type { MigrationBenchArgs, MigrationBenchResult } from './shared/migration-bench-types'
 import { runInChromium } from './support/chromium-runner'
-
-const FROM = '2025-11-01T00:00:00Z'
-const TO = '2026-11-01T00:00:00Z'
+import { yearOfData } from './support/year-data'
 
 /** A version-5 cache of about `wanted` history records opened step by step: the raw result. */
 export async function runMigrationBench(wanted: number): Promise<MigrationBenchResult> {
-  const data = new Dataset({
-    seed: 404,
-    stores: 5,
-    records: Math.round(wanted / 1.075),
-    fromUs: usFromIso(FROM) ?? 0,
-    toUs: usFromIso(TO) ?? 0,
-  })
-  const storeNames = new Map(data.stores.map((s) => [s.id, s.name]))
-  const names: Names = { merchant: data.merchant, storeName: (id) => storeNames.get(id) ?? '' }
+  const { data, names } = yearOfData(404, wanted)
   const args: MigrationBenchArgs = { records: data.history.length, markEvery: 10 }
   let stage = 'starting Chromium'
   const started = Date.now()

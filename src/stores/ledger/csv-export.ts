@@ -1,40 +1,71 @@
-/** The current filter's records as CSV (UTF-8 with BOM, formula-guarded), through the host. */
+/**
+ * The current filter's records as CSV (UTF-8 with BOM, formula-guarded), through the host. Records and
+ * their marks are read a page at a time as the host takes the text, so an export of a million rows holds
+ * one page, never the whole result; the host writes a temporary file and delivers it only when whole.
+ */
 import type { Ref } from 'vue'
 import { toSafeFileNamePart } from '../../../electron/shared/file-name'
 import { appCache } from '../../db/cache'
-import type { MarkRecord, RecordKey } from '../../domain/records'
+import { historyPages, HISTORY_PAGE_SIZE } from '../../db/history-pages'
+import type { HistoryFilter } from '../../db/history-repository'
+import type { HistoryRecord, MarkRecord, RecordKey } from '../../domain/records'
+import type { LedgerCsvPage } from '../../export/ledger-csv'
 import { exportLedgerCsv } from '../../export/workbook-client'
 import { toAppError } from '../../platform/app-error'
 import type { LedgerNotice } from './notice'
 import type { LedgerQuery } from './query'
 
+/** The rows to export, in the order shown, a page at a time with their marks. */
+async function* exportPages(query: LedgerQuery, filter: HistoryFilter): AsyncGenerator<LedgerCsvPage> {
+  const cache = appCache()
+  const records: AsyncIterable<readonly HistoryRecord[]> | Iterable<readonly HistoryRecord[]> =
+    query.sortColumn.value === 'date'
+      ? historyPages(cache.history, filter, query.order.value, HISTORY_PAGE_SIZE)
+      : // Sorted in memory: every row is loaded (the sort's limit bounds them); exported in the order shown.
+        slices(
+          [...query.rows.value.entries()].sort(([a], [b]) => a - b).map(([, r]) => r),
+          HISTORY_PAGE_SIZE,
+        )
+  const pages = toAsync(records)[Symbol.asyncIterator]()
+  // One page read ahead: the next page's records load while this one is written out (two pages at most).
+  let next = pages.next()
+  for (;;) {
+    const current = await next
+    if (current.done) return
+    next = pages.next()
+    next.catch(() => undefined) // a read-ahead that fails is thrown when it is awaited, if ever
+    const page = current.value
+    const found = await cache.marks.getMany(filter.connectionId, page)
+    const marks = new Map<RecordKey, MarkRecord>()
+    found.forEach((m) => m && marks.set(m.key, m))
+    yield { records: page, marks }
+  }
+}
+
+async function* toAsync<T>(items: AsyncIterable<T> | Iterable<T>): AsyncGenerator<T> {
+  yield* items
+}
+
+function* slices<T>(items: readonly T[], size: number): Generator<readonly T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size)
+}
+
 /** Returns the export: it resolves to the saved file's name, or null (no connection, or an error noticed). */
 export function useLedgerCsvExport(
   query: LedgerQuery,
   notice: Ref<LedgerNotice | null>,
-): () => Promise<string | null> {
-  return async function exportCsv() {
+): (options?: { signal?: AbortSignal }) => Promise<string | null> {
+  return async function exportCsv(options = {}) {
     const filter = query.currentFilter()
     if (!filter) return null
-    const cache = appCache()
     try {
-      const records =
-        query.sortColumn.value === 'date'
-          ? await cache.history.queryPage({
-              ...filter,
-              order: query.order.value,
-              offset: 0,
-              limit: await query.exactTotal(),
-            })
-          : // Sorted in memory: every row is loaded, export them in the order shown.
-            [...query.rows.value.entries()].sort(([a], [b]) => a - b).map(([, r]) => r)
-      const found = await cache.marks.getMany(filter.connectionId, records)
-      const markMap = new Map<RecordKey, MarkRecord>()
-      found.forEach((m) => m && markMap.set(m.key, m))
       // The period label comes from the filters (and so from the address): kept to the file-name rule.
       const name = `closebook-ledger-${toSafeFileNamePart(query.periodLabel()) || 'all'}.csv`
-      return (await exportLedgerCsv(name, records, markMap, query.timeZone.value)).fileName
+      const pages = exportPages(query, filter)
+      return (await exportLedgerCsv(name, pages, query.timeZone.value, options)).fileName
     } catch (e) {
+      // Cancelled: the host removed the partial file; nothing to say.
+      if (options.signal?.aborted) return null
       notice.value = { kind: 'error', error: toAppError(e) }
       return null
     }

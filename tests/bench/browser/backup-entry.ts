@@ -17,6 +17,7 @@ import type { AuditEntry, MarkRecord } from '../../../src/domain/records'
 import { fingerprintOf } from '../../../src/domain/fingerprint'
 import { periodOf } from '../../../src/domain/periods'
 import type { BackupBenchArgs, BackupRunResult, RestoreRunResult } from '../shared/backup-bench-types'
+import { reporting } from './page-errors'
 
 const CONNECTION = 'bench-connection'
 const CHUNK = 5000
@@ -204,18 +205,6 @@ const input = document.createElement('input')
 input.type = 'file'
 input.id = 'backup-file'
 document.body.append(input)
-
-function reporting<A, R>(fn: (a: A) => Promise<R>): (a: A) => Promise<R> {
-  return async (a) => {
-    try {
-      return await fn(a)
-    } catch (error) {
-      const e = error as { name?: string; message?: string; inner?: { name?: string; message?: string } }
-      const inner = e.inner ? ` (${e.inner.name ?? ''}: ${e.inner.message ?? ''})` : ''
-      throw new Error(`${e.name ?? 'Error'}: ${e.message ?? String(error)}${inner}`)
-    }
-  }
-}
 
 Object.assign(window, {
   __bench: reporting(backupRun),

@@ -66,6 +66,16 @@ export async function runInChromium<T>(
       logLevel: 'error',
       configFile: false,
       plugins: [vue()],
+      // plugin-vue dedupes 'vue' from the build's root, a temporary folder with no node_modules: an entry
+      // that reaches a Pinia store would fail to resolve it. The project's own copy, as the app bundles it.
+      resolve: {
+        alias: [
+          {
+            find: /^vue$/,
+            replacement: resolve(__dirname, '../../../node_modules/vue/dist/vue.runtime.esm-bundler.js'),
+          },
+        ],
+      },
       build: { outDir, emptyOutDir: true, minify: false, target: 'es2022' },
     })
     const server = createServer((req, res) => {

@@ -1,0 +1,283 @@
+/**
+ * Runs in Chromium (real IndexedDB): fills a cache with a year of the sandbox's history and charges
+ * (streamed in by `__items` and `__charges`) through the writer sync uses, every tenth record reconciled,
+ * then installs it as the app's cache and times what the user waits for:
+ *  - `__monthEnd`: Month-end's loadMonth (month-end-store.ts), as the view's store calls it, a few times,
+ *    then the same steps one by one for their share;
+ *  - `__export(rows)`: the ledger store's exportCsv on a filter of about the newest `rows` records, the
+ *    file going to the host through DesktopApi's files calls (`__file*`: main's FileWriter in Node).
+ */
+import { createPinia, setActivePinia } from 'pinia'
+import type { DesktopApi } from '../../../electron/shared/contract'
+import type { DeliveredFile } from '../../../electron/shared/contract/files'
+import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-api'
+import { createCache, setAppCacheForTests, type Cache } from '../../../src/db/cache'
+import { chargeRecordOf } from '../../../src/db/charge-record'
+import { ClosebookDb } from '../../../src/db/database'
+import { historyRecordOf } from '../../../src/db/history-record'
+import { markDayOf, markDayRowsOf, putMarkDays } from '../../../src/db/marks-repository'
+import { fingerprintOf } from '../../../src/domain/fingerprint'
+import { dayOf, dayRange, periodOf, periodRange } from '../../../src/domain/periods'
+import type { CachedConnection, MarkRecord, RecordKey, SyncCheckpoint } from '../../../src/domain/records'
+import { setDesktopApiForTests } from '../../../src/platform'
+import { closeChecklist, closeFactsProvider } from '../../../src/reconcile/close-checklist'
+import { crossCheck } from '../../../src/reconcile/cross-check'
+import { summarizeMonth, totalsByCurrency } from '../../../src/reconcile/month-summary'
+import { registerCloseFacts } from '../../../src/stores/close-facts'
+import { useLedgerStore } from '../../../src/stores/ledger-store'
+import { loadMonth } from '../../../src/stores/month-end-store'
+import { loadMonthPayouts } from '../../../src/stores/month-payouts'
+import type {
+  ExportRunResult,
+  MonthEndFillArgs,
+  MonthEndFillResult,
+  MonthEndRunResult,
+} from '../shared/month-end-bench-types'
+import { reporting } from './page-errors'
+
+const CONNECTION = 'bench-connection'
+const CHUNK = 5000
+const FOREVER = 8.64e15
+
+type Feed = (offset: number, count: number) => Promise<string>
+const page = window as unknown as {
+  __items: Feed
+  __charges: Feed
+  __stage?: (s: string) => Promise<void>
+  __fileBegin: (name: string) => Promise<string>
+  __fileAppend: (fileId: string, chunk: string) => Promise<number>
+  __fileFinish: (fileId: string) => Promise<DeliveredFile>
+  __fileCancel: (fileId: string) => Promise<boolean>
+}
+const stage = (s: string): void => void page.__stage?.(s)
+const ms = (x: number): number => Math.round(x * 10) / 10
+
+let cache: Cache
+let connection: CachedConnection
+
+const checkpointOf = (resource: SyncCheckpoint['resource'], records: number): SyncCheckpoint => ({
+  connectionId: CONNECTION,
+  partitionId: `bench-${resource}`,
+  resource,
+  storeId: null,
+  from: 0,
+  to: FOREVER,
+  cursor: null,
+  done: true,
+  records,
+  requests: Math.ceil(records / 100),
+  updatedAt: Date.now(),
+})
+
+async function fill(args: MonthEndFillArgs): Promise<MonthEndFillResult> {
+  const db = new ClosebookDb(`closebook-month-end-bench-${Date.now()}`, { indexedDB, IDBKeyRange })
+  await db.open()
+  cache = createCache(db)
+  setAppCacheForTests(cache)
+  registerCloseFacts()
+  const syncedAt = Date.now()
+  connection = {
+    id: CONNECTION,
+    label: 'Bench',
+    baseUrl: 'http://127.0.0.1:1',
+    timeZone: args.timeZone,
+    storeIds: [],
+    isDemo: false,
+    lastSyncedAt: syncedAt,
+    highWater: {},
+  }
+  await cache.connections.put(connection)
+  const t = performance.now()
+  // Marks are written once every record is in: a day's row holds all its marks.
+  const marks: MarkRecord[] = []
+  const days = new Map<RecordKey, number>()
+  for (let i = 0; i < args.records; i += CHUNK) {
+    if (i % 50_000 === 0) stage(`fill history at record ${i}`)
+    const items = JSON.parse(await page.__items(i, CHUNK)) as HistoryItem[]
+    const records = items.map((item) => historyRecordOf(CONNECTION, item, syncedAt))
+    await cache.history.putPage(CONNECTION, records, checkpointOf('transaction_history', i + records.length))
+    records.forEach((r, n) => {
+      if ((i + n) % 10 !== 0) return
+      days.set(r.key, markDayOf(r.createdAt))
+      marks.push({
+        connectionId: CONNECTION,
+        key: r.key,
+        state: 'reconciled',
+        note: `checked ${r.resourceId.slice(0, 8)}`,
+        fingerprint: fingerprintOf(r),
+        changedSinceReconciled: 0,
+        period: periodOf(r.createdAt, args.timeZone),
+        updatedAt: syncedAt,
+        updatedBy: 'bench',
+      })
+    })
+  }
+  for (let i = 0; i < args.charges; i += CHUNK) {
+    if (i % 50_000 === 0) stage(`fill charges at record ${i}`)
+    const items = JSON.parse(await page.__charges(i, CHUNK)) as ChargeItem[]
+    const records = items.map((item) => chargeRecordOf(CONNECTION, item, syncedAt))
+    await cache.charges.putPage(CONNECTION, records, checkpointOf('charges', i + records.length))
+  }
+  stage('fill marks')
+  const rows = markDayRowsOf(marks, (m) => days.get(m.key))
+  for (let i = 0; i < rows.length; i += 30)
+    await db.transaction('rw', db.markDays, () => putMarkDays(db.markDays, rows.slice(i, i + 30)))
+  return {
+    cached: await db.history.count(),
+    charges: args.charges,
+    marks: marks.length,
+    fillMs: Math.round(performance.now() - t),
+    userAgent: navigator.userAgent,
+  }
+}
+
+async function monthEnd(args: MonthEndFillArgs): Promise<MonthEndRunResult> {
+  stage('month-end')
+  const runs: number[] = []
+  let month = await loadMonth(connection, args.period)
+  for (let i = 0; i < 3; i++) {
+    const t = performance.now()
+    month = await loadMonth(connection, args.period)
+    runs.push(ms(performance.now() - t))
+  }
+  // loadMonth's steps one by one, in its order, for where its time goes.
+  stage('month-end phases')
+  const phasesMs: Record<string, number> = {}
+  let t = performance.now()
+  const lap = (name: string): void => {
+    const now = performance.now()
+    phasesMs[name] = ms(now - t)
+    t = now
+  }
+  const range = periodRange(args.period, args.timeZone)
+  const history = await cache.history.inRange(CONNECTION, range.from, range.to)
+  lap('read history')
+  const charges = await cache.charges.inRange(CONNECTION, range.from, range.to)
+  lap('read charges')
+  const found = await cache.marks.getMany(CONNECTION, history)
+  const marks = new Map<RecordKey, MarkRecord>()
+  found.forEach((m) => m && marks.set(m.key, m))
+  lap('read marks')
+  const summary = summarizeMonth({ history, charges, marks, timeZone: args.timeZone, period: args.period })
+  lap('summary')
+  const differences = crossCheck(
+    history.filter((r) => r.type === 'charge'),
+    charges,
+  )
+  lap('cross-check')
+  const facts = closeFactsProvider()
+  await Promise.all([
+    cache.locks.get(CONNECTION, args.period),
+    facts.lastVerified(CONNECTION, args.period),
+    facts.quarantined(CONNECTION, args.period),
+    cache.checkpoints.list(CONNECTION),
+    cache.connections.get(CONNECTION),
+  ])
+  lap('close facts')
+  await loadMonthPayouts(connection, args.period)
+  lap('payouts (none synced)')
+  closeChecklist({
+    periodEnd: range.to,
+    lastSyncedAt: connection.lastSyncedAt,
+    unfinishedPartitions: 0,
+    lastVerified: { available: true, value: null },
+    quarantined: { available: true, value: [] },
+    stillChanging: 0,
+    changedSinceReconciled: 0,
+    totals: totalsByCurrency(summary.rows),
+    exceptedWithNote: 0,
+    differences: differences.length,
+    otherStatus: 0,
+  })
+  lap('checklist')
+  return {
+    runs,
+    history: month.history.length,
+    charges: month.charges.length,
+    marks: month.marks.size,
+    checklistItems: month.checklist.items.length,
+    phasesMs,
+  }
+}
+
+/** Time spent handing chunks to the host (the page waits for each), ms: the rest is the app's own. */
+let hostMs = 0
+
+setDesktopApiForTests({
+  files: {
+    begin: async (a) => ({ fileId: await page.__fileBegin(String(a.suggestedName)) }),
+    append: async (a) => {
+      const t = performance.now()
+      const bytesWritten = await page.__fileAppend(a.fileId, a.chunk)
+      hostMs += performance.now() - t
+      return { bytesWritten }
+    },
+    finish: (a) => page.__fileFinish(a.fileId),
+    cancel: async (a) => ({ cancelled: await page.__fileCancel(a.fileId) }),
+  },
+} as Pick<DesktopApi, 'files'> as DesktopApi)
+
+let ledger: ReturnType<typeof useLedgerStore> | undefined
+
+/** Wraps one method of a repository to add its time to `into[field]`; returns the undo. */
+function timing<T extends object, K extends keyof T & string, F extends string>(
+  target: T,
+  method: K,
+  into: Record<F, number>,
+  field: F,
+): () => void {
+  const original = target[method] as (...a: unknown[]) => Promise<unknown>
+  Object.assign(target, {
+    [method]: async (...a: unknown[]) => {
+      const t = performance.now()
+      try {
+        return await original.apply(target, a)
+      } finally {
+        into[field] += performance.now() - t
+      }
+    },
+  })
+  return () => void delete (target as Record<string, unknown>)[method]
+}
+
+/** The ledger store's CSV export of the newest `rows` records (whole days: a range from a day on). */
+async function exportRun(rows: number): Promise<ExportRunResult> {
+  if (!ledger) {
+    setActivePinia(createPinia())
+    ledger = useLedgerStore()
+    await ledger.init()
+  }
+  const all = { connectionId: CONNECTION, from: 0, to: FOREVER }
+  const [edge] = await cache.history.queryPage({ ...all, order: 'desc', offset: rows - 1, limit: 1 })
+  const from = edge ? dayOf(edge.createdAt, connection.timeZone) : null
+  Object.assign(ledger.filters, { periodKind: 'range', period: null, rangeFrom: from, rangeTo: null })
+  // The same records the ledger's range filter selects: from the start of that day in the accounting zone.
+  const filter = { ...all, from: from ? dayRange(from, connection.timeZone).from : 0 }
+  const matched = await cache.history.count(filter)
+  stage(`export of ${matched} rows`)
+  hostMs = 0
+  const timed = { records: 0, marks: 0 }
+  const restore = [
+    timing(cache.history, 'queryPage', timed, 'records'),
+    timing(cache.history, 'inRange', timed, 'records'),
+    timing(cache.marks, 'getMany', timed, 'marks'),
+  ]
+  const t = performance.now()
+  const fileName = await ledger.exportCsv().finally(() => restore.forEach((r) => r()))
+  const elapsed = performance.now() - t
+  if (fileName === null) throw new Error(`the export failed: ${JSON.stringify(ledger.notice)}`)
+  return {
+    rows: matched,
+    ms: Math.round(elapsed),
+    hostMs: Math.round(hostMs),
+    readRecordsMs: Math.round(timed.records),
+    readMarksMs: Math.round(timed.marks),
+    fileName,
+  }
+}
+
+Object.assign(window, {
+  __bench: reporting(fill),
+  __monthEnd: reporting(monthEnd),
+  __export: reporting(exportRun),
+})

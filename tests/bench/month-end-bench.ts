@@ -1,0 +1,120 @@
+/**
+ * Month-end and the ledger's CSV export in Chromium with its real IndexedDB (browser/month-end-entry.ts):
+ * one fill of a year of history with its charges (every tenth record reconciled), then Month-end's
+ * loadMonth on one month, then the ledger store's export of the newest N records for each N asked, the
+ * file written by main's FileWriter in this process (as the desktop host writes it: a temporary file,
+ * moved into place whole). Each export is one step with the renderer's peak RSS (VmHWM, reset before it).
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { FileWriter } from '../../electron/services/files/file-writer'
+import { moveIntoPlace } from '../../electron/services/files/move-into-place'
+import { chargeItem, historyItem } from '../../electron/sandbox/serialize'
+import { step, type Step } from './backup-bench'
+import type {
+  ExportRunResult,
+  MonthEndFillArgs,
+  MonthEndFillResult,
+  MonthEndRunResult,
+} from './shared/month-end-bench-types'
+import { runInChromium } from './support/chromium-runner'
+import { yearOfData } from './support/year-data'
+
+export interface MonthEndBenchResult {
+  fill: MonthEndFillResult
+  monthEnd: MonthEndRunResult
+  /** One per export asked, in order, with the file's size on disk. */
+  exports: (Step<ExportRunResult> & { bytes: number })[]
+}
+
+/**
+ * Fills a cache of about `wanted` history records and measures Month-end on `period` and the ledger
+ * export of the newest `exportRows[i]` records (each at most the cache).
+ */
+export async function runMonthEndBench(
+  wanted: number,
+  exportRows: readonly number[],
+  period = '2026-09',
+): Promise<MonthEndBenchResult> {
+  const { data, names } = yearOfData(406, wanted)
+  const args: MonthEndFillArgs = {
+    records: data.history.length,
+    charges: data.charges.length,
+    period,
+    timeZone: 'Asia/Tokyo',
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'closebook-month-end-bench-'))
+  const started = Date.now()
+  const log = (s: string): void =>
+    void process.stderr.write(`bench: month-end: ${s} (${Math.round((Date.now() - started) / 1000)} s)\n`)
+  let delivered = ''
+  const files = new FileWriter({
+    dataDir: dir,
+    deliverFile: async (temp, fileName) => {
+      delivered = join(dir, fileName)
+      await moveIntoPlace(temp, delivered)
+      return { savedTo: 'path', path: delivered, fileName }
+    },
+  })
+  try {
+    return await runInChromium(resolve(__dirname, 'browser/month-end-entry.ts'), args, {
+      timeoutMs: 3_600_000,
+      expose: {
+        __stage: log,
+        __items: (offset: number, count: number) =>
+          JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
+        __charges: (offset: number, count: number) =>
+          JSON.stringify(data.charges.slice(offset, offset + count).map((c) => chargeItem(c, names))),
+        __fileBegin: (name: string) => files.begin(name),
+        __fileAppend: (fileId: string, chunk: string) => files.append(fileId, chunk),
+        __fileFinish: (fileId: string) => files.finish(fileId),
+        __fileCancel: (fileId: string) => files.cancel(fileId),
+      },
+      drive: async (page, profileDir) => {
+        const fill = await page.evaluate(
+          (a) =>
+            (
+              globalThis as unknown as { __bench: (x: MonthEndFillArgs) => Promise<MonthEndFillResult> }
+            ).__bench(a),
+          args,
+        )
+        log(
+          `filled ${fill.cached} records, ${fill.charges} charges, ${fill.marks} marks in ${fill.fillMs} ms`,
+        )
+        const monthEnd = await page.evaluate(
+          (a) =>
+            (
+              globalThis as unknown as { __monthEnd: (x: MonthEndFillArgs) => Promise<MonthEndRunResult> }
+            ).__monthEnd(a),
+          args,
+        )
+        log(`month-end ${JSON.stringify(monthEnd)}`)
+        const exports: MonthEndBenchResult['exports'] = []
+        for (const rows of exportRows) {
+          // What the fill and earlier steps left for the collector is not the export's: collected first.
+          const cdp = await page.context().newCDPSession(page)
+          await cdp.send('HeapProfiler.collectGarbage')
+          await cdp.detach()
+          const run = await step(page, profileDir, () =>
+            page.evaluate(
+              (n) =>
+                (globalThis as unknown as { __export: (x: number) => Promise<ExportRunResult> }).__export(n),
+              Math.min(rows, fill.cached),
+            ),
+          )
+          const bytes = statSync(delivered).size
+          rmSync(delivered, { force: true })
+          log(
+            `export of ${run.result.rows} rows: ${run.result.ms}  ms (records read ${run.result.readRecordsMs} ms, marks read ${run.result.readMarksMs} ms, host ${run.result.hostMs} ms), ${Math.round(bytes / 2 ** 20)} MiB, renderer peak RSS ${run.peakRssMiB} MiB, JS heap ${run.peakHeapMiB} MiB (${run.retainedHeapMiB} MiB after a forced GC), Chromium CPU ${run.cpuS} s`,
+          )
+          exports.push({ ...run, bytes })
+        }
+        return { fill, monthEnd, exports }
+      },
+    })
+  } finally {
+    await files.dispose()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

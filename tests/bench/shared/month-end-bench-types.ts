@@ -1,0 +1,40 @@
+/** What Node and the page of the month-end and ledger export benchmark (browser/month-end-entry.ts) exchange. */
+export interface MonthEndFillArgs {
+  /** History records to fill (the year); their charges go in too. */
+  records: number
+  charges: number
+  period: string
+  timeZone: string
+}
+
+export interface MonthEndFillResult {
+  cached: number
+  charges: number
+  marks: number
+  fillMs: number
+  userAgent: string
+}
+
+export interface MonthEndRunResult {
+  /** loadMonth, as the view's store calls it: each run's time, ms. */
+  runs: number[]
+  /** The month's records and charges read. */
+  history: number
+  charges: number
+  marks: number
+  checklistItems: number
+  /** The same steps as loadMonth takes them, timed one by one after the runs, ms. */
+  phasesMs: Record<string, number>
+}
+
+export interface ExportRunResult {
+  /** Records the ledger filter matched (the export's rows). */
+  rows: number
+  ms: number
+  /** Of which waiting for the host to take the chunks (here through the bench's bridge to Node). */
+  hostMs: number
+  /** Of which reading the records' pages (HistoryRepository.queryPage) and their marks, ms. */
+  readRecordsMs: number
+  readMarksMs: number
+  fileName: string | null
+}

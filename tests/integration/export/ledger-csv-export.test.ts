@@ -1,0 +1,177 @@
+/**
+ * The ledger's CSV export across the bridge: the store reads the cache (fake-indexeddb) a page at a time
+ * and main's FileWriter writes the file, delivered only whole.
+ */
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createPinia, setActivePinia } from 'pinia'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { FileWriter } from '../../../electron/services/files/file-writer'
+import { diskError, moveIntoPlace } from '../../../electron/services/files/move-into-place'
+import type { DesktopApi } from '../../../electron/shared/contract'
+import { createCache, setAppCacheForTests, type Cache } from '../../../src/db/cache'
+import type { ClosebookDb } from '../../../src/db/database'
+import { historyRecordOf } from '../../../src/db/history-record'
+import type { HistoryFilter } from '../../../src/db/history-repository'
+import type { MarkRecord, RecordKey } from '../../../src/domain/records'
+import { ledgerCsvChunks } from '../../../src/export/ledger-csv'
+import { setDesktopApiForTests } from '../../../src/platform'
+import { useLedgerStore } from '../../../src/stores/ledger-store'
+import { IDBKeyRange, IDBFactory } from 'fake-indexeddb'
+import { ClosebookDb as Db } from '../../../src/db/database'
+import { CONN, T0, historyItem } from '../../support/api-items'
+import { checkpoint, mark, putMarks } from '../../support/cache'
+
+// Pages of about 7 records: the 40 records below span several, some with a run of equal times across a
+// page's edge.
+vi.mock('../../../src/db/history-pages', async (original) => ({
+  ...(await original<typeof import('../../../src/db/history-pages')>()),
+  HISTORY_PAGE_SIZE: 7,
+}))
+
+const N = 40
+/** Record i's time: six records share each time, 20 minutes apart, so time windows of an hour hold some. */
+const timeOf = (i: number): number => T0 + Math.floor(i / 6) * 1_200_000
+
+let db: ClosebookDb
+let cache: Cache
+let dir: string
+let target: string
+let files: FileWriter
+let appends: number
+/** Called before each append reaches the writer (to cancel or fail mid-way). */
+let beforeAppend: (n: number) => void
+
+function fakeFilesApi(): DesktopApi {
+  const api: Pick<DesktopApi, 'files'> = {
+    files: {
+      begin: async (a) => ({ fileId: await files.begin(a.suggestedName as string, a.encoding) }),
+      append: async (a) => {
+        beforeAppend(++appends)
+        return { bytesWritten: await files.append(a.fileId, a.chunk) }
+      },
+      finish: (a) => files.finish(a.fileId),
+      cancel: async (a) => ({ cancelled: await files.cancel(a.fileId) }),
+    },
+  }
+  return api as DesktopApi
+}
+
+beforeEach(async () => {
+  db = new Db('closebook-csv-export', { indexedDB: new IDBFactory(), IDBKeyRange })
+  cache = createCache(db)
+  setAppCacheForTests(cache)
+  await cache.connections.put({
+    id: CONN,
+    label: 'Test',
+    baseUrl: 'http://127.0.0.1',
+    timeZone: 'Asia/Tokyo',
+    storeIds: [],
+    isDemo: false,
+    lastSyncedAt: null,
+    highWater: {},
+  })
+  const records = Array.from({ length: N }, (_, i) =>
+    historyRecordOf(
+      CONN,
+      historyItem(i, {
+        created_on: new Date(timeOf(i)).toISOString(),
+        ...(i % 4 === 3 ? { type: 'refund' as const } : {}),
+      }),
+      0,
+    ),
+  )
+  await cache.history.putPage(CONN, records, checkpoint())
+  // Every third record reconciled, with a note that needs quoting.
+  await putMarks(
+    db,
+    records.filter((_, i) => i % 3 === 0).map((r) => mark(r.key, { note: `seen, "ok"` })),
+    (m) => records.find((r) => r.key === m.key)?.createdAt ?? T0,
+  )
+  dir = await mkdtemp(join(tmpdir(), 'closebook-ledger-csv-'))
+  target = join(dir, 'out.csv')
+  files = new FileWriter({
+    dataDir: dir,
+    deliverFile: async (temp, fileName) => {
+      await moveIntoPlace(temp, target)
+      return { savedTo: 'path', path: target, fileName }
+    },
+  })
+  appends = 0
+  beforeAppend = () => undefined
+  setDesktopApiForTests(fakeFilesApi())
+  setActivePinia(createPinia())
+})
+
+afterEach(async () => {
+  setDesktopApiForTests(undefined)
+  setAppCacheForTests(undefined)
+  db.close()
+  await rm(dir, { recursive: true, force: true })
+})
+
+/** The file as the export wrote it before it streamed: every record in one query, then their marks. */
+async function wholeExport(filter: HistoryFilter, order: 'asc' | 'desc'): Promise<string> {
+  const records = await cache.history.queryPage({ ...filter, order, offset: 0, limit: Infinity })
+  const marks = new Map<RecordKey, MarkRecord>()
+  for (const m of await cache.marks.getMany(CONN, records)) if (m) marks.set(m.key, m)
+  return [...ledgerCsvChunks(records, marks, 'Asia/Tokyo')].join('')
+}
+
+const leftovers = async (): Promise<string[]> => [
+  ...(await readdir(join(dir, 'tmp')).catch(() => [])),
+  ...(await readdir(dir)).filter((f) => f !== 'tmp'),
+]
+
+describe('ledger store: CSV export', () => {
+  it('writes the same bytes as one whole read, a page at a time, for the date order either way', async () => {
+    const ledger = useLedgerStore()
+    await ledger.init()
+    for (const order of ['desc', 'asc'] as const) {
+      ledger.order = order
+      appends = 0
+      expect(await ledger.exportCsv()).toBe('closebook-ledger-all.csv')
+      const expected = await wholeExport({ connectionId: CONN, from: 0, to: 8.64e15 }, order)
+      expect(await readFile(target, 'utf8')).toBe(expected)
+      expect(expected.split('\r\n')).toHaveLength(N + 2) // header, N rows, and the last line's end
+      expect(appends).toBeGreaterThan(3) // one chunk per page (time windows of about 7 records)
+    }
+  })
+
+  it('writes the filtered records only, with their marks', async () => {
+    const ledger = useLedgerStore()
+    await ledger.init()
+    ledger.filters.type = 'refund'
+    await ledger.exportCsv()
+    const filter = { connectionId: CONN, from: 0, to: 8.64e15, type: 'refund' as const }
+    const text = await readFile(target, 'utf8')
+    expect(text).toBe(await wholeExport(filter, 'desc'))
+    expect(text).toContain('"seen, ""ok"""')
+  })
+
+  it('cancelled mid-way: no file at the target, no temporary file left, and no error shown', async () => {
+    const ledger = useLedgerStore()
+    await ledger.init()
+    const cancel = new AbortController()
+    beforeAppend = (n) => n === 3 && cancel.abort()
+    expect(await ledger.exportCsv({ signal: cancel.signal })).toBeNull()
+    expect(appends).toBe(3)
+    expect(await leftovers()).toEqual([])
+    expect(ledger.notice).toBeNull()
+  })
+
+  it('a write failing mid-way leaves no file and says why', async () => {
+    const ledger = useLedgerStore()
+    await ledger.init()
+    beforeAppend = (n) => {
+      if (n === 2) throw diskError(Object.assign(new Error('no space'), { code: 'ENOSPC' }), 'out.csv')
+    }
+    expect(await ledger.exportCsv()).toBeNull()
+    expect(await leftovers()).toEqual([])
+    expect(ledger.notice).toMatchObject({
+      kind: 'error',
+      error: { code: 'disk_full', detail: expect.stringContaining('out.csv was not written') as string },
+    })
+  })
+})
