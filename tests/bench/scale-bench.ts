@@ -160,10 +160,13 @@ async function monthEndAndExport(records: number): Promise<MetricMap> {
   }
   if (!big) return metrics
   const rows = big.result.rows
+  // Short of 1M rows (a smaller cache), the figure is the measured rate carried to 1M rows, so that a
+  // small run is never marked as meeting the 1M target by its size alone.
+  const perMillion = rows < EXPORT_ROWS ? (big.result.ms * EXPORT_ROWS) / rows : big.result.ms
   metrics['scale.export_1m_rows_s'] = measured(
     'scale.export_1m_rows_s',
-    Math.round(big.result.ms / 100) / 10,
-    `the ledger store's CSV export of ${rows} rows${rows < EXPORT_ROWS ? ' (all the cache holds, short of 1M)' : ''}, ${Math.round(big.bytes / 2 ** 20)} MiB through main's FileWriter (a temporary file moved into place), ${Math.round(rows / (big.result.ms / 1000))} rows/s; reading the records ${big.result.readRecordsMs} ms, their marks ${big.result.readMarksMs} ms, waiting for the host ${big.result.hostMs} ms (these overlap: the next page is read while one is written); Chromium CPU ${big.cpuS} s; ${on}`,
+    Math.round(perMillion / 100) / 10,
+    `${rows < EXPORT_ROWS ? `carried to 1M rows from ${Math.round(big.result.ms / 100) / 10} s for ` : ''}the ledger store's CSV export of ${rows} rows${rows < EXPORT_ROWS ? ' (all the cache holds, short of 1M)' : ''}, ${Math.round(big.bytes / 2 ** 20)} MiB through main's FileWriter (a temporary file moved into place), ${Math.round(rows / (big.result.ms / 1000))} rows/s; reading the records ${big.result.readRecordsMs} ms, their marks ${big.result.readMarksMs} ms, waiting for the host ${big.result.hostMs} ms (these overlap: the next page is read while one is written); Chromium CPU ${big.cpuS} s; ${on}`,
   )
   metrics['scale.export_peak_rss_mb'] = measured(
     'scale.export_peak_rss_mb',
