@@ -15,5 +15,20 @@ import { v12 } from './v12'
 import { v13 } from './v13'
 import { v14 } from './v14'
 
-export const MIGRATIONS: readonly MigrationStep[] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14]
+export const MIGRATIONS: readonly MigrationStep[] = [
+  v1,
+  v2,
+  v3,
+  v4,
+  v5,
+  v6,
+  v7,
+  v8,
+  v9,
+  v10,
+  v11,
+  v12,
+  v13,
+  v14,
+]
 export type { MigrationProgress, MigrationStep, ReportMigrationProgress } from './step'
