@@ -104,13 +104,16 @@ async function restoreToEnd(page: Page, path: string): Promise<void> {
   await expect(page.getByRole('alert')).toHaveCount(0)
 }
 
-/** The Chromium browser process started with `userDataDir` (not its renderers or helpers). */
+/**
+ * The Chromium browser process started with `userDataDir` (not its renderers or helpers). Its command line
+ * is split on NULs and spaces: the browser process may rewrite it as one space-separated string.
+ */
 function browserProcessOf(userDataDir: string): number {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     let args: string[]
     try {
-      args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
+      args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split(/[\0\s]+/)
     } catch {
       continue // exited meanwhile
     }
