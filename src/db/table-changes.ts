@@ -29,20 +29,17 @@ function storedNamesOf(table: string): string[] {
 
 function touches(parts: MutatedParts, dbName: string, input: WatchedInput): boolean {
   const table = typeof input === 'string' ? input : input.table
-  if (typeof input === 'string')
-    return storedNamesOf(table).some((name) => {
-      const prefix = `idb://${dbName}/${name}/`
-      return Object.keys(parts).some((part) => part.startsWith(prefix))
+  return storedNamesOf(table).some((name) => {
+    const prefix = `idb://${dbName}/${name}/`
+    if (!Object.keys(parts).some((part) => part.startsWith(prefix))) return false
+    if (typeof input === 'string') return true
+    // Only the primary key's parts name the rows ('' written, ':dels' deleted); an index part is written
+    // with them.
+    const keyParts = [prefix, `${prefix}:dels`].map((p) => parts[p]).filter((p) => p !== undefined)
+    return input.keyPrefixes.some((keyPrefix) => {
+      const wanted = new RangeSet(keyPrefix, `${keyPrefix}\uffff`)
+      return keyParts.some((p) => rangesOverlap(p as RangeSet, wanted))
     })
-  const prefix = `idb://${dbName}/${table}/`
-  const written = Object.keys(parts).filter((part) => part.startsWith(prefix))
-  if (written.length === 0) return false
-  // Only the primary key's parts name the rows ('' written, ':dels' deleted); any index part means a write
-  // the primary key parts also record.
-  const keyParts = [`${prefix}`, `${prefix}:dels`].map((p) => parts[p]).filter((p) => p !== undefined)
-  return input.keyPrefixes.some((keyPrefix) => {
-    const wanted = new RangeSet(keyPrefix, `${keyPrefix}\uffff`)
-    return keyParts.some((p) => rangesOverlap(p as RangeSet, wanted))
   })
 }
 

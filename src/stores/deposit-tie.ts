@@ -103,7 +103,7 @@ export async function loadDepositTie(connection: CachedConnection): Promise<Depo
 }
 
 /** What the tie-out is computed from: a write to any of these tables makes a kept result stale. */
-const TIE_INPUTS: readonly WatchedInput[] = [
+export const TIE_INPUTS: readonly WatchedInput[] = [
   'payoutTransfers',
   'payoutLedgers',
   'payoutStatusChanges',

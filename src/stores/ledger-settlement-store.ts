@@ -10,21 +10,15 @@ import { appCache } from '../db/cache'
 import type { ClosebookDb } from '../db/database'
 import { watchTables, type WatchedInput } from '../db/table-changes'
 import type { HistoryRecord } from '../domain/records'
-import { PAYOUT_SETTINGS } from './payout-readings-setting'
+import { TIE_INPUTS } from './deposit-tie'
 import { readSettlements, type Settlement } from './record-details'
 
+/** A settlement is read from the deposit tie-out and from each record's ledger link. */
 const INPUTS: readonly WatchedInput[] = [
+  ...TIE_INPUTS,
   'ledgerLinks',
   // A charge's ledger link is written with its charge part (ledger-links.ts).
   'chargeParts',
-  'payoutTransfers',
-  'payoutLedgers',
-  'payoutStatusChanges',
-  'payoutSync',
-  'imports',
-  'importedRows',
-  PAYOUT_SETTINGS,
-  'connections',
 ]
 
 const keyOf = (r: HistoryRecord): string => `${r.connectionId}\u0001${r.key}`
