@@ -1,19 +1,7 @@
 /** The ledger's current filter as CSV lines: the Transactions sheet's columns, same values and guard. */
 import type { HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
-import { csvChunks, csvLine, UTF8_BOM } from './csv'
+import { csvLine, UTF8_BOM } from './csv'
 import { TRANSACTION_HEADERS, transactionRow } from './month-workbook'
-
-export function ledgerCsvChunks(
-  records: Iterable<HistoryRecord>,
-  marks: ReadonlyMap<RecordKey, MarkRecord>,
-  timeZone: string,
-  rowsPerChunk?: number,
-): Generator<string> {
-  const rows = function* () {
-    for (const r of records) yield transactionRow(r, marks.get(r.key), timeZone, r.raw.store_name || null)
-  }
-  return csvChunks(TRANSACTION_HEADERS, rows(), rowsPerChunk)
-}
 
 /** One page of the ledger's records with their marks. */
 export interface LedgerCsvPage {
@@ -22,8 +10,8 @@ export interface LedgerCsvPage {
 }
 
 /**
- * The same text as ledgerCsvChunks, one chunk per page as the pages arrive: only one page's records and
- * text are held at a time, whatever the filter's size.
+ * The CSV text (BOM, header, one line per record), one chunk per page as the pages arrive: only one
+ * page's records and text are held at a time, whatever the filter's size.
  */
 export async function* ledgerCsvPages(
   pages: AsyncIterable<LedgerCsvPage>,

@@ -15,7 +15,8 @@ import type { ClosebookDb } from '../../../src/db/database'
 import { historyRecordOf } from '../../../src/db/history-record'
 import type { HistoryFilter } from '../../../src/db/history-repository'
 import type { MarkRecord, RecordKey } from '../../../src/domain/records'
-import { ledgerCsvChunks } from '../../../src/export/ledger-csv'
+import { toCsv } from '../../../src/export/csv'
+import { TRANSACTION_HEADERS, transactionRow } from '../../../src/export/month-workbook'
 import { setDesktopApiForTests } from '../../../src/platform'
 import { useLedgerStore } from '../../../src/stores/ledger-store'
 import { IDBKeyRange, IDBFactory } from 'fake-indexeddb'
@@ -116,7 +117,10 @@ async function wholeExport(filter: HistoryFilter, order: 'asc' | 'desc'): Promis
   const records = await cache.history.queryPage({ ...filter, order, offset: 0, limit: Infinity })
   const marks = new Map<RecordKey, MarkRecord>()
   for (const m of await cache.marks.getMany(CONN, records)) if (m) marks.set(m.key, m)
-  return [...ledgerCsvChunks(records, marks, 'Asia/Tokyo')].join('')
+  return toCsv(
+    TRANSACTION_HEADERS,
+    records.map((r) => transactionRow(r, marks.get(r.key), 'Asia/Tokyo', r.raw.store_name || null)),
+  )
 }
 
 const leftovers = async (): Promise<string[]> => [
