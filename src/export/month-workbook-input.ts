@@ -25,7 +25,7 @@ export interface MonthWorkbookInput {
   appVersion: string
   /** Further filters to state in the header block (the store filter is stated already). */
   filters?: readonly string[]
-  /** Imported order or bank lines of the period that no accepted match links to (issue: matching). */
+  /** Imported order or bank lines of the period that no accepted match links to. */
   unmatchedImports?: readonly UnmatchedImport[]
   /** The month's close when the workbook was made; null or absent: the month is open. */
   close?: MonthClose | null
