@@ -92,7 +92,7 @@ test.describe('month-end from the keyboard', () => {
     page,
     webHost,
   }) => {
-    test.setTimeout(180_000)
+    test.setTimeout(300_000)
     await page.setViewportSize({ width: 1280, height: 900 })
     await syncDemo(page, webHost.launchUrl)
     const openMonth = async (): Promise<void> => {
@@ -106,7 +106,9 @@ test.describe('month-end from the keyboard', () => {
     }
     await openMonth()
 
-    // Charts start collapsed, and then the page is no taller than three screens.
+    // Charts start collapsed, and then the page is no taller than four screens. Measured once the payout
+    // sync has ended and its roll-forward is on the page: the page at its full height.
+    await expect(page.getByTestId('check-payouts')).toHaveClass(/check-ok/, { timeout: 120_000 })
     const showCharts = page.getByRole('button', { name: 'Show charts' })
     await expect(showCharts).toHaveAttribute('aria-expanded', 'false')
     await expect(page.getByTestId('chart-daily-JPY')).toHaveCount(0)
