@@ -102,7 +102,7 @@ export function ceilingSeconds(pagesByRoute: ReadonlyMap<string, number>): numbe
 }
 
 /** Starts the built web host in its own process group (a keychain session wraps it); resolves its URL. */
-async function startWebHost(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+export async function startWebHost(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     'bash',
     [
@@ -137,7 +137,7 @@ async function startWebHost(dataDir: string): Promise<{ url: string; child: Chil
  * E2E_SYNC_PROFILE=1: a CPU profile of the page during the sync, summarised as the functions with the most
  * self time (idle and GC named as such): where the UI thread's time goes, for choosing what to optimise.
  */
-async function startProfile(page: Page): Promise<() => Promise<string>> {
+export async function startProfile(page: Page): Promise<() => Promise<string>> {
   const cdp = await page.context().newCDPSession(page)
   await cdp.send('Profiler.enable')
   await cdp.send('Profiler.setSamplingInterval', { interval: 1000 })
@@ -169,7 +169,7 @@ async function startProfile(page: Page): Promise<() => Promise<string>> {
   }
 }
 
-async function stopGroup(child: ChildProcess): Promise<void> {
+export async function stopGroup(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.pid === undefined) return
   const exited = new Promise((r) => child.once('exit', r))
   try {

@@ -90,6 +90,17 @@ const SUITES: Suite[] = [
     ],
   },
   {
+    // The built web host's Ledger in Chromium, the demo plus 1M records written into its cache, scrolled.
+    name: 'ledger-scroll',
+    module: './ledger-scroll-bench',
+    exportName: 'benchLedgerScroll',
+    metrics: [
+      'scale.ledger_scroll_max_frame_ms',
+      'scale.ledger_scroll_jump_ms',
+      'scale.ledger_scroll_reaches_end',
+    ],
+  },
+  {
     name: 'idb-write',
     module: './idb-write-bench',
     exportName: 'benchIdbWrite',

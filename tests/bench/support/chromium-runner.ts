@@ -4,7 +4,7 @@
  * server serves it, Playwright calls `__bench` and returns its JSON. IndexedDB is Chromium's real one, on
  * disk in a throwaway profile.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -36,6 +36,38 @@ export function launchBenchChromium(profileDir: string): Promise<BrowserContext>
   })
 }
 
+/**
+ * Bundles a benchmark entry with the renderer's own code into `outDir` (an index.html that loads it), using
+ * `srcDir` as the build's root: what runInChromium serves, and what a suite serves on another origin.
+ */
+export async function bundleEntry(entry: string, srcDir: string, outDir: string): Promise<void> {
+  mkdirSync(srcDir, { recursive: true })
+  writeFileSync(
+    join(srcDir, 'index.html'),
+    `<!doctype html><html><head><meta charset="utf-8"><title>bench</title></head><body><script type="module" src="/${basename(entry)}"></script></body></html>`,
+  )
+  writeFileSync(join(srcDir, basename(entry)), `import ${JSON.stringify(resolve(entry))}\n`)
+  await build({
+    root: srcDir,
+    logLevel: 'error',
+    configFile: false,
+    plugins: [vue()],
+    // plugin-vue dedupes 'vue' from the build's root, a temporary folder with no node_modules: an entry
+    // that reaches a Pinia store would fail to resolve it. The project's own copy, as the app bundles it.
+    resolve: {
+      alias: [
+        {
+          find: /^vue$/,
+          replacement: resolve(__dirname, '../../../node_modules/vue/dist/vue.runtime.esm-bundler.js'),
+        },
+      ],
+    },
+    // base './': the page may be served under a path on another origin (a suite's route on the app's).
+    base: './',
+    build: { outDir, emptyOutDir: true, minify: false, target: 'es2022' },
+  })
+}
+
 export async function runInChromium<T>(
   entry: string,
   args: unknown,
@@ -51,33 +83,9 @@ export async function runInChromium<T>(
   } = {},
 ): Promise<T> {
   const work = mkdtempSync(join(tmpdir(), 'closebook-bench-'))
-  const root = join(work, 'src')
   const outDir = join(work, 'dist')
   try {
-    const { mkdirSync } = await import('node:fs')
-    mkdirSync(root)
-    writeFileSync(
-      join(root, 'index.html'),
-      `<!doctype html><html><head><meta charset="utf-8"><title>bench</title></head><body><script type="module" src="/${basename(entry)}"></script></body></html>`,
-    )
-    writeFileSync(join(root, basename(entry)), `import ${JSON.stringify(resolve(entry))}\n`)
-    await build({
-      root,
-      logLevel: 'error',
-      configFile: false,
-      plugins: [vue()],
-      // plugin-vue dedupes 'vue' from the build's root, a temporary folder with no node_modules: an entry
-      // that reaches a Pinia store would fail to resolve it. The project's own copy, as the app bundles it.
-      resolve: {
-        alias: [
-          {
-            find: /^vue$/,
-            replacement: resolve(__dirname, '../../../node_modules/vue/dist/vue.runtime.esm-bundler.js'),
-          },
-        ],
-      },
-      build: { outDir, emptyOutDir: true, minify: false, target: 'es2022' },
-    })
+    await bundleEntry(entry, join(work, 'src'), outDir)
     const server = createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname
       const file = join(outDir, path === '/' ? 'index.html' : path)
