@@ -11,6 +11,7 @@ import type { HistoryType, Mode } from '../../electron/shared/payment-api'
 import type { ClosebookDb } from './database'
 import { byTimeThenKey, matchesSearch, searchDayOf, searchTermsOf } from './history-record'
 import { dayRowBatches, markTargetOf } from './day-digests'
+import { dayOfOffset, type DayCounts } from './day-counts'
 import { dayPartsRange, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
 import type { StoredHistoryRow } from './history-row'
 import { HistoryWriter, type FingerprintOf, type PutPageResult } from './history-writer'
@@ -124,6 +125,12 @@ function fieldTests(filter: HistoryFilter): ((r: Pick<HistoryRecord, EqualityFie
   return tests
 }
 
+/** Whether a filter's pages are read from the day digests (its matches counted per day, countByDay). */
+function pagedByDigests(filter: HistoryFilter): boolean {
+  if (searchTermsOf(filter.search ?? '').length > 0 || filter.reconciled === 'changed') return false
+  return fieldTests(filter).length > 0 || filter.reconciled !== undefined
+}
+
 export class HistoryRepository {
   /** Writes go through the history writer, the one owner of the day indexes. */
   readonly writer: HistoryWriter
@@ -157,8 +164,11 @@ export class HistoryRepository {
     return this.db.history.bulkGet(keys.map((k) => [connectionId, k] as [string, RecordKey]))
   }
 
-  /** One page of the ledger. */
-  async queryPage(query: HistoryQuery): Promise<HistoryRecord[]> {
+  /**
+   * One page of the ledger. `counts` (countByDay of the same filter) lets a page deep in a filter's
+   * result start at the day holding its first row.
+   */
+  async queryPage(query: HistoryQuery, counts?: DayCounts | null): Promise<HistoryRecord[]> {
     const { db } = this
     return db.transaction('r', [db.history, db.markDays, db.dayTokens, db.dayDigests], async () => {
       if (query.reconciled === 'changed') {
@@ -167,7 +177,7 @@ export class HistoryRepository {
       }
       const terms = searchTermsOf(query.search ?? '')
       if (terms.length > 0) return this.searchPage(query, terms)
-      if (fieldTests(query).length > 0) return this.digestPage(query)
+      if (pagedByDigests(query)) return this.digestPage(query, counts ?? null)
       let coll = await this.dateCollection(query)
       if (query.order === 'desc') coll = coll.reverse()
       return coll.offset(query.offset).limit(query.limit).toArray()
@@ -222,13 +232,16 @@ export class HistoryRepository {
    * reconciled; not text search, not the changed filter). Reads the day rows a month at a time, so
    * memory stays bounded over all periods. In a transaction that includes dayDigests and markDays.
    */
-  private async eachDigest(filter: HistoryFilter, visit: (d: RecordDigest) => void): Promise<void> {
+  private async eachDigest(
+    filter: HistoryFilter,
+    visit: (d: RecordDigest, day: number) => void,
+  ): Promise<void> {
     const { connectionId, from, to } = filter
     if (!(to > from)) return
     const matches = await this.digestTest(filter)
     const days = { lo: searchDayOf(from), hi: searchDayOf(to - 1), desc: false }
     for await (const rows of dayRowBatches(this.db.dayDigests, connectionId, days, () => DIGEST_BATCH_DAYS))
-      for (const row of rows) for (const d of row.records) if (matches(d)) visit(d)
+      for (const row of rows) for (const d of row.records) if (matches(d)) visit(d, row.day)
   }
 
   /** What a digest must pass to match the filter: its range, equality fields, brand and reconciled state. */
@@ -241,6 +254,26 @@ export class HistoryRepository {
       d.createdAt < to &&
       tests.every((t) => t(d)) &&
       (keyTest === null || keyTest(d.key))
+  }
+
+  /**
+   * How many records the filter matches on each day, where its pages are read from day digests (a field
+   * or reconciled filter without search); null otherwise. The count of such a filter walks the same rows.
+   */
+  async countByDay(filter: HistoryFilter): Promise<DayCounts | null> {
+    if (!pagedByDigests(filter)) return null
+    const { db } = this
+    return db.transaction('r', [db.markDays, db.dayDigests], async () => {
+      const days: { day: number; n: number }[] = []
+      let total = 0
+      await this.eachDigest(filter, (_, day) => {
+        const last = days[days.length - 1]
+        if (last?.day === day) last.n++
+        else days.push({ day, n: 1 })
+        total++
+      })
+      return { days, total }
+    })
   }
 
   /** How many records the same filter matches (for the ledger's pager and totals). */
@@ -348,6 +381,7 @@ export class HistoryRepository {
     filter: HistoryFilter,
     order: 'asc' | 'desc',
     need: number,
+    startDay?: number,
   ): Promise<RecordDigest[]> {
     const { connectionId, from, to } = filter
     if (!(to > from) || need <= 0) return []
@@ -357,6 +391,8 @@ export class HistoryRepository {
     let batch = need === Infinity ? DIGEST_BATCH_DAYS : DIGEST_FIRST_DAYS
     let daysRead = 0
     const days = { lo: searchDayOf(from), hi: searchDayOf(to - 1), desc }
+    if (startDay !== undefined && desc) days.hi = Math.min(days.hi, startDay)
+    if (startDay !== undefined && !desc) days.lo = Math.max(days.lo, startDay)
     for await (const rows of dayRowBatches(this.db.dayDigests, connectionId, days, () => batch)) {
       for (const row of rows) {
         const dayHits = row.records.filter(matches)
@@ -371,9 +407,17 @@ export class HistoryRepository {
     return hits
   }
 
-  /** One page of a field filter: its digests in order, then only the page's records, by key. */
-  private async digestPage(query: HistoryQuery): Promise<HistoryRecord[]> {
-    return this.fetchPage(query, await this.digestHits(query, query.order, query.offset + query.limit))
+  /**
+   * One page of a field or reconciled filter: its digests in order, then only the page's records, by key.
+   * With the filter's day counts the walk starts at the day of the page's first row.
+   */
+  private async digestPage(query: HistoryQuery, counts: DayCounts | null): Promise<HistoryRecord[]> {
+    const start = counts ? dayOfOffset(counts, query.offset, query.order) : null
+    if (!start)
+      return this.fetchPage(query, await this.digestHits(query, query.order, query.offset + query.limit))
+    const offset = query.offset - start.skipped
+    const hits = await this.digestHits(query, query.order, offset + query.limit, start.day)
+    return this.fetchPage({ ...query, offset }, hits)
   }
 
   /** The page's records, by key, from the hits of its walk in order (at least offset + limit when there are). */

@@ -5,6 +5,7 @@
  */
 import { computed, reactive, ref, type ComputedRef, type Ref } from 'vue'
 import { appCache } from '../../db/cache'
+import type { DayCounts } from '../../db/day-counts'
 import type { HistoryFilter } from '../../db/history-repository'
 import type { CachedConnection } from '../../domain/records'
 import { toAppError } from '../../platform/app-error'
@@ -58,7 +59,15 @@ export function useLedgerQuery(facts: RowFacts, notice: Ref<LedgerNotice | null>
   )
   const currentFilter = (): HistoryFilter | null =>
     historyFilterOf(connectionId.value, filters, timeZone.value)
-  const blocks = useRowBlocks({ currentFilter, order, total, loadFacts: facts.loadFacts })
+  /** The current filter's matches per day, once counted: a block deep in the result starts at its day. */
+  let dayCounts: DayCounts | null = null
+  const blocks = useRowBlocks({
+    currentFilter,
+    order,
+    total,
+    dayCounts: () => dayCounts,
+    loadFacts: facts.loadFacts,
+  })
   const { rows } = blocks
 
   async function loadConnections(): Promise<void> {
@@ -75,6 +84,7 @@ export function useLedgerQuery(facts: RowFacts, notice: Ref<LedgerNotice | null>
    */
   async function refresh(): Promise<void> {
     const gen = blocks.reset()
+    dayCounts = null
     const filter = currentFilter()
     if (!filter) {
       total.value = 0
@@ -93,10 +103,10 @@ export function useLedgerQuery(facts: RowFacts, notice: Ref<LedgerNotice | null>
       await blocks.ensureRows(0, BLOCK * 2)
       if (!blocks.isCurrent(gen)) return
       total.value = rows.value.size === BLOCK * 2 ? BLOCK * 3 : rows.value.size
-      void appCache()
-        .history.count(filter)
-        .then((n) => {
+      void countOf(filter)
+        .then(({ n, days }) => {
           if (!blocks.isCurrent(gen)) return
+          dayCounts = days
           total.value = n
           counted.value = true
         })
@@ -141,6 +151,13 @@ export function useLedgerQuery(facts: RowFacts, notice: Ref<LedgerNotice | null>
       if (blocks.isCurrent(gen)) loading.value = false
     }
     return true
+  }
+
+  /** The filter's count, per day where its pages are read from day digests (the same walk). */
+  async function countOf(filter: HistoryFilter): Promise<{ n: number; days: DayCounts | null }> {
+    const history = appCache().history
+    const days = await history.countByDay(filter)
+    return { n: days ? days.total : await history.count(filter), days }
   }
 
   async function exactTotal(): Promise<number> {

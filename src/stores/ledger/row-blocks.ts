@@ -5,6 +5,7 @@
  */
 import { shallowRef, type Ref, type ShallowRef } from 'vue'
 import { appCache } from '../../db/cache'
+import type { DayCounts } from '../../db/day-counts'
 import type { HistoryFilter } from '../../db/history-repository'
 import type { HistoryRecord } from '../../domain/records'
 
@@ -15,6 +16,8 @@ export interface RowBlocksDeps {
   order: Ref<'asc' | 'desc'>
   /** Rows past the total are never read. */
   total: Ref<number>
+  /** The filter's matches per day once counted (null before, or where pages are not read by day). */
+  dayCounts: () => DayCounts | null
   /** Reads what the grid shows beside a page of rows (marks, fees, store names). */
   loadFacts: (connectionId: string, page: readonly HistoryRecord[]) => Promise<void>
 }
@@ -76,12 +79,10 @@ export function useRowBlocks(deps: RowBlocksDeps): RowBlocks {
   async function loadBlocks(block: number, count: number, gen: number): Promise<void> {
     const filter = deps.currentFilter()
     if (!filter) return
-    const page = await appCache().history.queryPage({
-      ...filter,
-      order: deps.order.value,
-      offset: block * BLOCK,
-      limit: count * BLOCK,
-    })
+    const page = await appCache().history.queryPage(
+      { ...filter, order: deps.order.value, offset: block * BLOCK, limit: count * BLOCK },
+      deps.dayCounts(),
+    )
     await deps.loadFacts(filter.connectionId, page)
     if (gen !== generation) return
     const nextRows = new Map(rows.value)

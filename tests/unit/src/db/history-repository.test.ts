@@ -570,3 +570,72 @@ describe('search through the token index', () => {
     )
   })
 })
+
+describe('pages deep in a result start at the day of their first row', () => {
+  // 60 records 7 hours apart (18 UTC days): every third a refund, every fifth reconciled.
+  const many = Array.from({ length: 60 }, (_, i) => {
+    const n = i + 1
+    return historyRecordOf(
+      CONN,
+      historyItem(n, {
+        created_on: new Date(T0 + n * 7 * HOUR).toISOString(),
+        ...(n % 3 === 0 ? { type: 'refund' as const, charge_id: uuid(n - 1) } : {}),
+        ...(n % 4 === 0 ? { store_id: STORE_2 } : {}),
+      }),
+      T0,
+    )
+  })
+  const filters: HistoryFilter[] = [
+    { connectionId: CONN, from: T0, to: T0 + 1000 * HOUR, type: 'charge' },
+    { connectionId: CONN, from: T0 + 50 * HOUR, to: T0 + 300 * HOUR, storeId: STORE_1 },
+    { connectionId: CONN, from: T0, to: T0 + 1000 * HOUR, reconciled: 'unreconciled' },
+    { connectionId: CONN, from: T0, to: T0 + 1000 * HOUR, reconciled: 'reconciled', type: 'charge' },
+  ]
+  const keys = (rows: HistoryRecord[]): string[] => rows.map((r) => r.key)
+
+  beforeEach(async () => {
+    await repo.putPage(CONN, many, checkpoint())
+    await putMarksOn(
+      many,
+      many.filter((_, i) => (i + 1) % 5 === 0).map((r) => mark(r.key)),
+    )
+  })
+
+  it('counts each day of a field or reconciled filter, and nothing for a search', async () => {
+    for (const filter of filters) {
+      const counts = await repo.countByDay(filter)
+      expect(counts?.total).toBe(await repo.count(filter))
+      expect(counts?.days.length).toBeGreaterThan(5)
+      expect(counts?.days.every((d, k, all) => d.n > 0 && (k === 0 || all[k - 1]!.day < d.day))).toBe(true)
+    }
+    expect(await repo.countByDay({ ...filters[0]!, search: 'holder' })).toBeNull()
+    expect(await repo.countByDay({ connectionId: CONN, from: T0, to: T0 + 1000 * HOUR })).toBeNull()
+  })
+
+  it('gives every page the rows it gives without the counts, in both orders', async () => {
+    for (const filter of filters) {
+      const counts = await repo.countByDay(filter)
+      const total = counts?.total ?? 0
+      for (const order of ['asc', 'desc'] as const)
+        for (let offset = 0; offset <= total + 2; offset++)
+          for (const limit of [1, 3, 10]) {
+            const q: HistoryQuery = { ...filter, order, offset, limit }
+            expect(keys(await repo.queryPage(q, counts)), JSON.stringify(q)).toEqual(
+              keys(await repo.queryPage(q)),
+            )
+          }
+    }
+  })
+
+  it('reads no digest of the days before the page', async () => {
+    const filter = filters[0]!
+    const counts = await repo.countByDay(filter)
+    const q: HistoryQuery = { ...filter, order: 'asc', offset: 20, limit: 5 }
+    const expected = keys(await repo.queryPage(q))
+    // The digests of the days before the page's first row go: a walk from the start would miss its rows.
+    const firstDay = counts!.days.find((_, k, all) => all.slice(0, k + 1).reduce((s, d) => s + d.n, 0) > 20)!
+    await db.dayDigests.where('[connectionId+day]').below([CONN, firstDay.day]).delete()
+    expect(keys(await repo.queryPage(q, counts))).toEqual(expected)
+    expect(keys(await repo.queryPage(q))).not.toEqual(expected)
+  })
+})

@@ -62,6 +62,7 @@ describe('ledger block cache', () => {
       currentFilter: () => ({ connectionId: CONN, from: 0, to: 8.64e15 }),
       order: ref('desc'),
       total,
+      dayCounts: () => null,
       loadFacts: () => Promise.resolve(),
     })
     const stale = blocks.ensureRows(0, BLOCK)
@@ -81,6 +82,7 @@ describe('ledger block cache', () => {
       currentFilter: () => ({ connectionId: CONN, from: 0, to: 8.64e15 }),
       order: ref('desc'),
       total: ref(150),
+      dayCounts: () => null,
       loadFacts: () => Promise.resolve(),
     })
     await blocks.ensureRows(0, 1000)
