@@ -25,7 +25,7 @@ import { crossCheck } from '../../../src/reconcile/cross-check'
 import { summarizeMonth, totalsByCurrency } from '../../../src/reconcile/month-summary'
 import { registerCloseFacts } from '../../../src/stores/close-facts'
 import { useLedgerStore } from '../../../src/stores/ledger-store'
-import { loadMonth } from '../../../src/stores/month-end-store'
+import { loadMonth } from '../../../src/stores/month-load'
 import { loadMonthPayouts } from '../../../src/stores/month-payouts'
 import type {
   ExportRunResult,
@@ -192,7 +192,7 @@ async function monthEnd(args: MonthEndFillArgs): Promise<MonthEndRunResult> {
   lap('checklist')
   return {
     runs,
-    history: month.history.length,
+    history: month.digests.length,
     charges: month.charges.length,
     marks: month.marks.size,
     checklistItems: month.checklist.items.length,
