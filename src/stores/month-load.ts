@@ -105,7 +105,7 @@ function once<T>(read: () => Promise<T>): () => Promise<T> {
  * Each store's name as the month's newest record of that store that names it gives it. The newest record
  * of each store is read first; only a store whose newest record has no name has its others read.
  */
-async function storeNamesOf(
+export async function monthStoreNames(
   connectionId: string,
   digests: readonly RecordDigest[],
 ): Promise<Map<string, string>> {
@@ -129,7 +129,7 @@ async function storeNamesOf(
 }
 
 /** History charges as the cross-check reads them (a digest's key is `charge:<resource id>`). */
-function crossCheckedCharges(digests: readonly AmountDigest[]): CrossCheckedRecord[] {
+export function crossCheckedCharges(digests: readonly AmountDigest[]): CrossCheckedRecord[] {
   const prefix = 'charge:'
   return digests
     .filter((d) => d.type === 'charge')
@@ -140,6 +140,58 @@ function crossCheckedCharges(digests: readonly AmountDigest[]): CrossCheckedReco
       currency: d.currency,
       status: d.status,
     }))
+}
+
+/** The checklist's facts beyond the month's figures: sync state, verification, quarantine, payouts. */
+async function checklistOf(
+  connection: CachedConnection,
+  period: string,
+  month: {
+    digests: readonly AmountDigest[]
+    marks: ReadonlyMap<RecordKey, MarkRecord>
+    summary: MonthSummary
+    totals: CurrencyTotal[]
+    differences: number
+  },
+): Promise<{
+  checklist: Checklist
+  quarantined: readonly QuarantinedItem[]
+  payouts: Availability<MonthPayouts> | null
+}> {
+  const cache = appCache()
+  const { id } = connection
+  const range = periodRange(period, connection.timeZone)
+  const facts = closeFactsProvider()
+  const [lastVerified, quarantined, checkpoints, fresh, payouts] = await Promise.all([
+    facts.lastVerified(id, period),
+    facts.quarantined(id, period),
+    cache.checkpoints.list(id),
+    cache.connections.get(id),
+    loadMonthPayouts(connection, period),
+  ])
+  const inPeriod = (t: number) => t >= range.from && t < range.to
+  const { rows } = month.summary
+  const checklist = closeChecklist({
+    periodEnd: range.to,
+    lastSyncedAt: (fresh ?? connection).lastSyncedAt,
+    unfinishedPartitions: checkpoints.filter((c) => !c.done).length,
+    lastVerified,
+    quarantined,
+    stillChanging: month.digests.filter((d) => inPeriod(d.createdAt) && canStillChange(d.status)).length,
+    changedSinceReconciled: rows.reduce((s, r) => s + r.changedSinceReconciledCount, 0),
+    totals: month.totals,
+    exceptedWithNote: countExceptedWithNote(month.digests, month.marks, inPeriod),
+    differences: month.differences,
+    otherStatus: rows.reduce((s, r) => s + r.otherStatusCount, 0),
+    ...(payouts
+      ? {
+          payouts: payouts.available
+            ? { available: true, value: payouts.value.rollForward }
+            : { available: false },
+        }
+      : {}),
+  })
+  return { checklist, quarantined: quarantined.available ? quarantined.value : [], payouts }
 }
 
 /** Everything the month's summary and checklist are built from, read once from the cache. */
@@ -155,38 +207,12 @@ export async function loadMonth(connection: CachedConnection, period: string): P
   found.forEach((m) => m && marks.set(m.key, m))
   const summary = summarizeDigests({ digests, charges, marks, timeZone: connection.timeZone, period })
   const differences = crossCheck(crossCheckedCharges(digests), charges)
-  const lock = (await cache.locks.get(id, period)) ?? null
   const totals = totalsByCurrency(summary.rows)
-  const facts = closeFactsProvider()
-  const [lastVerified, quarantined, checkpoints, fresh, payouts, storeNames] = await Promise.all([
-    facts.lastVerified(id, period),
-    facts.quarantined(id, period),
-    cache.checkpoints.list(id),
-    cache.connections.get(id),
-    loadMonthPayouts(connection, period),
-    storeNamesOf(id, digests),
+  const [lock, storeNames, checks] = await Promise.all([
+    cache.locks.get(id, period),
+    monthStoreNames(id, digests),
+    checklistOf(connection, period, { digests, marks, summary, totals, differences: differences.length }),
   ])
-  const inPeriod = (t: number) => t >= range.from && t < range.to
-  const checklist = closeChecklist({
-    periodEnd: range.to,
-    lastSyncedAt: (fresh ?? connection).lastSyncedAt,
-    unfinishedPartitions: checkpoints.filter((c) => !c.done).length,
-    lastVerified,
-    quarantined,
-    stillChanging: digests.filter((d) => canStillChange(d.status)).length,
-    changedSinceReconciled: summary.rows.reduce((s, r) => s + r.changedSinceReconciledCount, 0),
-    totals,
-    exceptedWithNote: countExceptedWithNote(digests, marks, inPeriod),
-    differences: differences.length,
-    otherStatus: summary.rows.reduce((s, r) => s + r.otherStatusCount, 0),
-    ...(payouts
-      ? {
-          payouts: payouts.available
-            ? { available: true, value: payouts.value.rollForward }
-            : { available: false },
-        }
-      : {}),
-  })
   const changes = lock?.snapshot ? changesSinceClose(lock.snapshot, snapshotOf(digests)) : null
   const changedKeys = changes ? [...changes.added, ...changes.changed] : []
   const changedRecords = new Map(
@@ -203,13 +229,11 @@ export async function loadMonth(connection: CachedConnection, period: string): P
     summary,
     differences,
     storeNames,
-    locked: lock !== null,
-    lock,
+    locked: lock !== undefined,
+    lock: lock ?? null,
     totals,
-    checklist,
-    quarantined: quarantined.available ? quarantined.value : [],
+    ...checks,
     changes,
     changedRecords,
-    payouts,
   }
 }
