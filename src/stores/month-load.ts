@@ -199,10 +199,15 @@ export async function loadMonth(connection: CachedConnection, period: string): P
   const cache = appCache()
   const id = connection.id
   const range = periodRange(period, connection.timeZone)
-  const read = await monthDigests(id, range.from, range.to)
+  // The charge list is read while the digests and then their marks are.
+  const [{ read, found }, charges] = await Promise.all([
+    monthDigests(id, range.from, range.to).then(async (read) => ({
+      read,
+      found: await cache.marks.getMany(id, read.digests),
+    })),
+    cache.charges.inRange(id, range.from, range.to),
+  ])
   const { digests } = read
-  const charges = await cache.charges.inRange(id, range.from, range.to)
-  const found = await cache.marks.getMany(id, digests)
   const marks = new Map<RecordKey, MarkRecord>()
   found.forEach((m) => m && marks.set(m.key, m))
   const summary = summarizeDigests({ digests, charges, marks, timeZone: connection.timeZone, period })
