@@ -14,7 +14,7 @@ import {
 } from '../../../../src/reconcile/close-checklist'
 import { crossCheck } from '../../../../src/reconcile/cross-check'
 import { summarizeMonth, totalsByCurrency } from '../../../../src/reconcile/month-summary'
-import { loadMonth } from '../../../../src/stores/month-load'
+import { loadMonth, type MonthData } from '../../../../src/stores/month-load'
 import {
   CONN,
   STORE_1,
@@ -148,6 +148,17 @@ async function checklistOf(want: Awaited<ReturnType<typeof fromRecords>>) {
   })
 }
 
+/** Every figure, name and checklist item of `month` is what the records give. */
+async function expectSameMonth(month: MonthData, want: Awaited<ReturnType<typeof fromRecords>>) {
+  expect(month.summary).toEqual(want.summary)
+  expect(month.totals).toEqual(want.totals)
+  expect(month.differences.map((d) => [d.kind, d.chargeId])).toEqual(want.differences)
+  expect(month.storeNames).toEqual(want.storeNames)
+  expect(month.payouts).toBeNull()
+  expect(month.checklist).toEqual(await checklistOf(want))
+  expect(await month.history()).toEqual(want.history)
+}
+
 /** Counts reads of whole history records by range (the month's records read at once). */
 function countRangeReads(): { ranges: number } {
   const counter = { ranges: 0 }
@@ -197,15 +208,9 @@ describe('month load from day rows', () => {
     const reads = countRangeReads()
     const month = await loadMonth(TOKYO, PERIOD)
     expect(reads.ranges).toBe(0)
-    expect(month.summary).toEqual(want.summary)
-    expect(month.totals).toEqual(want.totals)
-    expect(month.differences.map((d) => [d.kind, d.chargeId])).toEqual(want.differences)
-    expect(month.storeNames).toEqual(want.storeNames)
+    await expectSameMonth(month, want)
     expect(month.storeNames.get(STORE_2)).toBe('Second store')
     expect(month.digests.map((d) => d.key)).toEqual(want.history.map((r) => r.key))
-    expect(month.payouts).toBeNull()
-    expect(month.checklist).toEqual(await checklistOf(want))
-    expect(await month.history()).toEqual(want.history)
   })
 
   it('reads the month’s records when its digests were written before they carried the amount', async () => {
@@ -219,9 +224,6 @@ describe('month load from day rows', () => {
     const reads = countRangeReads()
     const month = await loadMonth(TOKYO, PERIOD)
     expect(reads.ranges).toBe(1)
-    expect(month.summary).toEqual(want.summary)
-    expect(month.totals).toEqual(want.totals)
-    expect(month.differences.map((d) => [d.kind, d.chargeId])).toEqual(want.differences)
-    expect(await month.history()).toEqual(want.history)
+    await expectSameMonth(month, want)
   })
 })
