@@ -23,6 +23,7 @@ export function recordDigestOf(r: HistoryRecord): RecordDigest {
     mode: r.mode,
     brand: r.brand,
     fingerprint: fingerprintOf(r),
+    amount: r.amount,
   }
 }
 
@@ -75,6 +76,24 @@ export async function putDigests(
     return { connectionId, day, records: [...kept, ...fresh.values()].sort(byTimeThenKey) }
   })
   await table.bulkPut(rows)
+}
+
+/**
+ * The digests of a connection's records created in [from, to), oldest first (time, then key): the day
+ * rows of the UTC days the range touches, a row per day. In a transaction that includes `table`, or none.
+ */
+export async function digestsInRange(
+  table: Table<DayDigestRecord, DayKey>,
+  connectionId: string,
+  from: number,
+  to: number,
+): Promise<RecordDigest[]> {
+  if (!(to > from)) return []
+  const rows = await table
+    .where('[connectionId+day]')
+    .between([connectionId, searchDayOf(from)], [connectionId, searchDayOf(to - 1)], true, true)
+    .toArray()
+  return rows.flatMap((row) => row.records.filter((d) => d.createdAt >= from && d.createdAt < to))
 }
 
 /**

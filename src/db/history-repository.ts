@@ -10,7 +10,7 @@ import type { Collection } from 'dexie'
 import type { HistoryType, Mode } from '../../electron/shared/payment-api'
 import type { ClosebookDb } from './database'
 import { byTimeThenKey, matchesSearch, searchDayOf, searchTermsOf } from './history-record'
-import { dayRowBatches, markTargetOf } from './day-digests'
+import { dayRowBatches, digestsInRange, markTargetOf } from './day-digests'
 import { dayOfOffset, type DayCounts } from './day-counts'
 import { dayPartsRange, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
 import type { StoredHistoryRow } from './history-row'
@@ -324,6 +324,14 @@ export class HistoryRepository {
   /** Every record of a connection in [from, to), oldest first. */
   async inRange(connectionId: string, from: number, to: number): Promise<HistoryRecord[]> {
     return this.dateRange(connectionId, from, to).toArray()
+  }
+
+  /**
+   * The digests of a connection's records in [from, to), oldest first: what inRange's records are, as
+   * their day digests (a day's row, not a record at a time).
+   */
+  async digestsInRange(connectionId: string, from: number, to: number): Promise<RecordDigest[]> {
+    return digestsInRange(this.db.dayDigests, connectionId, from, to)
   }
 
   /** A connection's records in [from, to) through the date index: createdAt, then key. */

@@ -57,6 +57,11 @@ export interface RecordDigest {
   mode: Mode
   brand: string
   fingerprint: string
+  /**
+   * The record's amount in minor units: what the month's summary sums. Absent on digests written before
+   * it was added (a migration's or an older release's); a reader that needs it reads those days' records.
+   */
+  amount?: number
 }
 
 /** A record as a mark is made on it: identity, time (its period) and the fingerprint of its data. */

@@ -205,7 +205,7 @@ export function payoutCheck(payouts: Availability<RollForward>): CheckItem {
 
 /** Counted (successful) records not reconciled whose mark carries a note: the accountant's exception. */
 export function countExceptedWithNote(
-  history: readonly HistoryRecord[],
+  history: readonly Pick<HistoryRecord, 'key' | 'createdAt' | 'status'>[],
   marks: ReadonlyMap<RecordKey, MarkRecord>,
   inPeriod: (t: number) => boolean,
 ): number {

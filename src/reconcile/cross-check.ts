@@ -15,10 +15,13 @@ export function isSuccessful(status: string): boolean {
 
 export type DifferenceKind = 'missing_in_charges' | 'missing_in_history' | 'amount' | 'currency' | 'status'
 
-export interface Difference {
+/** What the cross-check reads of a history record (a whole record has it; so has a month's digest). */
+export type CrossCheckedRecord = Pick<HistoryRecord, 'type' | 'resourceId' | 'amount' | 'currency' | 'status'>
+
+export interface Difference<H extends CrossCheckedRecord = HistoryRecord> {
   kind: DifferenceKind
   chargeId: string
-  history?: HistoryRecord
+  history?: H
   charge?: ChargeRecord
 }
 
@@ -35,14 +38,14 @@ const KIND_ORDER: readonly DifferenceKind[] = [
  * The amount is compared only when the currencies agree: amounts in different currencies are not
  * comparable, so that case is reported once, as `currency`. Sorted by charge id, then kind.
  */
-export function crossCheck(
-  historyCharges: readonly HistoryRecord[],
+export function crossCheck<H extends CrossCheckedRecord = HistoryRecord>(
+  historyCharges: readonly H[],
   charges: readonly ChargeRecord[],
-): Difference[] {
+): Difference<H>[] {
   const byId = new Map<string, ChargeRecord>()
   for (const charge of charges) byId.set(charge.id, charge)
   const seen = new Set<string>()
-  const out: Difference[] = []
+  const out: Difference<H>[] = []
   for (const history of historyCharges) {
     if (history.type !== 'charge') continue
     const chargeId = history.resourceId

@@ -3,10 +3,10 @@
  * chart. Currencies are never mixed: every figure is an integer in the minor unit of its row's currency.
  */
 import type { Mode } from '../../electron/shared/payment-api'
-import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
+import type { ChargeRecord, HistoryRecord, MarkRecord, RecordDigest, RecordKey } from '../domain/records'
 import { assertMinorUnits, normalizeCurrency } from '../domain/currency'
 import { isSuccessful } from './cross-check'
-import { hasChangedSinceReconciled } from '../domain/fingerprint'
+import { fingerprintOf } from '../domain/fingerprint'
 import { dayRange, daysOfPeriod, periodRange, type EpochRange } from '../domain/periods'
 
 export interface MonthSummaryInput {
@@ -16,6 +16,20 @@ export interface MonthSummaryInput {
   timeZone: string
   period: string
 }
+
+/** A day digest that carries its record's amount: all the summary reads of a record. */
+export type AmountDigest = RecordDigest & { amount: number }
+
+/** The summary's input from the day digests of the month instead of its whole records. */
+export interface DigestSummaryInput extends Omit<MonthSummaryInput, 'history'> {
+  digests: readonly AmountDigest[]
+}
+
+/** What the summary reads of each history record (a HistoryRecord and an AmountDigest both have it). */
+type SummaryFacts = Pick<
+  HistoryRecord,
+  'key' | 'createdAt' | 'storeId' | 'type' | 'status' | 'currency' | 'mode' | 'amount'
+>
 
 export interface MonthSummaryRow {
   storeId: string
@@ -104,52 +118,91 @@ function dayIndex(starts: readonly number[], t: number): number {
  * Other statuses are counted in `otherStatusCount`, so nothing disappears silently.
  */
 export function summarizeMonth(input: MonthSummaryInput): MonthSummary {
-  const range = periodRange(input.period, input.timeZone)
-  const days = daysOfPeriod(input.period)
-  const starts = days.map((d) => dayRange(d, input.timeZone).from)
-  const inPeriod = (t: number): boolean => t >= range.from && t < range.to
+  return summarize(input, input.history, fingerprintOf)
+}
 
-  const rows = new Map<string, MonthSummaryRow>()
-  const rowFor = (storeId: string, currency: string, mode: Mode): MonthSummaryRow => {
+/**
+ * The same summary from the month's day digests: figure for figure what summarizeMonth gives over the
+ * records the digests were made from (the digest's fingerprint is fingerprintOf of its record).
+ */
+export function summarizeDigests(input: DigestSummaryInput): MonthSummary {
+  return summarize(input, input.digests, (d) => d.fingerprint)
+}
+
+function summarize<R extends SummaryFacts>(
+  input: Omit<MonthSummaryInput, 'history'>,
+  records: readonly R[],
+  fingerprint: (r: R) => string,
+): MonthSummary {
+  const month = new MonthTally(input.period, input.timeZone)
+  for (const record of records) {
+    const mark = input.marks.get(record.key)
+    // A reconciled mark without a fingerprint cannot prove it still matches: it counts as changed.
+    const changed = () => !mark || mark.fingerprint === null || mark.fingerprint !== fingerprint(record)
+    month.addRecord(record, mark, changed)
+  }
+  for (const charge of input.charges) month.addFee(charge)
+  return month.summary()
+}
+
+interface Series {
+  currency: string
+  mode: Mode
+  gross: number[]
+  refunds: number[]
+  fees: number[]
+}
+
+/** The rows and daily series of one period, a record and a fee at a time. */
+class MonthTally {
+  readonly range: EpochRange
+  readonly #days: string[]
+  readonly #starts: number[]
+  readonly #rows = new Map<string, MonthSummaryRow>()
+  readonly #daily = new Map<string, Series>()
+
+  constructor(
+    readonly period: string,
+    readonly timeZone: string,
+  ) {
+    this.range = periodRange(period, timeZone)
+    this.#days = daysOfPeriod(period)
+    this.#starts = this.#days.map((d) => dayRange(d, timeZone).from)
+  }
+
+  #inPeriod(t: number): boolean {
+    return t >= this.range.from && t < this.range.to
+  }
+
+  #rowFor(storeId: string, currency: string, mode: Mode): MonthSummaryRow {
     const key = JSON.stringify([storeId, currency, mode])
-    let row = rows.get(key)
-    if (!row) {
-      row = emptyRow(storeId, currency, mode)
-      rows.set(key, row)
-    }
+    let row = this.#rows.get(key)
+    if (!row) this.#rows.set(key, (row = emptyRow(storeId, currency, mode)))
     return row
   }
-  const daily = new Map<
-    string,
-    { currency: string; mode: Mode; gross: number[]; refunds: number[]; fees: number[] }
-  >()
-  const seriesFor = (currency: string, mode: Mode) => {
+
+  #seriesFor(currency: string, mode: Mode): Series {
     const key = JSON.stringify([currency, mode])
-    let series = daily.get(key)
+    let series = this.#daily.get(key)
     if (!series) {
-      series = {
-        currency,
-        mode,
-        gross: days.map(() => 0),
-        refunds: days.map(() => 0),
-        fees: days.map(() => 0),
-      }
-      daily.set(key, series)
+      const zeros = () => this.#days.map(() => 0)
+      this.#daily.set(key, (series = { currency, mode, gross: zeros(), refunds: zeros(), fees: zeros() }))
     }
     return series
   }
 
-  for (const record of input.history) {
-    if (!inPeriod(record.createdAt)) continue
+  /** `changed` is asked only of a record reconciled by `mark`. */
+  addRecord(record: SummaryFacts, mark: MarkRecord | undefined, changed: () => boolean): void {
+    if (!this.#inPeriod(record.createdAt)) return
     const currency = normalizeCurrency(record.currency)
-    const row = rowFor(record.storeId, currency, record.mode)
+    const row = this.#rowFor(record.storeId, currency, record.mode)
     if (!isSuccessful(record.status)) {
       row.otherStatusCount++
-      continue
+      return
     }
     assertMinorUnits(record.amount, `amount of ${record.key}`)
-    const series = seriesFor(currency, record.mode)
-    const i = dayIndex(starts, record.createdAt)
+    const series = this.#seriesFor(currency, record.mode)
+    const i = dayIndex(this.#starts, record.createdAt)
     let signed: number
     if (record.type === 'refund') {
       row.refundCount++
@@ -162,67 +215,64 @@ export function summarizeMonth(input: MonthSummaryInput): MonthSummary {
       series.gross[i] = (series.gross[i] ?? 0) + record.amount
       signed = record.amount
     }
-    const mark = input.marks.get(record.key)
     if (mark?.state === 'reconciled') {
       row.reconciledCount++
       row.reconciledSum += signed
-      if (hasChangedSinceReconciled(mark, record)) row.changedSinceReconciledCount++
+      if (changed()) row.changedSinceReconciledCount++
     } else {
       row.unreconciledCount++
       row.unreconciledSum += signed
     }
   }
 
-  for (const charge of input.charges) {
-    if (!inPeriod(charge.createdAt) || !isSuccessful(charge.status) || charge.feeAmount === null) continue
+  addFee(charge: ChargeRecord): void {
+    if (!this.#inPeriod(charge.createdAt) || !isSuccessful(charge.status) || charge.feeAmount === null) return
     assertMinorUnits(charge.feeAmount, `fee of ${charge.id}`)
     if (charge.feeCurrency === null) {
-      rowFor(charge.storeId, normalizeCurrency(charge.chargedCurrency), charge.mode).feeUnknownCurrencyCount++
-      continue
+      this.#rowFor(charge.storeId, normalizeCurrency(charge.chargedCurrency), charge.mode)
+        .feeUnknownCurrencyCount++
+      return
     }
     // A fee in another currency than the charge belongs to that currency's row, never converted.
     const feeCurrency = normalizeCurrency(charge.feeCurrency)
-    rowFor(charge.storeId, feeCurrency, charge.mode).feeSum += charge.feeAmount
-    const fees = seriesFor(feeCurrency, charge.mode).fees
-    const day = dayIndex(starts, charge.createdAt)
+    this.#rowFor(charge.storeId, feeCurrency, charge.mode).feeSum += charge.feeAmount
+    const fees = this.#seriesFor(feeCurrency, charge.mode).fees
+    const day = dayIndex(this.#starts, charge.createdAt)
     fees[day] = (fees[day] ?? 0) + charge.feeAmount
   }
 
-  const out = [...rows.values()]
-  for (const row of out) {
-    row.net = row.chargeSum - row.refundSum - row.feeSum
-    for (const n of [
-      row.chargeSum,
-      row.refundSum,
-      row.feeSum,
-      row.net,
-      row.reconciledSum,
-      row.unreconciledSum,
-    ]) {
-      assertMinorUnits(n, `sum of ${row.storeId} ${row.currency}`)
+  summary(): MonthSummary {
+    const out = [...this.#rows.values()]
+    for (const row of out) {
+      row.net = row.chargeSum - row.refundSum - row.feeSum
+      for (const n of [
+        row.chargeSum,
+        row.refundSum,
+        row.feeSum,
+        row.net,
+        row.reconciledSum,
+        row.unreconciledSum,
+      ])
+        assertMinorUnits(n, `sum of ${row.storeId} ${row.currency}`)
     }
-  }
-  out.sort(
-    (a, b) => compare(a.storeId, b.storeId) || compare(a.currency, b.currency) || compare(a.mode, b.mode),
-  )
-
-  const points: DailyPoint[] = []
-  const series = [...daily.values()].sort(
-    (a, b) => compare(a.currency, b.currency) || compare(a.mode, b.mode),
-  )
-  for (const s of series) {
-    days.forEach((day, i) => {
-      points.push({
+    out.sort(
+      (a, b) => compare(a.storeId, b.storeId) || compare(a.currency, b.currency) || compare(a.mode, b.mode),
+    )
+    const series = [...this.#daily.values()].sort(
+      (a, b) => compare(a.currency, b.currency) || compare(a.mode, b.mode),
+    )
+    const daily = series.flatMap((s) =>
+      this.#days.map((day, i): DailyPoint => ({
         day,
         currency: s.currency,
         mode: s.mode,
         gross: s.gross[i] ?? 0,
         refunds: s.refunds[i] ?? 0,
         fees: s.fees[i] ?? 0,
-      })
-    })
+      })),
+    )
+    return { period: this.period, timeZone: this.timeZone, range: this.range, rows: out, daily }
   }
-  return { period: input.period, timeZone: input.timeZone, range, rows: out, daily: points }
 }
 
 function compare(a: string, b: string): number {

@@ -77,7 +77,7 @@ export const useJournalStore = defineStore('journal', () => {
       const entries = buildJournal({
         period: month.period,
         timeZone: month.connection.timeZone,
-        history: month.history,
+        history: await month.history(),
         charges: month.charges,
         storeNames: month.storeNames,
         settings: settings.value,

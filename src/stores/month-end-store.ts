@@ -7,144 +7,22 @@ import { toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
 import { appCache } from '../db/cache'
-import type {
-  CachedConnection,
-  ChargeRecord,
-  HistoryRecord,
-  MarkRecord,
-  PeriodLock,
-  RecordKey,
-} from '../domain/records'
-import {
-  canStillChange,
-  changesSinceClose,
-  closeChecklist,
-  closeFactsProvider,
-  countExceptedWithNote,
-  shortHash,
-  type ChangesSinceClose,
-  type Checklist,
-  type Availability,
-  type QuarantinedItem,
-} from '../reconcile/close-checklist'
-import { crossCheck, type Difference } from '../reconcile/cross-check'
-import { fingerprintOf } from '../domain/fingerprint'
+import type { CachedConnection, ChargeRecord, HistoryRecord } from '../domain/records'
 import { planClosePeriod, planReopenPeriod } from '../reconcile/marking'
-import {
-  summarizeMonth,
-  totalsByCurrency,
-  type CurrencyTotal,
-  type MonthSummary,
-} from '../reconcile/month-summary'
 import { nextPeriod, periodOf, periodRange, previousPeriod } from '../domain/periods'
 import { ImportsRepository } from '../db/imports-repository'
 import { exportMonthWorkbook } from '../export/workbook-client'
 import { transferFeeWithTax } from '../reconcile/deposits'
 import type { LinkedRow } from '../reconcile/match-links'
 import { readPayoutModel } from './match-store'
-import { loadMonthPayouts, type MonthPayouts } from './month-payouts'
+import { loadMonth, snapshotOf, type MonthData } from './month-load'
 import { sharedDepositTie } from './deposit-tie'
 import { useAppStore } from './app-store'
 import { newestAnswer } from './newest-answer'
 import { useTeamCloseStore } from './team-close-store'
 
-export interface MonthData {
-  connection: CachedConnection
-  period: string
-  history: HistoryRecord[]
-  charges: ChargeRecord[]
-  marks: Map<RecordKey, MarkRecord>
-  summary: MonthSummary
-  differences: Difference[]
-  storeNames: Map<string, string>
-  locked: boolean
-  /** The month's close, when it is closed. */
-  lock: PeriodLock | null
-  /** Per currency × mode over every store (live first). */
-  totals: CurrencyTotal[]
-  checklist: Checklist
-  /** Quarantined items of the month, when the provider knows them. */
-  quarantined: readonly QuarantinedItem[]
-  /** Closed month with a snapshot: records added, changed or gone since the close. */
-  changes: ChangesSinceClose | null
-  /** The month's payouts; null: never synced for this connection. */
-  payouts: Availability<MonthPayouts> | null
-}
+export type { MonthData } from './month-load'
 
-/** Each record of the month with the short hash of its fingerprint: what a close remembers. */
-function snapshotOf(history: readonly HistoryRecord[]): Map<RecordKey, string> {
-  return new Map(history.map((r) => [r.key, shortHash(fingerprintOf(r))]))
-}
-
-/** Everything the month's summary, workbook and exceptions are built from, read once from the cache. */
-export async function loadMonth(connection: CachedConnection, period: string): Promise<MonthData> {
-  const cache = appCache()
-  const range = periodRange(period, connection.timeZone)
-  const history = await cache.history.inRange(connection.id, range.from, range.to)
-  const charges = await cache.charges.inRange(connection.id, range.from, range.to)
-  const found = await cache.marks.getMany(connection.id, history)
-  const marks = new Map<RecordKey, MarkRecord>()
-  found.forEach((m) => m && marks.set(m.key, m))
-  const storeNames = new Map<string, string>()
-  for (const r of history) if (r.raw.store_name) storeNames.set(r.storeId, r.raw.store_name)
-  const summary = summarizeMonth({ history, charges, marks, timeZone: connection.timeZone, period })
-  const differences = crossCheck(
-    history.filter((r) => r.type === 'charge'),
-    charges,
-  )
-  const lock = (await cache.locks.get(connection.id, period)) ?? null
-  const totals = totalsByCurrency(summary.rows)
-  const facts = closeFactsProvider()
-  const [lastVerified, quarantined, checkpoints, fresh, payouts] = await Promise.all([
-    facts.lastVerified(connection.id, period),
-    facts.quarantined(connection.id, period),
-    cache.checkpoints.list(connection.id),
-    cache.connections.get(connection.id),
-    loadMonthPayouts(connection, period),
-  ])
-  const inPeriod = (t: number) => t >= range.from && t < range.to
-  const checklist = closeChecklist({
-    periodEnd: range.to,
-    lastSyncedAt: (fresh ?? connection).lastSyncedAt,
-    unfinishedPartitions: checkpoints.filter((c) => !c.done).length,
-    lastVerified,
-    quarantined,
-    stillChanging: history.filter((r) => inPeriod(r.createdAt) && canStillChange(r.status)).length,
-    changedSinceReconciled: summary.rows.reduce((s, r) => s + r.changedSinceReconciledCount, 0),
-    totals,
-    exceptedWithNote: countExceptedWithNote(history, marks, inPeriod),
-    differences: differences.length,
-    otherStatus: summary.rows.reduce((s, r) => s + r.otherStatusCount, 0),
-    ...(payouts
-      ? {
-          payouts: payouts.available
-            ? { available: true, value: payouts.value.rollForward }
-            : { available: false },
-        }
-      : {}),
-  })
-  return {
-    connection,
-    period,
-    history,
-    charges,
-    marks,
-    summary,
-    differences,
-    storeNames,
-    locked: lock !== null,
-    lock,
-    totals,
-    checklist,
-    quarantined: quarantined.available ? quarantined.value : [],
-    changes: lock?.snapshot
-      ? changesSinceClose(lock.snapshot, snapshotOf(history.filter((r) => inPeriod(r.createdAt))))
-      : null,
-    payouts,
-  }
-}
-
-/** Why a close or reopen was refused; the view words it (i18n). */
 /**
  * What the workbook needs to show match links: the connection's imported rows with their
  * file names, the records its deposits pay outside the month (a payout spans a month end), their charges,
@@ -186,6 +64,7 @@ async function matchLinksOf(
   }
 }
 
+/** Why a close or reopen was refused; the view words it (i18n). */
 export type CloseRefusal = 'needsName' | 'needsAcknowledge' | 'needsNote' | 'needsReason' | 'alreadyChanged'
 
 export const useMonthEndStore = defineStore('month-end', () => {
@@ -220,8 +99,6 @@ export const useMonthEndStore = defineStore('month-end', () => {
     if (d.checklist.blocking > 0 && note.trim() === '') return refuse('needsNote')
     closing.value = true
     try {
-      const range = periodRange(d.period, d.connection.timeZone)
-      const month = d.history.filter((r) => r.createdAt >= range.from && r.createdAt < range.to)
       const plan = planClosePeriod({
         connectionId: d.connection.id,
         period: d.period,
@@ -230,7 +107,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
         now: Date.now(),
         details: {
           note,
-          snapshot: Object.fromEntries(snapshotOf(month)),
+          snapshot: Object.fromEntries(snapshotOf(d.digests)),
           // The roll-forward's closing as closed: next month's opening is checked against it.
           ...(d.payouts?.available ? { payoutClose: d.payouts.value.close } : {}),
         },
@@ -348,18 +225,19 @@ export const useMonthEndStore = defineStore('month-end', () => {
         `${previousPeriod(d.period)}-28`,
         `${nextPeriod(d.period)}-03`,
       )
-      const links = await matchLinksOf(d.connection.id, d.period, d.connection.timeZone, d.history)
+      const history = await d.history()
+      const links = await matchLinksOf(d.connection.id, d.period, d.connection.timeZone, history)
       // The bank deposits tied to transfers: the workbook lists what does not tie with the bad input.
       const tie = d.payouts?.available ? await sharedDepositTie(d.connection) : null
       const team = await useTeamCloseStore().workbookTeam(d.connection.id)
       const delivered = await exportMonthWorkbook(
         {
-          merchantName: d.history.find((r) => r.raw.merchant_name)?.raw.merchant_name ?? d.connection.label,
+          merchantName: history.find((r) => r.raw.merchant_name)?.raw.merchant_name ?? d.connection.label,
           connection: { id: d.connection.id, label: d.connection.label, timeZone: d.connection.timeZone },
           period: d.period,
           storeId,
           storeNames: d.storeNames,
-          history: d.history,
+          history,
           charges: d.charges,
           marks: d.marks,
           audit,

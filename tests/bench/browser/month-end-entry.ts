@@ -22,10 +22,10 @@ import type { CachedConnection, MarkRecord, RecordKey, SyncCheckpoint } from '..
 import { setDesktopApiForTests } from '../../../src/platform'
 import { closeChecklist, closeFactsProvider } from '../../../src/reconcile/close-checklist'
 import { crossCheck } from '../../../src/reconcile/cross-check'
-import { summarizeMonth, totalsByCurrency } from '../../../src/reconcile/month-summary'
+import { summarizeDigests, totalsByCurrency } from '../../../src/reconcile/month-summary'
 import { registerCloseFacts } from '../../../src/stores/close-facts'
 import { useLedgerStore } from '../../../src/stores/ledger-store'
-import { loadMonth } from '../../../src/stores/month-end-store'
+import { crossCheckedCharges, loadMonth, monthStoreNames } from '../../../src/stores/month-load'
 import { loadMonthPayouts } from '../../../src/stores/month-payouts'
 import type {
   ExportRunResult,
@@ -150,21 +150,23 @@ async function monthEnd(args: MonthEndFillArgs): Promise<MonthEndRunResult> {
     t = now
   }
   const range = periodRange(args.period, args.timeZone)
-  const history = await cache.history.inRange(CONNECTION, range.from, range.to)
-  lap('read history')
+  const digests = (await cache.history.digestsInRange(CONNECTION, range.from, range.to)).map((d) => ({
+    ...d,
+    amount: d.amount ?? NaN,
+  }))
+  lap('read digests')
   const charges = await cache.charges.inRange(CONNECTION, range.from, range.to)
   lap('read charges')
-  const found = await cache.marks.getMany(CONNECTION, history)
+  const found = await cache.marks.getMany(CONNECTION, digests)
   const marks = new Map<RecordKey, MarkRecord>()
   found.forEach((m) => m && marks.set(m.key, m))
   lap('read marks')
-  const summary = summarizeMonth({ history, charges, marks, timeZone: args.timeZone, period: args.period })
+  const summary = summarizeDigests({ digests, charges, marks, timeZone: args.timeZone, period: args.period })
   lap('summary')
-  const differences = crossCheck(
-    history.filter((r) => r.type === 'charge'),
-    charges,
-  )
+  const differences = crossCheck(crossCheckedCharges(digests), charges)
   lap('cross-check')
+  await monthStoreNames(CONNECTION, digests)
+  lap('store names')
   const facts = closeFactsProvider()
   await Promise.all([
     cache.locks.get(CONNECTION, args.period),
@@ -190,9 +192,12 @@ async function monthEnd(args: MonthEndFillArgs): Promise<MonthEndRunResult> {
     otherStatus: 0,
   })
   lap('checklist')
+  // Not part of the runs: what the workbook and journal read when asked.
+  await month.history()
+  lap('whole records (when asked)')
   return {
     runs,
-    history: month.history.length,
+    history: month.digests.length,
     charges: month.charges.length,
     marks: month.marks.size,
     checklistItems: month.checklist.items.length,

@@ -314,8 +314,13 @@ describe('ClosebookDb', () => {
     expect([...db.backendDB().objectStoreNames]).not.toContain('marks')
     expect([...db.backendDB().objectStoreNames].sort()).toEqual(EVERY_TABLE)
     expect(await db.history.count()).toBe(5)
-    // Every record's digest, filed by day: the same rows a restore of these records would build.
-    expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf([h1, h2, h30, h50, hb]))
+    // Every record's digest, filed by day: the rows a restore of these records would build, without the
+    // amount (added to digests later; Month-end reads the records of a month whose digests lack it).
+    const withoutAmount = dayDigestRowsOf([h1, h2, h30, h50, hb]).map((row) => ({
+      ...row,
+      records: row.records.map(({ amount: _amount, ...d }) => d),
+    }))
+    expect(await db.dayDigests.toArray()).toEqual(withoutAmount)
     expect(
       (await db.dayDigests.toArray()).map((r) => [r.connectionId, r.day - dayOf(T0), r.records.length]),
     ).toEqual([

@@ -99,7 +99,7 @@ describe('month-end store: close and reopen', () => {
     expect(store.data?.checklist.items.find((i) => i.id === 'verified')?.state).toBe('ok')
     expect(store.data?.checklist.items.find((i) => i.id === 'quarantine')?.state).toBe('ok')
     // Every record left open with a note saying why: excepted, so nothing blocks.
-    const records = store.data?.history ?? []
+    const records = (await store.data?.history()) ?? []
     await cache.marking.planAndApply(CONN, records, (current) =>
       planMarks({
         action: 'note',
