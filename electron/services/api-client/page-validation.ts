@@ -15,6 +15,7 @@ import {
   type ChargeItem,
   type HistoryItem,
 } from '../../shared/payment-api'
+import { recordParsed } from '../../shared/parsed-items'
 import { capItemText, MAX_STORED_ITEM } from '../../shared/stored-text'
 import { formatPath } from './failures'
 
@@ -200,7 +201,7 @@ export function validatePage(
       quarantined.push(quarantine(resource, item, source, 'outside_window', [{ path, message }]))
       continue
     }
-    good.push(parsed.data)
+    good.push(recordParsed(parsed.data))
   }
   // The cursor is the last item's id whatever became of the item, so a quarantined item is passed, not
   // fetched again and again; the service's own next_cursor wins when it sends a usable one.
