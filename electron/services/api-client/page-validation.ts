@@ -201,7 +201,7 @@ export function validatePage(
       quarantined.push(quarantine(resource, item, source, 'outside_window', [{ path, message }]))
       continue
     }
-    good.push(recordParsed(parsed.data))
+    good.push(parsed.data)
   }
   // The cursor is the last item's id whatever became of the item, so a quarantined item is passed, not
   // fetched again and again; the service's own next_cursor wins when it sends a usable one.
@@ -216,6 +216,8 @@ export function validatePage(
     quarantined,
     ...(cursorAfter !== undefined ? { cursorAfter } : {}),
   }
+  // Every item of `good` is its schema's output: the result check need not parse them again.
+  recordParsed(good)
   return {
     ok: true,
     page:

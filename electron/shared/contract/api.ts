@@ -108,14 +108,14 @@ const pageMeta = {
   routePerMinute: z.number().positive().finite().optional(),
 }
 
-/** Items main's page validation already parsed pass as they are; any other item is parsed in full. */
+/** Items main's page validation already parsed pass as they are; any other list is parsed in full. */
 export const listPageResultSchema = z.discriminatedUnion('resource', [
   z.object({
     resource: z.literal('transaction_history'),
-    items: z.array(parsedOnce(historyItemSchema)),
+    items: parsedOnce(historyItemSchema),
     ...pageMeta,
   }),
-  z.object({ resource: z.literal('charges'), items: z.array(parsedOnce(chargeItemSchema)), ...pageMeta }),
+  z.object({ resource: z.literal('charges'), items: parsedOnce(chargeItemSchema), ...pageMeta }),
 ])
 export type ListPageResult = z.infer<typeof listPageResultSchema>
 

@@ -13,7 +13,7 @@ const page = (items: unknown[]) => ({
 })
 
 describe("a list page's result check", () => {
-  it("takes the items main's page validation parsed as they are, without a second parse", () => {
+  it("takes the list of items main's page validation parsed as it is, without a second parse", () => {
     const validated = validatePage(
       'transaction_history',
       { items: [historyItem()], has_more: false },
@@ -22,9 +22,13 @@ describe("a list page's result check", () => {
       },
     )
     if (!validated.ok) throw new Error('the page should validate')
-    const item = validated.page.items[0]
-    const checked = listPageResultSchema.parse(page([item]))
-    expect(checked.items[0]).toBe(item)
+    const items = validated.page.items
+    const checked = listPageResultSchema.parse(page(items))
+    expect(checked.items).toBe(items)
+    // A list main built some other way, even of the same items, is parsed in full.
+    const copied = listPageResultSchema.parse(page([...items]))
+    expect(copied.items[0]).not.toBe(items[0])
+    expect(copied.items).toEqual(items)
   })
 
   it('parses in full an item that did not come from page validation, naming the field at fault', () => {
