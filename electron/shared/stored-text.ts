@@ -52,16 +52,11 @@ export function capItemText(
   const cutPaths: string[] = []
   const tooLong: CappedItem['tooLong'] = []
   let size = 0
-  // The keys from the item down to the value being visited: a path is spelled only for a string that is
-  // cut or too long, not for every value.
-  const keys: (string | number)[] = []
-  const pathNow = (): string => keys.reduce<string>((path, key) => pathOf(path, key), '')
-  const visit = (value: unknown): unknown => {
+  const visit = (value: unknown, path: string): unknown => {
     size += 4
     if (typeof value === 'string') {
       size += Math.min(value.length, max)
       if (value.length <= max) return value
-      const path = pathNow()
       if (corePaths.has(path)) {
         tooLong.push({ path, message: `${value.length} characters, more than the ${max} kept` })
         return value
@@ -72,41 +67,34 @@ export function capItemText(
     if (Array.isArray(value)) {
       const list = value as unknown[]
       let copy: unknown[] | undefined
-      for (let i = 0; i < list.length; i++) {
-        const v = list[i]
-        keys.push(i)
-        const next = visit(v)
-        keys.pop()
+      list.forEach((v, i) => {
+        const next = visit(v, pathOf(path, i))
         if (next !== v) (copy ??= [...list])[i] = next
-      }
+      })
       return copy ?? list
     }
     if (typeof value !== 'object' || value === null) return value
-    const record = value as Record<string, unknown>
     let copy: Record<string, unknown> | undefined
-    for (const key in record) {
-      if (!Object.prototype.hasOwnProperty.call(record, key)) continue
-      const v = record[key]
-      if (keys.length === 0 && key === CUT_FIELDS_KEY) {
-        copy ??= { ...record }
+    const entries = Object.entries(value as Record<string, unknown>)
+    for (const [key, v] of entries) {
+      if (path === '' && key === CUT_FIELDS_KEY) {
+        copy ??= { ...(value as Record<string, unknown>) }
         delete copy[key]
         continue
       }
       size += Math.min(key.length, max) + 4
-      keys.push(key)
-      const next = visit(v)
-      keys.pop()
+      const keyPath = pathOf(path, key)
+      const next = visit(v, keyPath)
       if (key.length > max) {
-        const path = pathNow()
         cutPaths.push(`${path === '' ? '' : `${path}.`}(key ${cut(key, 40)})`)
-        copy ??= { ...record }
+        copy ??= { ...(value as Record<string, unknown>) }
         delete copy[key]
         copy[cut(key, max)] = next
-      } else if (next !== v) (copy ??= { ...record })[key] = next
+      } else if (next !== v) (copy ??= { ...(value as Record<string, unknown>) })[key] = next
     }
     return copy ?? value
   }
-  const capped = visit(item)
+  const capped = visit(item, '')
   if (cutPaths.length === 0 || typeof capped !== 'object' || capped === null || Array.isArray(capped))
     return { item: capped, cut: cutPaths, tooLong, size }
   return { item: { ...capped, [CUT_FIELDS_KEY]: cutPaths.slice(0, 50) }, cut: cutPaths, tooLong, size }
