@@ -150,8 +150,28 @@ export interface CredentialScrubber {
   error(error: DesktopApiError): DesktopApiError
 }
 
+/**
+ * Scrubbers by credentials object: the connections service keeps one object per connection while its
+ * credentials stay the same, so each page reuses the forms and skeletons worked out for the first. An
+ * object whose secret or app token is no longer what its scrubber was made for gets a new one.
+ */
+const scrubbers = new WeakMap<
+  Credentials,
+  { secret: string; appToken: string; scrubber: CredentialScrubber }
+>()
+
 /** The scrubber of one connection's credentials; forms and pieces are worked out on first use. */
 export function credentialScrubber(credentials: Credentials): CredentialScrubber {
+  const known = scrubbers.get(credentials)
+  if (known && known.secret === credentials.secret && known.appToken === credentials.appToken)
+    return known.scrubber
+  const { secret, appToken } = credentials
+  const scrubber = newScrubber({ secret, appToken })
+  scrubbers.set(credentials, { secret, appToken, scrubber })
+  return scrubber
+}
+
+function newScrubber(credentials: Credentials): CredentialScrubber {
   let echoes: EchoPatterns | undefined
   let pieces: PiecePatterns | undefined
   const strict = <T>(value: T): T =>

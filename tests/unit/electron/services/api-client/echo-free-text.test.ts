@@ -56,3 +56,14 @@ describe('parsing a page with its echoes scrubbed, from its text', () => {
     expect(() => scrubber.parseEchoFree('{"items": [')).toThrow(SyntaxError)
   })
 })
+
+describe('one scrubber per connection', () => {
+  it('reuses the scrubber of the same credentials, and scrubs the new secret once they change', () => {
+    const credentials = { secret: 'sk_test_first_secret_1', appToken: CANARY_TOKEN }
+    const first = credentialScrubber(credentials)
+    expect(credentialScrubber(credentials)).toBe(first)
+    credentials.secret = 'sk_test_other_secret_2'
+    const text = `{"note":"${credentials.secret}"}`
+    expect(credentialScrubber(credentials).parseEchoFree(text)).toEqual({ note: '[redacted]' })
+  })
+})
