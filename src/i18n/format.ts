@@ -53,3 +53,16 @@ export function formatPeriod(period: string, locale: string): string {
     Date.UTC(Number(m[1]), month - 1, 1),
   )
 }
+
+const counts = new Map<string, Intl.NumberFormat>()
+
+/**
+ * A count in the locale's digits and grouping, as vue-i18n's `n(value)` gives it, from one formatter per
+ * locale: `n` builds a new Intl.NumberFormat on every call, and the sync panel formats a few dozen counts
+ * each time it repaints.
+ */
+export function formatCount(value: number, locale: string): string {
+  let f = counts.get(locale)
+  if (!f) counts.set(locale, (f = new Intl.NumberFormat(locale)))
+  return f.format(value)
+}

@@ -15,6 +15,7 @@ import {
   type ChargeItem,
   type HistoryItem,
 } from '../../shared/payment-api'
+import { recordParsed } from '../../shared/parsed-items'
 import { capItemText, MAX_STORED_ITEM } from '../../shared/stored-text'
 import { formatPath } from './failures'
 
@@ -215,6 +216,8 @@ export function validatePage(
     quarantined,
     ...(cursorAfter !== undefined ? { cursorAfter } : {}),
   }
+  // Every item of `good` is its schema's output: the result check need not parse them again.
+  recordParsed(good)
   return {
     ok: true,
     page:

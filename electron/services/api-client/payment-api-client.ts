@@ -203,15 +203,15 @@ export class PaymentApiClient {
       if (jsonNestsDeeperThan(text)) return nestedTooDeep(MAX_JSON_DEPTH, limits)
       let json: unknown
       try {
-        json = JSON.parse(text)
+        // A page that echoes our own credentials must not carry them on to the cache and exports.
+        json = credentialScrubber(credentials).parseEchoFree(text)
       } catch {
         return malformedJson(limits)
       }
       const items = (json as { items?: unknown } | null)?.items
       if (Array.isArray(items) && items.length > request.limit)
         return tooManyItems(items.length, request.limit, limits)
-      // A page that echoes our own credentials must not carry them on to the cache and exports.
-      const validated = validate(credentialScrubber(credentials).echoes(json))
+      const validated = validate(json)
       return validated.ok
         ? { ok: true, value: validated.value, limits }
         : malformedSchema(validated.error, limits)

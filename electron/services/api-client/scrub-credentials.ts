@@ -82,6 +82,21 @@ function scrubEchoes(value: unknown, patterns: EchoPatterns): unknown {
   return value
 }
 
+/**
+ * Whether a page's JSON text may hold an echo that `scrubEchoes` would replace; false only when it holds
+ * none. A text without a backslash writes each of its strings (keys included) as the characters
+ * themselves, so a form inside a string is inside the text, and a string's skeleton is a stretch of the
+ * text's (a quote is neither a letter, a digit nor a hex digit, so no percent-escape spans a string's
+ * edge). Any escape (`\u0073`, `\/`) could hide a form or add letters, so such a text may hold one.
+ */
+function textMayEcho(text: string, patterns: EchoPatterns): boolean {
+  if (text.includes('\\')) return true
+  for (const form of patterns.forms) if (text.includes(form)) return true
+  if (patterns.skeletons.length === 0) return false
+  const skeleton = skeletonOf(text)
+  return patterns.skeletons.some((s) => skeleton.includes(s))
+}
+
 interface PiecePatterns {
   /** Every PIECE characters in a row of a credential, as written and as skeleton. */
   pieces: Set<string>
@@ -123,6 +138,11 @@ function scrubPieces(value: unknown, patterns: PiecePatterns): unknown {
 export interface CredentialScrubber {
   /** A copy of `value` (parsed JSON) with every credential form replaced by `[redacted]`, keys included. */
   echoes(value: unknown): unknown
+  /**
+   * `JSON.parse(text)` with every credential form replaced as `echoes` does. A text that cannot hold an
+   * echo is parsed only; a malformed text throws as `JSON.parse` does.
+   */
+  parseEchoFree(text: string): unknown
   /** `value` with every string that holds the secret or app token, or a piece of either, replaced. */
   pieces<T>(value: T): T
   /** Last line of defence: no error leaves the client with the secret or app token, or a piece of either,
@@ -130,18 +150,40 @@ export interface CredentialScrubber {
   error(error: DesktopApiError): DesktopApiError
 }
 
+/**
+ * Scrubbers by credentials object: the connections service keeps one object per connection while its
+ * credentials stay the same, so each page reuses the forms and skeletons worked out for the first. An
+ * object whose secret or app token is no longer what its scrubber was made for gets a new one.
+ */
+const scrubbers = new WeakMap<
+  Credentials,
+  { secret: string; appToken: string; scrubber: CredentialScrubber }
+>()
+
 /** The scrubber of one connection's credentials; forms and pieces are worked out on first use. */
 export function credentialScrubber(credentials: Credentials): CredentialScrubber {
+  const known = scrubbers.get(credentials)
+  if (known && known.secret === credentials.secret && known.appToken === credentials.appToken)
+    return known.scrubber
+  const { secret, appToken } = credentials
+  const scrubber = newScrubber({ secret, appToken })
+  scrubbers.set(credentials, { secret, appToken, scrubber })
+  return scrubber
+}
+
+function newScrubber(credentials: Credentials): CredentialScrubber {
   let echoes: EchoPatterns | undefined
   let pieces: PiecePatterns | undefined
   const strict = <T>(value: T): T =>
     scrubPieces(value, (pieces ??= piecesOf([credentials.secret, credentials.appToken]))) as T
+  const echoPatterns = (): EchoPatterns =>
+    (echoes ??= { forms: credentialForms(credentials), skeletons: credentialSkeletons(credentials) })
   return {
-    echoes: (value) =>
-      scrubEchoes(
-        value,
-        (echoes ??= { forms: credentialForms(credentials), skeletons: credentialSkeletons(credentials) }),
-      ),
+    echoes: (value) => scrubEchoes(value, echoPatterns()),
+    parseEchoFree: (text) => {
+      const value: unknown = JSON.parse(text)
+      return textMayEcho(text, echoPatterns()) ? scrubEchoes(value, echoPatterns()) : value
+    },
     pieces: strict,
     error: (error) => {
       const shape: ApiErrorShape = strict(error.toShape())

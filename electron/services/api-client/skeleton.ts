@@ -42,16 +42,26 @@ function walk(text: string, emit: (code: number, start: number, end: number) => 
   }
 }
 
-const CHUNK = 8192
+const ascii = new TextDecoder('latin1')
 
+/** One pass, no call per character: a page's whole text is read this way (every skeleton code is ASCII). */
 export function skeletonOf(text: string): string {
-  const codes = new Uint16Array(text.length)
+  const codes = new Uint8Array(text.length)
   let n = 0
-  walk(text, (code) => void (codes[n++] = code))
-  let out = ''
-  for (let at = 0; at < n; at += CHUNK)
-    out += String.fromCharCode(...codes.subarray(at, Math.min(n, at + CHUNK)))
-  return out
+  for (let i = 0; i < text.length; i++) {
+    let code = text.charCodeAt(i)
+    if (code === 37 && i + 2 < text.length) {
+      const high = hexValue(text.charCodeAt(i + 1))
+      const low = hexValue(text.charCodeAt(i + 2))
+      if (high >= 0 && low >= 0) {
+        code = high * 16 + low
+        i += 2
+      }
+    }
+    const c = skeletonCode(code)
+    if (c >= 0) codes[n++] = c
+  }
+  return ascii.decode(codes.subarray(0, n))
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   pagingSchema,
   uuidSchema,
 } from '../payment-api'
+import { parsedOnce } from '../parsed-items'
 
 export const resourceSchema = z.enum(['transaction_history', 'charges'])
 export type Resource = z.infer<typeof resourceSchema>
@@ -107,9 +108,14 @@ const pageMeta = {
   routePerMinute: z.number().positive().finite().optional(),
 }
 
+/** Items main's page validation already parsed pass as they are; any other list is parsed in full. */
 export const listPageResultSchema = z.discriminatedUnion('resource', [
-  z.object({ resource: z.literal('transaction_history'), items: z.array(historyItemSchema), ...pageMeta }),
-  z.object({ resource: z.literal('charges'), items: z.array(chargeItemSchema), ...pageMeta }),
+  z.object({
+    resource: z.literal('transaction_history'),
+    items: parsedOnce(historyItemSchema),
+    ...pageMeta,
+  }),
+  z.object({ resource: z.literal('charges'), items: parsedOnce(chargeItemSchema), ...pageMeta }),
 ])
 export type ListPageResult = z.infer<typeof listPageResultSchema>
 
