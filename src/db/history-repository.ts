@@ -7,12 +7,18 @@
  * indexes no longer answer: history-row.ts.) Time ranges are half-open: `from` inclusive, `to` exclusive.
  */
 import type { Collection } from 'dexie'
-import type { HistoryType, Mode } from '../../electron/shared/payment-api'
 import type { ClosebookDb } from './database'
 import { byTimeThenKey, matchesSearch, searchDayOf, searchTermsOf } from './history-record'
 import { dayRowBatches, digestsInRange, markTargetOf } from './day-digests'
 import { dayOfOffset, type DayCounts } from './day-counts'
-import { dayPartsRange, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
+import {
+  fieldTests,
+  nextBatch,
+  pagedByDigests,
+  type HistoryFilter,
+  type HistoryQuery,
+} from './history-filter'
+import { DEFAULT_SEARCH_LIMITS, searchHits, type SearchLimits } from './history-search'
 import type { StoredHistoryRow } from './history-row'
 import { HistoryWriter, type FingerprintOf, type PutPageResult } from './history-writer'
 import { MarksRepository } from './marks-repository'
@@ -25,39 +31,10 @@ import {
   type SyncCheckpoint,
 } from '../domain/records'
 import { readInChunks } from './repository-helpers'
-import type { DayTokensRecord } from './storage-rows'
 
 export type { FingerprintOf, PutPageResult } from './history-writer'
-
-export type ReconciledFilter = 'reconciled' | 'unreconciled' | 'changed'
-
-export interface HistoryFilter {
-  connectionId: string
-  /** Epoch ms, inclusive. */
-  from: number
-  /** Epoch ms, exclusive. */
-  to: number
-  type?: HistoryType
-  status?: string
-  storeId?: string
-  currency?: string
-  mode?: Mode
-  /** Exact card brand (`visa`, …); not indexed, tested in memory. */
-  brand?: string
-  /** Whitespace-separated terms; each must be a prefix of one of the record's search tokens. */
-  search?: string
-  reconciled?: ReconciledFilter
-}
-
-export interface HistoryQuery extends HistoryFilter {
-  order: 'asc' | 'desc'
-  offset: number
-  limit: number
-}
-
-type EqualityField = 'storeId' | 'status' | 'currency' | 'type' | 'mode'
-
-const EQUALITY_FIELDS: readonly EqualityField[] = ['storeId', 'status', 'currency', 'type', 'mode']
+export type { HistoryFilter, HistoryQuery, ReconciledFilter } from './history-filter'
+export { DEFAULT_SEARCH_LIMITS, type SearchLimits } from './history-search'
 
 /** Day digest rows read per request when walking a filter's digests (a month's worth). */
 const DIGEST_BATCH_DAYS = 31
@@ -69,67 +46,6 @@ const DIGEST_FIRST_DAYS = 2
 
 type HistoryCollection = Collection<HistoryRecord, [string, RecordKey], StoredHistoryRow>
 type HistoryKey = [string, RecordKey]
-
-/** Sizes of the search's reads and writes; tests make them small to drive every path on a small set. */
-export interface SearchLimits {
-  /**
-   * Token rows (day parts) the first request of a page's walk reads. Later requests read as many as the
-   * hits per row so far say the page still needs (twice as many while nothing matched): a common name
-   * fills a page within a day or two, a rare one reads on in bigger steps.
-   */
-  firstRows: number
-  /** The most token rows one request reads, so a count over years holds a bounded batch at a time. */
-  maxRows: number
-  /** Records per token row that putPage fills (TOKEN_PART_SIZE). */
-  partSize: number
-}
-
-export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
-  firstRows: 8,
-  maxRows: 64,
-  partSize: TOKEN_PART_SIZE,
-}
-
-/** A record a search matched: what ordering and paging need, and its digest when those were read. */
-interface SearchHit {
-  key: RecordKey
-  createdAt: number
-  digest?: RecordDigest
-}
-
-/** One UTC day's token rows. */
-interface TokenDay {
-  day: number
-  parts: DayTokensRecord[]
-}
-
-/**
- * How many rows a walk that needs `need` hits reads next: as many as the hits per row so far say the rest
- * needs (one more: the last day may be cut), or twice as many while nothing matched; 1 to `max`.
- */
-function nextBatch(hits: number, need: number, rowsRead: number, batch: number, max: number): number {
-  const perRow = hits / rowsRead
-  const wanted = perRow > 0 ? Math.ceil((need - hits) / perRow) + 1 : batch * 2
-  return Math.max(1, Math.min(wanted, max))
-}
-
-/** The equality fields and the brand, as tests on a record or its digest. */
-function fieldTests(filter: HistoryFilter): ((r: Pick<HistoryRecord, EqualityField | 'brand'>) => boolean)[] {
-  const tests: ((r: Pick<HistoryRecord, EqualityField | 'brand'>) => boolean)[] = []
-  for (const field of EQUALITY_FIELDS) {
-    const wanted = filter[field]
-    if (wanted !== undefined) tests.push((r) => r[field] === wanted)
-  }
-  const { brand } = filter
-  if (brand !== undefined) tests.push((r) => r.brand === brand)
-  return tests
-}
-
-/** Whether a filter's pages are read from the day digests (its matches counted per day, countByDay). */
-function pagedByDigests(filter: HistoryFilter): boolean {
-  if (searchTermsOf(filter.search ?? '').length > 0 || filter.reconciled === 'changed') return false
-  return fieldTests(filter).length > 0 || filter.reconciled !== undefined
-}
 
 export class HistoryRepository {
   /** Writes go through the history writer, the one owner of the day indexes. */
@@ -206,7 +122,16 @@ export class HistoryRepository {
     const terms = searchTermsOf(filter.search ?? '')
     return db.transaction('r', [db.dayDigests, db.dayTokens, db.markDays, db.history], async () => {
       if (terms.length > 0) {
-        const hits = await this.searchHits(filter, terms, 'asc', Infinity, true)
+        const hits = await searchHits(
+          this.db,
+          this.searchLimits,
+          await this.reconciledTest(filter),
+          filter,
+          terms,
+          'asc',
+          Infinity,
+          true,
+        )
         // A hit without a digest (never expected: both are written together) is read from its record.
         const unDigested = hits.filter((h) => !h.digest).map((h) => h.key)
         const read = new Map(
@@ -282,7 +207,18 @@ export class HistoryRepository {
     return db.transaction('r', [db.history, db.markDays, db.dayDigests, db.dayTokens], async () => {
       if (filter.reconciled === 'changed') return (await this.changedRows(filter)).length
       const terms = searchTermsOf(filter.search ?? '')
-      if (terms.length > 0) return (await this.searchHits(filter, terms, 'asc', Infinity)).length
+      if (terms.length > 0)
+        return (
+          await searchHits(
+            this.db,
+            this.searchLimits,
+            await this.reconciledTest(filter),
+            filter,
+            terms,
+            'asc',
+            Infinity,
+          )
+        ).length
       // A row per day, not an index entry per record checked against its record (~0.1 ms each at 500k).
       let n = 0
       await this.eachDigest(filter, () => void n++)
@@ -439,108 +375,20 @@ export class HistoryRepository {
     )
   }
 
-  /**
-   * The records a search matches, in `order`, found a few days at a time (tokenDays, newest or oldest
-   * first) until at least `need` are in hand or the period ends. Whole days are taken and each is sorted,
-   * so the first `need` hits are exactly the first `need` matches. Equality fields and brand are tested
-   * on the token rows too, the reconciled state on the marks' keys. No record is read; the same days'
-   * digests are, when `withDigests` asks (a mark needs the fingerprint).
-   */
-  private async searchHits(
-    filter: HistoryFilter,
-    terms: readonly string[],
-    order: 'asc' | 'desc',
-    need: number,
-    withDigests = false,
-  ): Promise<SearchHit[]> {
-    const { connectionId, from, to } = filter
-    if (!(to > from)) return []
-    const limits = this.searchLimits
-    const fieldsTest = tokenFieldsTest(filter)
-    const keyTest = await this.reconciledTest(filter)
-    const desc = order === 'desc'
-    const hits: SearchHit[] = []
-    let lo = searchDayOf(from)
-    let hi = searchDayOf(to - 1)
-    // A count reads big batches from the start; a page starts small (a common name fills it in a day).
-    let batch = need === Infinity ? limits.maxRows : limits.firstRows
-    let rowsRead = 0
-    while (lo <= hi && hits.length < need) {
-      const days = await this.tokenDays(connectionId, lo, hi, desc, batch)
-      const edge = days[days.length - 1]
-      if (!edge) break
-      const digests = withDigests
-        ? await this.db.dayDigests.bulkGet(days.map((d): [string, number] => [connectionId, d.day]))
-        : []
-      days.forEach(({ parts }, i) => {
-        let digestOf: Map<RecordKey, RecordDigest> | undefined
-        const dayHits: SearchHit[] = []
-        for (const part of parts) {
-          for (let j = 0; j < part.keys.length; j++) {
-            const createdAt = part.times[j] as number
-            if (createdAt < from || createdAt >= to) continue
-            if (!tokenTextMatches(part.texts[j] as string, terms)) continue
-            if (fieldsTest && !fieldsTest(part, j)) continue
-            const key = part.keys[j] as RecordKey
-            if (keyTest && !keyTest(key)) continue
-            if (!withDigests) {
-              dayHits.push({ key, createdAt })
-              continue
-            }
-            digestOf ??= new Map((digests[i]?.records ?? []).map((d) => [d.key, d]))
-            dayHits.push({ key, createdAt, digest: digestOf.get(key) })
-          }
-        }
-        dayHits.sort(byTimeThenKey)
-        if (desc) dayHits.reverse()
-        for (const h of dayHits) hits.push(h)
-      })
-      if (desc) hi = edge.day - 1
-      else lo = edge.day + 1
-      // Next, as many rows as the hits per row so far say the rest needs (one more: the last day may
-      // be cut), or twice as many when none matched yet.
-      for (const d of days) rowsRead += d.parts.length
-      batch = nextBatch(hits.length, need, rowsRead, batch, limits.maxRows)
-    }
-    return hits
-  }
-
-  /**
-   * The token rows of the next days of [lo, hi] in the walk's order, at most `limit` rows, grouped by day.
-   * Only whole days: when the rows fill the limit, the last day may go on past them, so it is left for the
-   * next call — or, when it is the only day, read whole.
-   */
-  private async tokenDays(
-    connectionId: string,
-    lo: number,
-    hi: number,
-    desc: boolean,
-    limit: number,
-  ): Promise<TokenDay[]> {
-    let range = this.db.dayTokens
-      .where('[connectionId+day+part]')
-      .between(dayPartsRange(connectionId, lo)[0], dayPartsRange(connectionId, hi)[1])
-    if (desc) range = range.reverse()
-    const rows = await range.limit(limit).toArray()
-    const days: TokenDay[] = []
-    for (const row of rows) {
-      const last = days[days.length - 1]
-      if (last?.day === row.day) last.parts.push(row)
-      else days.push({ day: row.day, parts: [row] })
-    }
-    const [only] = days
-    if (rows.length < limit || !only) return days
-    if (days.length > 1) return days.slice(0, -1)
-    const parts = await this.db.dayTokens
-      .where('[connectionId+day+part]')
-      .between(...dayPartsRange(connectionId, only.day))
-      .toArray()
-    return [{ day: only.day, parts }]
-  }
-
   /** One page of a search: its hits in order, then only the page's records, by key. */
   private async searchPage(query: HistoryQuery, terms: readonly string[]): Promise<HistoryRecord[]> {
-    return this.fetchPage(query, await this.searchHits(query, terms, query.order, query.offset + query.limit))
+    return this.fetchPage(
+      query,
+      await searchHits(
+        this.db,
+        this.searchLimits,
+        await this.reconciledTest(query),
+        query,
+        terms,
+        query.order,
+        query.offset + query.limit,
+      ),
+    )
   }
 
   /** Keys of the reconciled records of the filter's days (a few outside its range: a key test only). */

@@ -1,0 +1,144 @@
+/**
+ * Text search over history through the day token rows (`dayTokens`, day-tokens.ts): the matches of a
+ * filter's terms found a few days at a time, without reading a record.
+ */
+import type { RecordDigest, RecordKey } from '../domain/records'
+import type { ClosebookDb } from './database'
+import { dayPartsRange, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
+import { nextBatch, type HistoryFilter } from './history-filter'
+import { byTimeThenKey, searchDayOf } from './history-record'
+import type { DayTokensRecord } from './storage-rows'
+
+/** Sizes of the search's reads and writes; tests make them small to drive every path on a small set. */
+export interface SearchLimits {
+  /**
+   * Token rows (day parts) the first request of a page's walk reads. Later requests read as many as the
+   * hits per row so far say the page still needs (twice as many while nothing matched): a common name
+   * fills a page within a day or two, a rare one reads on in bigger steps.
+   */
+  firstRows: number
+  /** The most token rows one request reads, so a count over years holds a bounded batch at a time. */
+  maxRows: number
+  /** Records per token row that putPage fills (TOKEN_PART_SIZE). */
+  partSize: number
+}
+
+export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
+  firstRows: 8,
+  maxRows: 64,
+  partSize: TOKEN_PART_SIZE,
+}
+
+/** A record a search matched: what ordering and paging need, and its digest when those were read. */
+export interface SearchHit {
+  key: RecordKey
+  createdAt: number
+  digest?: RecordDigest
+}
+
+/** One UTC day's token rows. */
+interface TokenDay {
+  day: number
+  parts: DayTokensRecord[]
+}
+
+/**
+ * The records a search matches (`keyTest`: the reconciled filter's, if any), in `order`, found a few days at a time (tokenDays, newest or oldest
+ * first) until at least `need` are in hand or the period ends. Whole days are taken and each is sorted,
+ * so the first `need` hits are exactly the first `need` matches. Equality fields and brand are tested
+ * on the token rows too, the reconciled state on the marks' keys. No record is read; the same days'
+ * digests are, when `withDigests` asks (a mark needs the fingerprint).
+ */
+export async function searchHits(
+  db: ClosebookDb,
+  limits: SearchLimits,
+  keyTest: ((key: RecordKey) => boolean) | null,
+  filter: HistoryFilter,
+  terms: readonly string[],
+  order: 'asc' | 'desc',
+  need: number,
+  withDigests = false,
+): Promise<SearchHit[]> {
+  const { connectionId, from, to } = filter
+  if (!(to > from)) return []
+  const fieldsTest = tokenFieldsTest(filter)
+  const desc = order === 'desc'
+  const hits: SearchHit[] = []
+  let lo = searchDayOf(from)
+  let hi = searchDayOf(to - 1)
+  // A count reads big batches from the start; a page starts small (a common name fills it in a day).
+  let batch = need === Infinity ? limits.maxRows : limits.firstRows
+  let rowsRead = 0
+  while (lo <= hi && hits.length < need) {
+    const days = await tokenDays(db, connectionId, lo, hi, desc, batch)
+    const edge = days[days.length - 1]
+    if (!edge) break
+    const digests = withDigests
+      ? await db.dayDigests.bulkGet(days.map((d): [string, number] => [connectionId, d.day]))
+      : []
+    days.forEach(({ parts }, i) => {
+      let digestOf: Map<RecordKey, RecordDigest> | undefined
+      const dayHits: SearchHit[] = []
+      for (const part of parts) {
+        for (let j = 0; j < part.keys.length; j++) {
+          const createdAt = part.times[j] as number
+          if (createdAt < from || createdAt >= to) continue
+          if (!tokenTextMatches(part.texts[j] as string, terms)) continue
+          if (fieldsTest && !fieldsTest(part, j)) continue
+          const key = part.keys[j] as RecordKey
+          if (keyTest && !keyTest(key)) continue
+          if (!withDigests) {
+            dayHits.push({ key, createdAt })
+            continue
+          }
+          digestOf ??= new Map((digests[i]?.records ?? []).map((d) => [d.key, d]))
+          dayHits.push({ key, createdAt, digest: digestOf.get(key) })
+        }
+      }
+      dayHits.sort(byTimeThenKey)
+      if (desc) dayHits.reverse()
+      for (const h of dayHits) hits.push(h)
+    })
+    if (desc) hi = edge.day - 1
+    else lo = edge.day + 1
+    // Next, as many rows as the hits per row so far say the rest needs (one more: the last day may
+    // be cut), or twice as many when none matched yet.
+    for (const d of days) rowsRead += d.parts.length
+    batch = nextBatch(hits.length, need, rowsRead, batch, limits.maxRows)
+  }
+  return hits
+}
+
+/**
+ * The token rows of the next days of [lo, hi] in the walk's order, at most `limit` rows, grouped by day.
+ * Only whole days: when the rows fill the limit, the last day may go on past them, so it is left for the
+ * next call — or, when it is the only day, read whole.
+ */
+async function tokenDays(
+  db: ClosebookDb,
+  connectionId: string,
+  lo: number,
+  hi: number,
+  desc: boolean,
+  limit: number,
+): Promise<TokenDay[]> {
+  let range = db.dayTokens
+    .where('[connectionId+day+part]')
+    .between(dayPartsRange(connectionId, lo)[0], dayPartsRange(connectionId, hi)[1])
+  if (desc) range = range.reverse()
+  const rows = await range.limit(limit).toArray()
+  const days: TokenDay[] = []
+  for (const row of rows) {
+    const last = days[days.length - 1]
+    if (last?.day === row.day) last.parts.push(row)
+    else days.push({ day: row.day, parts: [row] })
+  }
+  const [only] = days
+  if (rows.length < limit || !only) return days
+  if (days.length > 1) return days.slice(0, -1)
+  const parts = await db.dayTokens
+    .where('[connectionId+day+part]')
+    .between(...dayPartsRange(connectionId, only.day))
+    .toArray()
+  return [{ day: only.day, parts }]
+}
