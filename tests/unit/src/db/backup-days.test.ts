@@ -56,6 +56,17 @@ function historyLines(
   return { rows, withRows: (next) => [...lines.slice(0, start), ...next, ...lines.slice(end)].join('\n') }
 }
 
+/** A table's lines by connection and UTC day, each day's lines reversed (the days still in order). */
+function daysReversed(rows: readonly string[]): Map<string, string[]> {
+  const dayOf = (line: string): string => {
+    const row = JSON.parse(line) as { connectionId: string; raw: { created_on: string } }
+    return `${row.connectionId} ${searchDayOf(Date.parse(row.raw.created_on))}`
+  }
+  const days = new Map<string, string[]>()
+  for (const line of rows) days.set(dayOf(line), [line, ...(days.get(dayOf(line)) ?? [])])
+  return days
+}
+
 /** Restores `text` into `other`, returning the phases its progress named. */
 async function restore(text: string): Promise<Set<string | undefined>> {
   const phases = new Set<string | undefined>()
@@ -147,13 +158,7 @@ describe('a restore files the history day rows as it reads a file in time order'
 
   it('files a day whose records the file lists in any order within it, in time-then-key order', async () => {
     const file = historyLines(await backupText(db))
-    const dayOf = (line: string): string => {
-      const row = JSON.parse(line) as { connectionId: string; raw: { created_on: string } }
-      return `${row.connectionId} ${searchDayOf(Date.parse(row.raw.created_on))}`
-    }
-    // Each day's lines reversed, the days themselves still in order.
-    const days = new Map<string, string[]>()
-    for (const line of file.rows) days.set(dayOf(line), [line, ...(days.get(dayOf(line)) ?? [])])
+    const days = daysReversed(file.rows)
     const phases = await restore(file.withRows([...days.values()].flat()))
     expect(phases.has('index')).toBe(false)
     await expectSameDayRows()
@@ -196,12 +201,7 @@ describe('a restore files the charge list in its day parts as it reads a file in
 
   it('files a day listed in any order within it, and a charge listed twice there once', async () => {
     const file = historyLines(await backupText(db), 'charges')
-    const dayOf = (line: string): string => {
-      const row = JSON.parse(line) as { connectionId: string; raw: { created_on: string } }
-      return `${row.connectionId} ${searchDayOf(Date.parse(row.raw.created_on))}`
-    }
-    const days = new Map<string, string[]>()
-    for (const line of file.rows) days.set(dayOf(line), [line, ...(days.get(dayOf(line)) ?? [])])
+    const days = daysReversed(file.rows)
     // The first day's first charge listed again at its day's end.
     const first = [...days.values()][0]!
     first.push(first[0]!)
