@@ -4,16 +4,7 @@
  * says so, and the next restore of the same file runs to its end.
  */
 import { type Page } from '@playwright/test'
-import {
-  PHASE_LIST,
-  backUp,
-  expectLedger,
-  fileFor,
-  markFirstWithNote,
-  restoreToEnd,
-  startSlowRestore,
-  syncDemo,
-} from './support/restore'
+import { PHASE_LIST, backUpThenNote, expectLedger, restoreToEnd, startSlowRestore } from './support/restore'
 import { expect, test } from './support/web-host'
 
 /** Presses the restore's Cancel and waits for the restore to end, the page back at full speed. */
@@ -38,11 +29,8 @@ test.describe('a restore cancelled before its switch', () => {
       webHost,
     }, testInfo) => {
       test.setTimeout(420_000)
-      await syncDemo(page, webHost.launchUrl)
       const backup = testInfo.outputPath('backup.jsonl')
-      await backUp(page, backup)
-      const file = fileFor(name, backup)
-      const count = await markFirstWithNote(page)
+      const { file, count } = await backUpThenNote(page, webHost.launchUrl, backup, name)
 
       await startSlowRestore(page, file, phase)
       await cancelRestore(page)

@@ -10,16 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext } from '@playwright/test'
-import {
-  PHASE_LIST,
-  backUp,
-  expectLedger,
-  fileFor,
-  markFirstWithNote,
-  restoreToEnd,
-  startSlowRestore,
-  syncDemo,
-} from './support/restore'
+import { PHASE_LIST, backUpThenNote, expectLedger, restoreToEnd, startSlowRestore } from './support/restore'
 import { test } from './support/web-host'
 
 /**
@@ -48,11 +39,8 @@ test.describe('a restore stopped half-way', () => {
       webHost,
     }, testInfo) => {
       test.setTimeout(420_000)
-      await syncDemo(page, webHost.launchUrl)
       const backup = testInfo.outputPath('backup.jsonl')
-      await backUp(page, backup)
-      const file = fileFor(name, backup)
-      const count = await markFirstWithNote(page)
+      const { file, count } = await backUpThenNote(page, webHost.launchUrl, backup, name)
 
       await startSlowRestore(page, file, phase)
       await page.reload()
@@ -76,11 +64,8 @@ test.describe('a restore stopped half-way', () => {
       let context = await launch()
       try {
         let page = context.pages()[0] ?? (await context.newPage())
-        await syncDemo(page, webHost.launchUrl)
         const backup = testInfo.outputPath('backup.jsonl')
-        await backUp(page, backup)
-        const file = fileFor(name, backup)
-        const count = await markFirstWithNote(page)
+        const { file, count } = await backUpThenNote(page, webHost.launchUrl, backup, name)
 
         await startSlowRestore(page, file, phase)
         const closed = new Promise((resolve) => context.once('close', resolve))

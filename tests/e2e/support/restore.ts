@@ -121,3 +121,19 @@ export async function restoreToEnd(page: Page, path: string): Promise<void> {
   await expect(page.getByTestId('backup-progress')).toHaveCount(0, { timeout: 60_000 })
   await expect(page.getByRole('alert')).toHaveCount(0)
 }
+
+/**
+ * The demo synced and backed up to `backup`, then a record marked with NOTE: the file a restore of
+ * `phase` is started with (fileFor) and the ledger's count before the restore.
+ */
+export async function backUpThenNote(
+  page: Page,
+  launchUrl: string,
+  backup: string,
+  phase: keyof typeof PHASES,
+): Promise<{ file: string; count: string }> {
+  await syncDemo(page, launchUrl)
+  await backUp(page, backup)
+  const file = fileFor(phase, backup)
+  return { file, count: await markFirstWithNote(page) }
+}
