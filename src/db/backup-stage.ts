@@ -9,6 +9,7 @@ import Dexie, { type Table } from 'dexie'
 import { auditRowsOf } from './audit-repository'
 import { contradiction } from './backup-check'
 import { BackupError } from './backup-format'
+import type { PageFiling } from './backup-filing'
 import type { Row } from './backup-read'
 import type { ClosebookDb, GenerationTables } from './database'
 import { storedHistoryRowOf } from './history-row'
@@ -174,20 +175,30 @@ function auditRowsBySeq(entries: readonly AuditEntry[]): AuditRow[] {
 
 /**
  * Writes one page of checked rows (all of one table) into the next generation or the staging tables, and
- * in the same transaction the day rows of `days`: history days the file's order shows complete
- * (backup-days.ts), whose records this page or an earlier one wrote.
+ * in the same transaction what `filing` says it completes (backup-filing.ts): history days whose records
+ * this page or an earlier one wrote, as day rows; whole charge days, in their day parts. A charges page
+ * stages only `filing.stagedCharges` (those of a file not in time order).
  */
 export async function stagePage(
   db: ClosebookDb,
   rows: readonly PageRow[],
   rules: StageRules,
-  days: readonly HistoryRecord[][] = [],
+  filing: PageFiling = { history: [], charges: [], stagedCharges: [] },
 ): Promise<void> {
   const table = rows[0]?.table
   if (!table) return
   const { next } = rules
   const dayRows = { dayDigests: next.dayDigests, dayTokens: next.dayTokens }
-  const scope = [...db.stagedTables(), next.history, next.markDays, next.audit, ...Object.values(dayRows)]
+  const chargeRows = { chargeDays: next.chargeDays, chargeParts: next.chargeParts }
+  const scope = [
+    ...db.stagedTables(),
+    next.history,
+    next.markDays,
+    next.audit,
+    ...Object.values(dayRows),
+    ...Object.values(chargeRows),
+  ]
+  const writer = new HistoryWriter(db)
   await db.transaction('rw', scope, async () => {
     if (table === 'history') await stageHistory(next, rows)
     else if (table === 'marks') await stageMarks(rows, rules)
@@ -195,7 +206,11 @@ export async function stagePage(
       const entries = rows.map((r) => r.record as AuditEntry)
       await checkAuditRecords(entries, rules)
       await next.audit.bulkPut(auditRowsBySeq(entries))
+    } else if (table === 'charges') {
+      // The staging copy, which the index pass files; the cache's charges are written by the history writer.
+      if (filing.stagedCharges.length > 0) await db.staged(table).bulkPut(filing.stagedCharges)
     } else await db.staged(table).bulkPut(rows.map((r) => r.record))
-    if (days.length > 0) await new HistoryWriter(db).fileFreshDays(days.flat(), dayRows)
+    if (filing.history.length > 0) await writer.fileFreshDays(filing.history.flat(), dayRows)
+    if (filing.charges.length > 0) await writer.fileFreshCharges(filing.charges.flat(), chargeRows)
   })
 }

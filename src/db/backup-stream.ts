@@ -15,7 +15,8 @@
  *
  * History and charge rows carry only the API payload: every derived field (amount, key, time, search
  * index, day rows) is derived again on restore, so a file cannot bring fields that disagree with it.
- * History is listed per connection in time order, so the restore files each day's rows as it reads it.
+ * History and charges are listed per connection in time order, so the restore files each day's rows (and
+ * the charges' day parts) as it reads it.
  * Restore is two passes over the file: the first checks what its lines show on their own or against the
  * small tables (rows, time zones, locks against marks and the audit log), keeping nothing per record; the
  * second writes the records, their day rows, marks and audit log once, straight into the next
@@ -25,7 +26,7 @@
  * generation the live one, so a refusal or a stop before that leaves the cache as it was. Version-1 files
  * (one JSON document) are still read, up to LEGACY_MAX_CHARS. The pieces: backup-format (constants,
  * errors), backup-write, backup-read (lines and rows), backup-check (pass one), backup-stage (pass two's
- * pages), backup-days (day rows while reading), backup-generation (the slots); this file files the day
+ * pages), backup-days and backup-filing (day rows while reading), backup-generation (the slots); this file files the day
  * rows the read could not and switches the generation.
  */
 import Dexie, { type IndexableType, type Table } from 'dexie'
@@ -57,7 +58,7 @@ import {
   type ClosebookDb,
   type GenerationTables,
 } from './database'
-import { HistoryDayFiler } from './backup-days'
+import { ReadFiling } from './backup-filing'
 import { HistoryWriter } from './history-writer'
 import { searchDayBounds, searchDayOf } from './history-record'
 import type { AuditEntry, CachedConnection } from '../domain/records'
@@ -71,8 +72,8 @@ export { pagesByKey, streamBackup } from './backup-write'
 export { cleanOldGeneration, clearRestoreStaging } from './backup-generation'
 
 /**
- * Files the staged charges' day rows and parts in the next generation and, unless the read filed them
- * already (a file in time order), the restored history's day rows (digests, search tokens), a day at a
+ * Files what the read could not (a file not in time order): the staged charges' day rows and parts in the
+ * next generation, and the restored history's day rows (digests, search tokens), a day at a
  * time, reading the records through their time index: memory holds one day's records, whatever the file's
  * order. Writing them a page at a time instead, as a file in another order comes (every page touches
  * every day), rewrote every day row once per page: the whole index in memory, and quadratic time.
@@ -244,6 +245,8 @@ interface StagedFile {
   exportedAt: string
   /** The history's day rows were filed while reading (a file in time order: backup-days.ts). */
   historyDaysFiled: boolean
+  /** The charges were filed in their day parts while reading (none staged). */
+  chargeDaysFiled: boolean
 }
 
 /**
@@ -264,6 +267,7 @@ async function stageFile(
     connectionIds: { history: new Set<string>(), charges: new Set<string>() },
     exportedAt: '',
     historyDaysFiled: false,
+    chargeDaysFiled: false,
   }
   const zones = new Map<string, string>()
   const rules: StageRules = { zones, acceptOrphans: options.verification?.status === 'verified', next }
@@ -271,15 +275,15 @@ async function stageFile(
   let pages = 0
   let pageTable: BackupTableName | null = null
   let lastSeq: number | null = null
-  const days = new HistoryDayFiler()
-  /** `ending`: the page is its table's last (the history day being read is then complete). */
+  const filing = new ReadFiling()
+  /** `ending`: the page is its table's last (the day being read is then complete). */
   const flush = async (ending: boolean): Promise<void> => {
     const rows = page
     page = []
     if (rows.length === 0 || !pageTable) return
-    if (ending && pageTable === 'history') days.end()
+    const filed = await filing.take(db, next, pageTable, ending)
     options.faults?.beforeStagePage?.(pageTable, pages++, rows.length)
-    await stagePage(db, rows, rules, days.inOrder ? days.takeDays() : [])
+    await stagePage(db, rows, rules, filed)
   }
   for await (const item of items) {
     if (item.kind === 'header') {
@@ -302,7 +306,7 @@ async function stageFile(
     }
     if (row.table === 'history' || row.table === 'charges')
       staged.connectionIds[row.table].add(row.record.connectionId)
-    if (row.table === 'history') days.add(row.record)
+    filing.add(row)
     // A page never splits one audit action: its entries go in one row.
     const seq = row.table === 'audit' ? ((row.record as AuditEntry).seq ?? 0) : null
     if (row.table !== pageTable) await flush(true)
@@ -313,7 +317,8 @@ async function stageFile(
   }
   await flush(true)
   await db.transaction('r', [...db.stagedTables(), next.history], () => checkLockSnapshots(db, rules))
-  staged.historyDaysFiled = days.inOrder
+  staged.historyDaysFiled = filing.historyFiled
+  staged.chargeDaysFiled = filing.chargesFiled
   return staged
 }
 
@@ -363,6 +368,7 @@ export async function restoreBackupFile(
     const ids = {
       ...staged.connectionIds,
       history: staged.historyDaysFiled ? [] : staged.connectionIds.history,
+      charges: staged.chargeDaysFiled ? [] : staged.connectionIds.charges,
     }
     const records =
       (staged.historyDaysFiled ? 0 : await tables.history.count()) + (await db.staged('charges').count())

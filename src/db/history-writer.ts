@@ -115,6 +115,26 @@ export class HistoryWriter {
   }
 
   /**
+   * Takes up to `parts` parts out of charge day tables being built from scratch (a restore's next
+   * generation) and returns their charges; once no part is left, empties the day rows too (`done`). In a
+   * transaction over both tables.
+   */
+  async takeFreshCharges(
+    target: ChargeDayTables,
+    parts: number,
+  ): Promise<{ charges: ChargeRecord[]; done: boolean }> {
+    const taken = await target.chargeParts.limit(parts).toArray()
+    if (taken.length === 0) {
+      await target.chargeDays.clear()
+      return { charges: [], done: true }
+    }
+    await target.chargeParts.bulkDelete(
+      taken.map((p): [string, number, number] => [p.connectionId, p.day, p.part]),
+    )
+    return { charges: taken.flatMap((p) => p.charges), done: false }
+  }
+
+  /**
    * Stores (replaces by key) history records and files them in the day indexes. Joins the caller's
    * transaction, which must include historyTables(); records of several connections are filed per
    * connection.

@@ -19,7 +19,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Page } from '@playwright/test'
-import { historyItem } from '../../electron/sandbox/serialize'
+import { chargeItem, historyItem } from '../../electron/sandbox/serialize'
 import { measured, type MetricMap } from './metrics'
 import type { BackupBenchArgs, BackupRunResult, RestoreRunResult } from './shared/backup-bench-types'
 import { runInChromium } from './support/chromium-runner'
@@ -181,7 +181,11 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
   const started = Date.now()
   const log = (s: string): void =>
     void process.stderr.write(`bench: backup: ${s} (${Math.round((Date.now() - started) / 1000)} s)\n`)
-  const args: BackupBenchArgs = { records: data.history.length, timeZone: 'Asia/Tokyo' }
+  const args: BackupBenchArgs = {
+    records: data.history.length,
+    charges: data.charges.length,
+    timeZone: 'Asia/Tokyo',
+  }
   // Chromium's CPU time at each stage the page reports, once the profile is known: the cost of each stage.
   let profile = ''
   const cpuByStage: Record<string, number> = {}
@@ -207,6 +211,8 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
           },
           __items: (offset: number, count: number) =>
             JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
+          __charges: (offset: number, count: number) =>
+            JSON.stringify(data.charges.slice(offset, offset + count).map((c) => chargeItem(c, names))),
           __write: (chunk: string) => {
             bytes += writeSync(fd, chunk)
             return bytes
@@ -250,9 +256,14 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
     log(
       `peaks: backup ${heaps(backup)}; check ${heaps(check)}; restore ${heaps(restore)}; times: backup ${b.backupMs} ms, check ${check.result} ms, restore ${r.restoreMs} ms (${JSON.stringify(r.phasesMs)}); Chromium CPU: backup ${backup.cpuS} s, check ${check.cpuS} s, restore ${restore.cpuS} s`,
     )
-    if (r.restored !== b.records || r.restoredMarks !== b.marks || !r.sampleIdentical)
+    if (
+      r.restored !== b.records ||
+      r.restoredMarks !== b.marks ||
+      r.restoredCharges !== b.charges ||
+      !r.sampleIdentical
+    )
       throw new Error(
-        `round trip lost data: ${b.records} records and ${b.marks} marks backed up, ${r.restored} and ${r.restoredMarks} restored, sample identical: ${r.sampleIdentical} (${r.difference})`,
+        `round trip lost data: ${b.records} records, ${b.charges} charges and ${b.marks} marks backed up, ${r.restored}, ${r.restoredCharges} and ${r.restoredMarks} restored, sample identical: ${r.sampleIdentical} (${r.difference})`,
       )
     for (const [k, v] of Object.entries(cpuByStage)) cpuByStage[k] = Math.round(v * 10) / 10
     log(`Chromium CPU seconds by stage: ${JSON.stringify(cpuByStage)}`)
@@ -273,7 +284,7 @@ export async function benchBackup({ quick }: { quick: boolean }): Promise<Metric
   const b = backup.result
   const r = restore.result
   const checkMs = check.result
-  const on = `${b.records} records, ${b.marks} marks with their audit entries, in Chromium IndexedDB (${b.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}); file ${Math.round(r.fileBytes / MIB)} MiB of line-delimited JSON`
+  const on = `${b.records} records, ${b.charges} charge-list records, ${b.marks} marks with their audit entries, in Chromium IndexedDB (${b.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}); file ${Math.round(r.fileBytes / MIB)} MiB of line-delimited JSON`
   return {
     'backup.roundtrip_s': measured(
       'backup.roundtrip_s',

@@ -5,13 +5,15 @@
  * in the page's file input, and `__restore` checks and restores it into a second, empty cache with the
  * app's checkBackupFile and restoreBackupFile: a disk-backed File read through file.stream().
  */
-import type { HistoryItem } from '../../../electron/shared/payment-api'
+import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-api'
 import { appendAuditEntries } from '../../../src/db/audit-repository'
 import { checkBackupFile, restoreBackupFile, streamBackup } from '../../../src/db/backup-stream'
 import { ClosebookDb, STAGED_TABLE_NAMES } from '../../../src/db/database'
 import { putDigests } from '../../../src/db/day-digests'
 import { putTokens } from '../../../src/db/day-tokens'
+import { chargeRecordOf } from '../../../src/db/charge-record'
 import { historyRecordOf } from '../../../src/db/history-record'
+import { HistoryWriter } from '../../../src/db/history-writer'
 import { markDayOf, markDayRowsOf, putMarkDays } from '../../../src/db/marks-repository'
 import type { AuditEntry, MarkRecord } from '../../../src/domain/records'
 import { fingerprintOf } from '../../../src/domain/fingerprint'
@@ -24,11 +26,23 @@ const CHUNK = 5000
 
 type Feed = (offset: number, count: number) => Promise<string>
 type Write = (chunk: string) => Promise<number>
-const page = window as unknown as { __items: Feed; __write: Write; __stage?: (s: string) => Promise<void> }
+const page = window as unknown as {
+  __items: Feed
+  __charges: Feed
+  __write: Write
+  __stage?: (s: string) => Promise<void>
+}
 const stage = (s: string): void => void page.__stage?.(s)
 const ms = (x: number): number => Math.round(x)
 
 let dbName = ''
+
+/** Charges filed in a cache's day parts (each day row lists its charges' ids). */
+async function chargeCount(db: ClosebookDb): Promise<number> {
+  let n = 0
+  await db.chargeDays.each((row) => void (n += row.ids.length))
+  return n
+}
 
 async function backupRun(args: BackupBenchArgs): Promise<BackupRunResult> {
   dbName = `closebook-backup-bench-${Date.now()}`
@@ -87,8 +101,17 @@ async function backupRun(args: BackupBenchArgs): Promise<BackupRunResult> {
     })
     marks += markRows.length
   }
+  // The charge list, in its day parts as sync files it (charge-days.ts).
+  const writer = new HistoryWriter(db)
+  for (let i = 0; i < args.charges; i += CHUNK) {
+    if (i % 50_000 === 0) stage(`fill charges at record ${i}`)
+    const items = JSON.parse(await page.__charges(i, CHUNK)) as ChargeItem[]
+    const records = items.map((item) => chargeRecordOf(CONNECTION, item, syncedAt))
+    await db.transaction('rw', writer.chargeTables(), () => writer.putCharges(records))
+  }
   const fillMs = performance.now() - t
   const records = await db.history.count()
+  const charges = await chargeCount(db)
   // What the cache holds (a day split across two fill chunks keeps the later chunk's marks only).
   marks = (await db.markDays.toArray()).reduce((n, r) => n + r.marks.length, 0)
 
@@ -101,7 +124,15 @@ async function backupRun(args: BackupBenchArgs): Promise<BackupRunResult> {
   }
   const backupMs = performance.now() - t
   db.close()
-  return { records, marks, fillMs: ms(fillMs), backupMs: ms(backupMs), chars, userAgent: navigator.userAgent }
+  return {
+    records,
+    charges,
+    marks,
+    fillMs: ms(fillMs),
+    backupMs: ms(backupMs),
+    chars,
+    userAgent: navigator.userAgent,
+  }
 }
 
 function chosenFile(): File {
@@ -155,6 +186,7 @@ async function restoreRun(): Promise<RestoreRunResult> {
   stage('compare')
   const restored = await target.history.count()
   const restoredMarks = (await target.markDays.toArray()).reduce((n, r) => n + r.marks.length, 0)
+  const restoredCharges = await chargeCount(target)
   // A sample of records must come back exactly as they were (every field derived again from `raw`).
   const sample = await source.history.limit(200).toArray()
   const back = await target.history.bulkGet(
@@ -196,6 +228,7 @@ async function restoreRun(): Promise<RestoreRunResult> {
     phasesMs: phases,
     restored,
     restoredMarks,
+    restoredCharges,
     sampleIdentical: difference === '',
     difference,
   }

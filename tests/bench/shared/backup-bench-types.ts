@@ -1,11 +1,15 @@
 /** What Node and the page of the backup benchmark (browser/backup-entry.ts) exchange. */
 export interface BackupBenchArgs {
   records: number
+  /** Charge-list records to fill beside the history (the sandbox's charges, fed by `__charges`). */
+  charges: number
   timeZone: string
 }
 
 export interface BackupRunResult {
   records: number
+  /** Charge-list records the cache holds in its day parts. */
+  charges: number
   marks: number
   fillMs: number
   backupMs: number
@@ -21,6 +25,7 @@ export interface RestoreRunResult {
   phasesMs: Record<string, number>
   restored: number
   restoredMarks: number
+  restoredCharges: number
   /** A sample of restored records equals the originals field for field, and the day rows match. */
   sampleIdentical: boolean
   /** What differed, when something did. */

@@ -6,7 +6,9 @@ import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
 import { historyRecordOf, searchDayOf } from '../../../../src/db/history-record'
 import { HistoryWriter } from '../../../../src/db/history-writer'
 import type { StreamProgress } from '../../../../src/db/backup-format'
-import { CONN, HOUR, T0, connectionRow, historyItem, openDb } from './fixtures'
+import { chargeDayRowsOf } from '../../../../src/db/charge-days'
+import { chargeRecordOf } from '../../../../src/db/charge-record'
+import { CONN, HOUR, T0, chargeItem, connectionRow, historyItem, openDb } from './fixtures'
 
 const OTHER = 'conn-b'
 let db: ClosebookDb
@@ -23,10 +25,17 @@ async function seed(target: ClosebookDb): Promise<void> {
       historyRecordOf(connectionId, historyItem(i + 1, { created_on: at(i === 39 ? 1 : i + 1) }), T0),
     ),
   )
-  await target.connections.bulkPut([connectionRow(), connectionRow({ id: OTHER })])
-  await target.transaction('rw', new HistoryWriter(target).historyTables(), () =>
-    new HistoryWriter(target).putHistory(records),
+  const charges = [CONN, OTHER].flatMap((connectionId) =>
+    Array.from({ length: 40 }, (_, i) =>
+      chargeRecordOf(connectionId, chargeItem(i + 1, { created_on: at(i === 39 ? 1 : i + 1) }), T0),
+    ),
   )
+  await target.connections.bulkPut([connectionRow(), connectionRow({ id: OTHER })])
+  const writer = new HistoryWriter(target)
+  await target.transaction('rw', [...writer.historyTables(), ...writer.chargeTables()], async () => {
+    await writer.putHistory(records)
+    await writer.putCharges(charges)
+  })
 }
 
 async function backupText(source: ClosebookDb): Promise<string> {
@@ -35,13 +44,27 @@ async function backupText(source: ClosebookDb): Promise<string> {
   return text
 }
 
-/** The history lines of a backup and a rebuild of the file with them in another order. */
-function historyLines(text: string): { rows: string[]; withRows: (rows: string[]) => string } {
+/** The lines of a table of a backup and a rebuild of the file with them in another order. */
+function historyLines(
+  text: string,
+  table: 'history' | 'charges' = 'history',
+): { rows: string[]; withRows: (rows: string[]) => string } {
   const lines = text.split('\n')
-  const start = lines.findIndex((l) => l.startsWith('{"table":"history"')) + 1
+  const start = lines.findIndex((l) => l.startsWith(`{"table":"${table}"`)) + 1
   const end = lines.findIndex((l, i) => i >= start && l.startsWith('{"table":'))
   const rows = lines.slice(start, end)
   return { rows, withRows: (next) => [...lines.slice(0, start), ...next, ...lines.slice(end)].join('\n') }
+}
+
+/** A table's lines by connection and UTC day, each day's lines reversed (the days still in order). */
+function daysReversed(rows: readonly string[]): Map<string, string[]> {
+  const dayOf = (line: string): string => {
+    const row = JSON.parse(line) as { connectionId: string; raw: { created_on: string } }
+    return `${row.connectionId} ${searchDayOf(Date.parse(row.raw.created_on))}`
+  }
+  const days = new Map<string, string[]>()
+  for (const line of rows) days.set(dayOf(line), [line, ...(days.get(dayOf(line)) ?? [])])
+  return days
 }
 
 /** Restores `text` into `other`, returning the phases its progress named. */
@@ -60,6 +83,30 @@ async function expectSameDayRows(): Promise<void> {
   expect(await other.history.count()).toBe(80)
   expect(await other.dayDigests.toArray()).toEqual(dayDigestRowsOf(records))
   expect(await other.dayTokens.toArray()).toEqual(dayTokenRowsOf(records))
+}
+
+/** The charge days and parts `other` holds are those built from scratch from `db`'s charges. */
+async function expectSameChargeRows(): Promise<void> {
+  const charges = (await db.chargeParts.toArray()).flatMap((p) => p.charges)
+  // The staged charges' time index order: connection, time, then id.
+  charges.sort(
+    (a, b) =>
+      (a.connectionId < b.connectionId ? -1 : a.connectionId > b.connectionId ? 1 : 0) ||
+      a.createdAt - b.createdAt ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  )
+  const built = [CONN, OTHER].map((c) =>
+    chargeDayRowsOf(
+      c,
+      charges.filter((r) => r.connectionId === c),
+    ),
+  )
+  const byKey = (a: { connectionId: string; day: number }, b: { connectionId: string; day: number }) =>
+    (a.connectionId < b.connectionId ? -1 : 1) * (a.connectionId === b.connectionId ? 0 : 1) || a.day - b.day
+  expect(charges).toHaveLength(80)
+  expect(await other.chargeDays.toArray()).toEqual(built.flatMap((b) => b.chargeDays).sort(byKey))
+  expect(await other.chargeParts.toArray()).toEqual(built.flatMap((b) => b.chargeParts).sort(byKey))
+  expect(await other.staged('charges').count()).toBe(0)
 }
 
 beforeEach(async () => {
@@ -111,13 +158,7 @@ describe('a restore files the history day rows as it reads a file in time order'
 
   it('files a day whose records the file lists in any order within it, in time-then-key order', async () => {
     const file = historyLines(await backupText(db))
-    const dayOf = (line: string): string => {
-      const row = JSON.parse(line) as { connectionId: string; raw: { created_on: string } }
-      return `${row.connectionId} ${searchDayOf(Date.parse(row.raw.created_on))}`
-    }
-    // Each day's lines reversed, the days themselves still in order.
-    const days = new Map<string, string[]>()
-    for (const line of file.rows) days.set(dayOf(line), [line, ...(days.get(dayOf(line)) ?? [])])
+    const days = daysReversed(file.rows)
     const phases = await restore(file.withRows([...days.values()].flat()))
     expect(phases.has('index')).toBe(false)
     await expectSameDayRows()
@@ -140,4 +181,53 @@ describe('a restore files the history day rows as it reads a file in time order'
       await expectSameDayRows()
     },
   )
+})
+
+describe('a restore files the charge list in its day parts as it reads a file in time order', () => {
+  it('a backup lists charges a connection at a time, a day at a time', async () => {
+    const rows = historyLines(await backupText(db), 'charges').rows.map(
+      (l) => JSON.parse(l) as { connectionId: string; raw: { created_on: string } },
+    )
+    const order = rows.map((r) => `${r.connectionId} ${searchDayOf(Date.parse(r.raw.created_on))}`)
+    expect(order).toEqual([...order].sort())
+    expect(new Set(order).size).toBe(10)
+  })
+
+  it('files every charge while reading (nothing staged, no index pass) as the index pass would', async () => {
+    const phases = await restore(await backupText(db))
+    expect(phases.has('index')).toBe(false)
+    await expectSameChargeRows()
+  })
+
+  it('files a day listed in any order within it, and a charge listed twice there once', async () => {
+    const file = historyLines(await backupText(db), 'charges')
+    const days = daysReversed(file.rows)
+    // The first day's first charge listed again at its day's end.
+    const first = [...days.values()][0]!
+    first.push(first[0]!)
+    // The file's counts say one more row.
+    const text = file
+      .withRows([...days.values()].flat())
+      .replace('{"table":"charges","rows":80}', '{"table":"charges","rows":81}')
+      .replace(/\{"end":true,"rows":(\d+)\}/, (_, n: string) => `{"end":true,"rows":${Number(n) + 1}}`)
+    const phases = await restore(text)
+    expect(phases.has('index')).toBe(false)
+    await expectSameChargeRows()
+  })
+
+  it.each([
+    ['reversed', (rows: string[]) => [...rows].reverse()],
+    // In order for all but its last line: the days filed while reading move to staging, filed again.
+    ['one charge late', (rows: string[]) => [...rows.slice(1, 40), rows[0]!, ...rows.slice(40)]],
+    ['one day late', (rows: string[]) => [...rows.slice(8, 40), ...rows.slice(0, 8), ...rows.slice(40)]],
+    [
+      'connections interleaved',
+      (rows: string[]) => rows.flatMap((r, i) => (i < 40 ? [r, rows[i + 40]!] : [])),
+    ],
+  ])('a file whose charges are in another order (%s) is filed after reading, the same', async (_, edit) => {
+    const file = historyLines(await backupText(db), 'charges')
+    const phases = await restore(file.withRows(edit(file.rows)))
+    expect(phases.has('index')).toBe(true)
+    await expectSameChargeRows()
+  })
 })

@@ -9,7 +9,9 @@ import { cleanOldGeneration, restoreBackupFile, type RestoreFaults } from '../..
 import { STAGING_OWNER_KEY } from '../../../../src/db/backup-generation'
 import type { ClosebookDb, IndexedDbDeps } from '../../../../src/db/database'
 import { HistoryRepository } from '../../../../src/db/history-repository'
-import { CONN, freshDeps, openDb } from './fixtures'
+import { chargeRecordOf } from '../../../../src/db/charge-record'
+import { HistoryWriter } from '../../../../src/db/history-writer'
+import { CONN, T0, chargeItem, freshDeps, openDb } from './fixtures'
 import { backupText, everyTable, fillCache, leftoverRows } from './backup-support'
 
 let deps: IndexedDbDeps
@@ -44,6 +46,11 @@ beforeEach(async () => {
   source = openDb('source')
   target = openDb('target', deps)
   await fillCache(source, 100, 9, 'en')
+  // A charge on a later day: the file's charges span days, so their order can be broken.
+  const writer = new HistoryWriter(source)
+  await source.transaction('rw', writer.chargeTables(), () =>
+    writer.putCharges([chargeRecordOf(CONN, chargeItem(200), T0)]),
+  )
   await fillCache(target, 1, 4, 'ja')
   file = new Blob([await backupText(source)])
 })
@@ -52,8 +59,23 @@ afterEach(() => {
   target.close()
 })
 
-/** Each phase a restore can stop in before its switch commits, as the fault that stops it there. */
-const PHASES: [string, (stop: () => never) => RestoreFaults][] = [
+/** `text` with its history and charges each listed backwards: a file the restore files after reading. */
+function outOfOrder(text: string): string {
+  const lines = text.split('\n')
+  const sections = ['history', 'charges'].map((table) => {
+    const start = lines.findIndex((l) => l.startsWith(`{"table":"${table}"`)) + 1
+    return { start, end: lines.findIndex((l, i) => i >= start && l.startsWith('{"table":')) }
+  })
+  for (const { start, end } of sections)
+    lines.splice(start, end - start, ...lines.slice(start, end).reverse())
+  return lines.join('\n')
+}
+
+/**
+ * Each phase a restore can stop in before its switch commits, as the fault that stops it there; the
+ * phases that file day rows after reading stop a restore of a file whose records are not in time order.
+ */
+const PHASES: [string, (stop: () => never) => RestoreFaults, ((text: string) => string)?][] = [
   [
     'reading the records',
     (stop) => {
@@ -64,8 +86,13 @@ const PHASES: [string, (stop: () => never) => RestoreFaults][] = [
   ['reading the marks', (stop) => ({ beforeStagePage: (t) => void (t === 'marks' && stop()) })],
   ['reading the audit log', (stop) => ({ beforeStagePage: (t) => void (t === 'audit' && stop()) })],
   ['reading the settings', (stop) => ({ beforeStagePage: (t) => void (t === 'settings' && stop()) })],
-  ['filing day rows', (stop) => ({ afterIndexDay: () => stop() })],
-  ['filing charge days', (stop) => ({ afterIndexDay: (t) => void (t.endsWith('chargeDays') && stop()) })],
+  ['reading the charges', (stop) => ({ beforeStagePage: (t) => void (t === 'charges' && stop()) })],
+  ['filing day rows after reading', (stop) => ({ afterIndexDay: () => stop() }), outOfOrder],
+  [
+    'filing charge days after reading',
+    (stop) => ({ afterIndexDay: (t) => void (t.endsWith('chargeDays') && stop()) }),
+    outOfOrder,
+  ],
   [
     'switching, after a copied table',
     (stop) => ({ afterSwitchTable: (t) => void (t === 'locks' && stop()) }),
@@ -79,7 +106,8 @@ const PHASES: [string, (stop: () => never) => RestoreFaults][] = [
 describe('a restore stopped before its switch commits', () => {
   it.each(PHASES)(
     'by an error while %s: the cache reads as before, the next restore succeeds',
-    async (_, at) => {
+    async (_, at, edit) => {
+      if (edit) file = new Blob([edit(await file.text())])
       const before = await everyTable(target)
       const answers = await ledger(target)
       const stop = (): never => {
@@ -99,7 +127,8 @@ describe('a restore stopped before its switch commits', () => {
 
   it.each(PHASES)(
     'by a kill while %s: the reloaded cache reads as before; the next restore cleans up',
-    async (_, at) => {
+    async (_, at, edit) => {
+      if (edit) file = new Blob([edit(await file.text())])
       const before = await everyTable(target)
       const answers = await ledger(target)
       // A killed process runs no cleanup: the connection goes away with the restore's rows left behind.
