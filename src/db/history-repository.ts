@@ -18,7 +18,7 @@ import {
   type HistoryFilter,
   type HistoryQuery,
 } from './history-filter'
-import { DEFAULT_SEARCH_LIMITS, searchHits, type SearchLimits } from './history-search'
+import { DEFAULT_SEARCH_LIMITS, searchHits, type SearchHit, type SearchLimits } from './history-search'
 import type { StoredHistoryRow } from './history-row'
 import { HistoryWriter, type FingerprintOf, type PutPageResult } from './history-writer'
 import { MarksRepository } from './marks-repository'
@@ -122,16 +122,7 @@ export class HistoryRepository {
     const terms = searchTermsOf(filter.search ?? '')
     return db.transaction('r', [db.dayDigests, db.dayTokens, db.markDays, db.history], async () => {
       if (terms.length > 0) {
-        const hits = await searchHits(
-          this.db,
-          this.searchLimits,
-          await this.reconciledTest(filter),
-          filter,
-          terms,
-          'asc',
-          Infinity,
-          true,
-        )
+        const hits = await this.search(filter, terms, 'asc', Infinity, true)
         // A hit without a digest (never expected: both are written together) is read from its record.
         const unDigested = hits.filter((h) => !h.digest).map((h) => h.key)
         const read = new Map(
@@ -207,18 +198,7 @@ export class HistoryRepository {
     return db.transaction('r', [db.history, db.markDays, db.dayDigests, db.dayTokens], async () => {
       if (filter.reconciled === 'changed') return (await this.changedRows(filter)).length
       const terms = searchTermsOf(filter.search ?? '')
-      if (terms.length > 0)
-        return (
-          await searchHits(
-            this.db,
-            this.searchLimits,
-            await this.reconciledTest(filter),
-            filter,
-            terms,
-            'asc',
-            Infinity,
-          )
-        ).length
+      if (terms.length > 0) return (await this.search(filter, terms, 'asc', Infinity)).length
       // A row per day, not an index entry per record checked against its record (~0.1 ms each at 500k).
       let n = 0
       await this.eachDigest(filter, () => void n++)
@@ -375,20 +355,21 @@ export class HistoryRepository {
     )
   }
 
+  /** The search's matches of `filter` (history-search.ts), with its reconciled test. */
+  private async search(
+    filter: HistoryFilter,
+    terms: readonly string[],
+    order: 'asc' | 'desc',
+    need: number,
+    withDigests = false,
+  ): Promise<SearchHit[]> {
+    const keyTest = await this.reconciledTest(filter)
+    return searchHits(this.db, this.searchLimits, keyTest, filter, terms, order, need, withDigests)
+  }
+
   /** One page of a search: its hits in order, then only the page's records, by key. */
   private async searchPage(query: HistoryQuery, terms: readonly string[]): Promise<HistoryRecord[]> {
-    return this.fetchPage(
-      query,
-      await searchHits(
-        this.db,
-        this.searchLimits,
-        await this.reconciledTest(query),
-        query,
-        terms,
-        query.order,
-        query.offset + query.limit,
-      ),
-    )
+    return this.fetchPage(query, await this.search(query, terms, query.order, query.offset + query.limit))
   }
 
   /** Keys of the reconciled records of the filter's days (a few outside its range: a key test only). */
