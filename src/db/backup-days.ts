@@ -9,6 +9,7 @@
  * what was filed here.
  */
 import { byTimeThenKey, searchDayOf } from './history-record'
+import { byTimeThenId } from './repository-helpers'
 import type { ChargeRecord, HistoryRecord } from '../domain/records'
 
 interface Timed {
@@ -99,7 +100,5 @@ export const historyDayFiler = (): DayFiler<HistoryRecord> =>
  */
 export const chargeDayFiler = (): DayFiler<ChargeRecord> =>
   new DayFiler<ChargeRecord>((records) =>
-    [...new Map(records.map((r) => [r.id, r])).values()].sort(
-      (a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    ),
+    [...new Map(records.map((r) => [r.id, r])).values()].sort(byTimeThenId),
   )

@@ -24,7 +24,8 @@ export interface PageFiling {
   stagedCharges: ChargeRecord[]
 }
 
-const NOTHING: PageFiling = { history: [], charges: [], stagedCharges: [] }
+/** A page that files nothing beside its rows. */
+export const NO_FILING: PageFiling = { history: [], charges: [], stagedCharges: [] }
 
 /** Empties the next generation's charge days, every charge filed in them moved to the staging table. */
 async function moveFiledCharges(db: ClosebookDb, next: GenerationTables): Promise<void> {
@@ -79,18 +80,18 @@ export class ReadFiling {
   ): Promise<PageFiling> {
     if (table === 'history') {
       if (ending) this.#historyFiler.end()
-      if (this.#historyFiler.inOrder) return { ...NOTHING, history: this.#historyFiler.takeDays() }
+      if (this.#historyFiler.inOrder) return { ...NO_FILING, history: this.#historyFiler.takeDays() }
       // History's records are written to the next generation whatever the order: nothing to keep.
       this.#historyFiler.takeHeld()
-      return NOTHING
+      return NO_FILING
     }
-    if (table !== 'charges') return NOTHING
+    if (table !== 'charges') return NO_FILING
     if (ending) this.#chargeFiler.end()
-    if (this.#chargeFiler.inOrder) return { ...NOTHING, charges: this.#chargeFiler.takeDays() }
+    if (this.#chargeFiler.inOrder) return { ...NO_FILING, charges: this.#chargeFiler.takeDays() }
     if (!this.#moved) await moveFiledCharges(db, next)
     this.#moved = true
     const stagedCharges = [...this.#chargeFiler.takeHeld(), ...this.#unfiled]
     this.#unfiled = []
-    return { ...NOTHING, stagedCharges }
+    return { ...NO_FILING, stagedCharges }
   }
 }

@@ -9,7 +9,7 @@ import Dexie, { type Table } from 'dexie'
 import { auditRowsOf } from './audit-repository'
 import { contradiction } from './backup-check'
 import { BackupError } from './backup-format'
-import type { PageFiling } from './backup-filing'
+import { NO_FILING, type PageFiling } from './backup-filing'
 import type { Row } from './backup-read'
 import type { ClosebookDb, GenerationTables } from './database'
 import { storedHistoryRowOf } from './history-row'
@@ -183,7 +183,7 @@ export async function stagePage(
   db: ClosebookDb,
   rows: readonly PageRow[],
   rules: StageRules,
-  filing: PageFiling = { history: [], charges: [], stagedCharges: [] },
+  filing: PageFiling = NO_FILING,
 ): Promise<void> {
   const table = rows[0]?.table
   if (!table) return

@@ -8,13 +8,10 @@ import { dayRowBatches } from './day-digests'
 import { HistoryWriter } from './history-writer'
 import { recordKeyOf, type ChargeRecord, type HistoryRecord, type SyncCheckpoint } from '../domain/records'
 import type { ChargePartRecord } from './storage-rows'
-import { connectionBounds, readInChunks } from './repository-helpers'
+import { byTimeThenId, connectionBounds, readInChunks } from './repository-helpers'
 
 /** Day rows per read when a charge's day is unknown (daysOf): about a month of a busy merchant's ids. */
 const DAY_ROWS_PER_READ = 31
-
-const byTimeThenId = (a: ChargeRecord, b: ChargeRecord): number =>
-  a.createdAt !== b.createdAt ? a.createdAt - b.createdAt : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 
 export class ChargesRepository {
   constructor(private readonly db: ClosebookDb) {}

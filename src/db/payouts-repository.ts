@@ -7,7 +7,7 @@
 import type { ClosebookDb } from './database'
 import { ChargesRepository } from './charges-repository'
 import { LedgerLinkLookup, type LinkedRecord } from './ledger-link-lookup'
-import { connectionBounds } from './repository-helpers'
+import { byTimeThenId, connectionBounds } from './repository-helpers'
 import {
   OPEN_TRANSFER_KEY,
   type LedgerLink,
@@ -19,9 +19,6 @@ import {
 } from './payout-rows'
 import type { BankAccount, TransferStatusChange } from '../domain/payouts'
 import { recordKeyOf, type ChargeRecord, type HistoryRecord } from '../domain/records'
-
-const byTime = <T extends { createdAt: number; id: string }>(a: T, b: T): number =>
-  a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
 /** What carries a ledger id: the link, and the cached charge or refund record when there is one. */
 export interface LedgerRecords {
@@ -49,7 +46,7 @@ export class PayoutsRepository {
       .where('[connectionId+createdAt]')
       .between([connectionId, from], [connectionId, to], true, false)
       .toArray()
-    return rows.sort(byTime)
+    return rows.sort(byTimeThenId)
   }
 
   async allTransfers(connectionId: string): Promise<TransferRow[]> {
@@ -57,7 +54,7 @@ export class PayoutsRepository {
       .where('[connectionId+id]')
       .between(...connectionBounds(connectionId))
       .toArray()
-    return rows.sort(byTime)
+    return rows.sort(byTimeThenId)
   }
 
   transfer(connectionId: string, id: string): Promise<TransferRow | undefined> {
@@ -69,7 +66,7 @@ export class PayoutsRepository {
       .where('[connectionId+transferKey]')
       .equals([connectionId, transferId.toLowerCase()])
       .toArray()
-    return rows.sort(byTime)
+    return rows.sort(byTimeThenId)
   }
 
   /** Ledgers that name no transfer: not yet paid out, or carried over. */
@@ -78,7 +75,7 @@ export class PayoutsRepository {
       .where('[connectionId+transferKey]')
       .equals([connectionId, OPEN_TRANSFER_KEY])
       .toArray()
-    return rows.sort(byTime)
+    return rows.sort(byTimeThenId)
   }
 
   /** Ledgers created before `to` (epoch ms), oldest first: what a month's balance is made of. */
@@ -87,7 +84,7 @@ export class PayoutsRepository {
       .where('[connectionId+createdAt]')
       .between([connectionId, -Infinity], [connectionId, to], true, false)
       .toArray()
-    return rows.sort(byTime)
+    return rows.sort(byTimeThenId)
   }
 
   /** The ids of the ledgers created in [from, to), read from the index alone (no row is loaded). */
@@ -123,7 +120,7 @@ export class PayoutsRepository {
         ),
     )
     const rows = gaps.flat()
-    return rows.sort(byTime)
+    return rows.sort(byTimeThenId)
   }
 
   /** Every cached status change of the connection's transfers, oldest first. */
@@ -132,7 +129,7 @@ export class PayoutsRepository {
       .where('[connectionId+id]')
       .between(...connectionBounds(connectionId))
       .toArray()
-    return rows.sort(byTime)
+    return rows.sort(byTimeThenId)
   }
 
   /** Each record's ledger link, in the order given (undefined: none known); ledger-link-lookup.ts. */
@@ -160,7 +157,7 @@ export class PayoutsRepository {
       .where('[connectionId+transferId]')
       .equals([connectionId, transferId.toLowerCase()])
       .toArray()
-    return rows.sort(byTime)
+    return rows.sort(byTimeThenId)
   }
 
   /**

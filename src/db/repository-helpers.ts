@@ -35,3 +35,7 @@ export async function readInChunks<T, R>(
   for (let i = 0; i < items.length; i += READ_CHUNK) out.push(...(await read(items.slice(i, i + READ_CHUNK))))
   return out
 }
+
+/** Rows by time, then id: the order of a `[connectionId+createdAt]` read with ties by id. */
+export const byTimeThenId = <T extends { createdAt: number; id: string }>(a: T, b: T): number =>
+  a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
