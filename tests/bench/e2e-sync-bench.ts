@@ -102,6 +102,18 @@ export function ceilingSeconds(pagesByRoute: ReadonlyMap<string, number>): numbe
 }
 
 /** Starts the built web host in its own process group (a keychain session wraps it); resolves its URL. */
+/**
+ * Builds the app (electron-vite build) for the web host the suites start, unless E2E_SYNC_WEB_ENTRY names
+ * another build or E2E_SYNC_SKIP_BUILD=1 asks to reuse an existing out/.
+ */
+export function buildWebHost(log: (s: string) => void): void {
+  if (process.env['E2E_SYNC_WEB_ENTRY']) return
+  if (process.env['E2E_SYNC_SKIP_BUILD'] === '1' && existsSync(WEB_ENTRY)) return
+  log('building the app (electron-vite build)')
+  const built = spawnSync('npx', ['electron-vite', 'build'], { cwd: ROOT, stdio: ['ignore', 2, 2] })
+  if (built.status !== 0) throw new Error('electron-vite build failed')
+}
+
 export async function startWebHost(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     'bash',
@@ -183,14 +195,7 @@ export async function stopGroup(child: ChildProcess): Promise<void> {
 export async function benchE2eSync({ quick }: { quick: boolean }): Promise<MetricMap> {
   const charges = Number(process.env['E2E_SYNC_CHARGES'] ?? (quick ? 10_000 : 50_000))
   const log = (s: string): void => void process.stderr.write(`bench: e2e-sync: ${s}\n`)
-  if (
-    !process.env['E2E_SYNC_WEB_ENTRY'] &&
-    (process.env['E2E_SYNC_SKIP_BUILD'] !== '1' || !existsSync(WEB_ENTRY))
-  ) {
-    log('building the app (electron-vite build)')
-    const built = spawnSync('npx', ['electron-vite', 'build'], { cwd: ROOT, stdio: ['ignore', 2, 2] })
-    if (built.status !== 0) throw new Error('electron-vite build failed')
-  }
+  buildWebHost(log)
   const sandbox = await startSandbox({ seed: 2323, stores: 3, records: charges, rateScale: 1 })
   const expected = sandbox.snapshot()
   const host = `127.0.0.1:${new URL(sandbox.url).port}`

@@ -11,22 +11,18 @@
  *
  * `scale.ledger_scroll_max_frame_ms` is the longest frame gap while scrolling; the target is 50 ms.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import type { ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { extname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { Page } from '@playwright/test'
 import { historyItem } from '../../electron/sandbox/serialize'
-import { startProfile, startWebHost, stopGroup } from './e2e-sync-bench'
+import { buildWebHost, startProfile, startWebHost, stopGroup } from './e2e-sync-bench'
 import { measured, type MetricMap } from './metrics'
 import type { LedgerFillArgs, LedgerFillResult } from './shared/ledger-scroll-types'
-import { bundleEntry, launchBenchChromium } from './support/chromium-runner'
+import { bundleEntry, contentTypeOf, launchBenchChromium } from './support/chromium-runner'
 import { yearOfData } from './support/year-data'
-
-const ROOT = resolve(__dirname, '../..')
-const WEB_ENTRY = join(ROOT, 'out/main/web.js')
-const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }
 
 /** The connection the demo made (the cache's only one), read with plain IndexedDB on the app's origin. */
 async function demoConnectionId(page: Page): Promise<string> {
@@ -94,11 +90,7 @@ async function rowsShown(page: Page): Promise<number> {
 export async function benchLedgerScroll({ quick }: { quick: boolean }): Promise<MetricMap> {
   const wanted = Number(process.env['BENCH_SCROLL_RECORDS'] ?? (quick ? 300_000 : 1_000_000))
   const log = (s: string): void => void process.stderr.write(`bench: ledger-scroll: ${s}\n`)
-  if (process.env['E2E_SYNC_SKIP_BUILD'] !== '1' || !existsSync(WEB_ENTRY)) {
-    log('building the app (electron-vite build)')
-    const built = spawnSync('npx', ['electron-vite', 'build'], { cwd: ROOT, stdio: ['ignore', 2, 2] })
-    if (built.status !== 0) throw new Error('electron-vite build failed')
-  }
+  buildWebHost(log)
   const work = mkdtempSync(join(tmpdir(), 'closebook-ledger-scroll-'))
   const fillDir = join(work, 'fill')
   await bundleEntry(resolve(__dirname, 'browser/ledger-fill-entry.ts'), join(work, 'fill-src'), fillDir)
@@ -126,7 +118,7 @@ export async function benchLedgerScroll({ quick }: { quick: boolean }): Promise<
         if (!file.startsWith(fillDir)) return route.fulfill({ status: 404 })
         const body = await readFile(file).catch(() => null)
         if (!body) return route.fulfill({ status: 404 })
-        return route.fulfill({ body, contentType: TYPES[extname(file)] ?? 'application/octet-stream' })
+        return route.fulfill({ body, contentType: contentTypeOf(file) })
       })
       const started = Date.now()
       await page.exposeFunction('__stage', (s: string) =>

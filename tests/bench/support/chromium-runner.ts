@@ -16,6 +16,9 @@ import { build } from 'vite'
 
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }
 
+/** The media type a bundled bench file is served with. */
+export const contentTypeOf = (file: string): string => TYPES[extname(file)] ?? 'application/octet-stream'
+
 /**
  * Debian's Chromium, headless, with a persistent profile on disk (IndexedDB as the app's window has it;
  * an incognito context keeps it in memory with a small quota, where 500k records fail).
@@ -91,11 +94,7 @@ export async function runInChromium<T>(
       const file = join(outDir, path === '/' ? 'index.html' : path)
       if (!file.startsWith(outDir)) return void res.writeHead(404).end()
       readFile(file)
-        .then((body) =>
-          res
-            .writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream' })
-            .end(body),
-        )
+        .then((body) => res.writeHead(200, { 'Content-Type': contentTypeOf(file) }).end(body))
         .catch(() => res.writeHead(404).end())
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
