@@ -31,6 +31,22 @@ export function scaleRecords(quick: boolean, env: NodeJS.ProcessEnv = process.en
   return n
 }
 
+/** The parts to run: BENCH_SCALE_PARTS, a comma-separated list of part names (all when unset). */
+export function scaleParts(known: readonly string[], env: NodeJS.ProcessEnv = process.env): Set<string> {
+  const raw = env['BENCH_SCALE_PARTS']
+  if (raw === undefined || raw.trim() === '') return new Set(known)
+  const asked = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+  const unknown = asked.filter((s) => !known.includes(s))
+  if (unknown.length > 0)
+    throw new Error(
+      `BENCH_SCALE_PARTS names no part "${unknown.join('", "')}": the parts are ${known.join(', ')}`,
+    )
+  return new Set(asked)
+}
+
 const seconds = (ms: number): number => Math.round(ms / 100) / 10
 
 async function ledger(records: number, quick: boolean): Promise<MetricMap> {
@@ -195,7 +211,7 @@ export async function benchScale({ quick }: { quick: boolean }): Promise<MetricM
     ],
     ['workbook', ['scale.workbook_170k_s'], () => workbook(records)],
     [
-      'month-end and export',
+      'month-end',
       ['scale.month_end_ms', 'scale.export_1m_rows_s', 'scale.export_peak_rss_mb'],
       () => monthEndAndExport(records),
     ],
@@ -207,7 +223,13 @@ export async function benchScale({ quick }: { quick: boolean }): Promise<MetricM
     ['upgrade', ['scale.upgrade_s'], () => upgrade(records)],
   ]
   const metrics: MetricMap = {}
+  const chosen = scaleParts(parts.map(([name]) => name))
   for (const [name, names, run] of parts) {
+    if (!chosen.has(name)) {
+      for (const m of names)
+        metrics[m] = missing(m, `not run (BENCH_SCALE_PARTS=${process.env['BENCH_SCALE_PARTS']})`)
+      continue
+    }
     log(`${name} at ${records} records`)
     try {
       Object.assign(metrics, await run())

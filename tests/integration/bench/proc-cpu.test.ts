@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
 import { processOf, readProcs, treeCpuSeconds, treePids } from '../../bench/support/proc-cpu'
-import { scaleRecords } from '../../bench/scale-bench'
+import { scaleParts, scaleRecords } from '../../bench/scale-bench'
 
 /** Spends `ms` of its own CPU time (not wall time: the machine may be loaded), then exits. */
 const BUSY = (ms: number): string =>
@@ -64,5 +64,21 @@ describe('the scale suite size', () => {
   it('refuses a size that is not a whole number of records, naming it', () => {
     expect(() => scaleRecords(false, { BENCH_SCALE_RECORDS: '2M' })).toThrow(/not "2M"/)
     expect(() => scaleRecords(false, { BENCH_SCALE_RECORDS: '10' })).toThrow(/at least 1000/)
+  })
+})
+
+describe('the scale suite parts', () => {
+  const known = ['ledger', 'workbook', 'month-end', 'backup', 'upgrade']
+
+  it('runs every part by default, and only those BENCH_SCALE_PARTS lists', () => {
+    expect([...scaleParts(known, {})]).toEqual(known)
+    expect([...scaleParts(known, { BENCH_SCALE_PARTS: ' ' })]).toEqual(known)
+    expect([...scaleParts(known, { BENCH_SCALE_PARTS: 'ledger, backup' })]).toEqual(['ledger', 'backup'])
+  })
+
+  it('refuses a part it does not know, naming it and the parts there are', () => {
+    expect(() => scaleParts(known, { BENCH_SCALE_PARTS: 'ledger,restore' })).toThrow(
+      /no part "restore": the parts are ledger, workbook, month-end, backup, upgrade/,
+    )
   })
 })
