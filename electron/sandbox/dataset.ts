@@ -138,7 +138,9 @@ export class Dataset {
       // Its own generators: the seed shape's records above are drawn exactly as before.
       const variety = new Prng(`variety:${options.seed}`)
       for (const charge of charges) assignPayment(charge, variety)
-      this.lateChanges.push(...planLateChanges(charges, new Prng(`late:${options.seed}`)))
+      // One push per change: spreading a plan of a year of a large merchant overflows the call stack.
+      for (const change of planLateChanges(charges, new Prng(`late:${options.seed}`)))
+        this.lateChanges.push(change)
       this.varietyRng = new Prng(`variety-growth:${options.seed}`)
     }
     const history: HistoryEntry[] = []

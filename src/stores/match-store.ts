@@ -3,6 +3,7 @@
  * profile), propose matches with the rules of src/reconcile/matching, and let the accountant accept,
  * reject or pick. Accepting marks the records reconciled with a link to the row, audited like any mark.
  */
+import { timeSpanOf } from '../domain/time-span'
 import { appError, toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
@@ -392,8 +393,9 @@ export const useMatchStore = defineStore('match', () => {
     }
     const isBank = open.some((r) => r.source === 'bank')
     const back = (isBank ? payout.value.maxLagDays + PAYOUT_SPAN_DAYS : toleranceDays.value) + 1
-    const from = Math.min(...open.map((r) => r.at)) - back * DAY_MS
-    const to = Math.max(...open.map((r) => r.at)) + (toleranceDays.value + 1) * DAY_MS
+    const { first, last } = timeSpanOf(open, (r) => r.at)
+    const from = first - back * DAY_MS
+    const to = last + (toleranceDays.value + 1) * DAY_MS
     const inRange = await cache.history.inRange(conn.id, from, to)
     const charges = await cache.charges.inRange(conn.id, from, to)
     // An order's refunds come after the file's last order, often by weeks: all of them, as far as the
