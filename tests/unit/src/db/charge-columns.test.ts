@@ -8,7 +8,7 @@ import type { ClosebookDb } from '../../../../src/db/database'
 import { HistoryWriter } from '../../../../src/db/history-writer'
 import type { ChargeRecord } from '../../../../src/domain/records'
 import type { ChargeDayRecord, ChargePartRecord } from '../../../../src/db/storage-rows'
-import { CONN, HOUR, STORE_2, T0, chargeItem, openDb } from './fixtures'
+import { CONN, HOUR, STORE_2, T0, chargeItem, countWholeChargeReads, openDb } from './fixtures'
 
 let db: ClosebookDb
 beforeEach(() => {
@@ -66,20 +66,6 @@ async function asWrittenBefore(days?: readonly number[]): Promise<void> {
   const older = rows.filter((r) => !days || days.includes(r.day))
   older.forEach((r) => dropColumns(r))
   await db.chargeDays.bulkPut(older)
-}
-
-/** Counts whole charges read from the parts and the table from before schema v10. */
-function countChargeReads(): { charges: number } {
-  const counter = { charges: 0 }
-  db.chargeParts.hook('reading', (part: ChargePartRecord) => {
-    counter.charges += part.charges.length
-    return part
-  })
-  db.charges.hook('reading', (c: ChargeRecord) => {
-    counter.charges++
-    return c
-  })
-  return counter
 }
 
 describe('charge day rows carry each charge’s compact columns', () => {
@@ -158,7 +144,7 @@ describe('ChargesRepository.digestsInRange', () => {
 
   it('gives what inRange gives of each charge, reading no whole charge of a compact day', async () => {
     await fill()
-    const reads = countChargeReads()
+    const reads = countWholeChargeReads(db)
     for (const [from, to] of ranges) {
       reads.charges = 0
       const digests = await repo().digestsInRange(CONN, from, to)
@@ -173,7 +159,7 @@ describe('ChargesRepository.digestsInRange', () => {
     await fill()
     const all = await fromWhole(-Infinity, Infinity)
     await asWrittenBefore([chargeDayOf(T0 + DAY)])
-    const reads = countChargeReads()
+    const reads = countWholeChargeReads(db)
     expect(await repo().digestsInRange(CONN, -Infinity, Infinity)).toEqual(all)
     // The second day's parts (charges 24–47 and charge 5's second copy), and the two older charges.
     expect(reads.charges).toBe(25 + 2)

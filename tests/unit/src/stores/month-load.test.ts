@@ -4,7 +4,7 @@ import { createCache, setAppCacheForTests, type Cache } from '../../../../src/db
 import type { ClosebookDb } from '../../../../src/db/database'
 import { fingerprintOf } from '../../../../src/domain/fingerprint'
 import { periodRange } from '../../../../src/domain/periods'
-import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../../../../src/domain/records'
+import type { HistoryRecord, MarkRecord, RecordKey } from '../../../../src/domain/records'
 import {
   UNAVAILABLE_CLOSE_FACTS,
   canStillChange,
@@ -17,7 +17,6 @@ import { summarizeMonth, totalsByCurrency } from '../../../../src/reconcile/mont
 import { loadMonth, type MonthData } from '../../../../src/stores/month-load'
 import { chargeDigestOf, dropColumns } from '../../../../src/db/charge-columns'
 import { chargeDayOf } from '../../../../src/db/charge-days'
-import type { ChargePartRecord } from '../../../../src/db/storage-rows'
 import {
   CONN,
   STORE_1,
@@ -25,6 +24,7 @@ import {
   checkpoint,
   chargeRecord,
   connectionRow,
+  countWholeChargeReads,
   historyRecord,
   mark,
   openDb,
@@ -181,21 +181,21 @@ async function expectSameMonth(month: MonthData, want: Awaited<ReturnType<typeof
  * charge-list records (each charge a part holds, each row of the table from before schema v10).
  */
 function countRangeReads(): { ranges: number; charges: number } {
-  const counter = { ranges: 0, charges: 0 }
+  const counter = { ranges: 0 }
   const original = cache.history.inRange.bind(cache.history)
   cache.history.inRange = (...a) => {
     counter.ranges++
     return original(...a)
   }
-  db.chargeParts.hook('reading', (part: ChargePartRecord) => {
-    counter.charges += part.charges.length
-    return part
-  })
-  db.charges.hook('reading', (c: ChargeRecord) => {
-    counter.charges++
-    return c
-  })
-  return counter
+  const charges = countWholeChargeReads(db)
+  return {
+    get ranges() {
+      return counter.ranges
+    },
+    get charges() {
+      return charges.charges
+    },
+  }
 }
 
 /** Takes the compact columns out of the charge day rows of `days` (all when absent), as an older release wrote them. */
