@@ -137,6 +137,52 @@ function heldOn(
 }
 
 /**
+ * Files one day's `charges` in its row and the parts read (`parts`, by `day:part`): each replaced where it
+ * stands, the rest appended; the row's compact columns kept in step (or filled, for a row written before
+ * them). Returns the parts it changed.
+ */
+function fileDay(
+  row: ChargeDayRecord,
+  charges: ReadonlyMap<string, ChargeRecord>,
+  parts: ReadonlyMap<string, ChargePartRecord>,
+  partSize: number,
+): ChargePartRecord[] {
+  const { day } = row
+  const written: ChargePartRecord[] = []
+  const compact = isCompact(row)
+  const fresh = new Map(charges)
+  row.ids.forEach((id, j) => {
+    const c = fresh.get(id)
+    if (!c) return
+    const part = parts.get(`${day}:${row.parts[j] as number}`)
+    const at = part ? part.charges.findIndex((p) => p.id === id) : -1
+    if (!part || at < 0) return // filed but not held: appended again below
+    part.charges[at] = c
+    row.times[j] = c.createdAt
+    row.storeIds[j] = c.storeId
+    if (compact) setColumns(row, j, c)
+    written.push(part)
+    fresh.delete(id)
+  })
+  // A charge the row files but its part does not hold (a part lost): filed again, once.
+  const stale = new Set(row.ids.filter((id) => fresh.has(id)))
+  if (stale.size > 0) {
+    const keep = row.ids.map((id) => !stale.has(id))
+    row.ids = row.ids.filter((_, j) => keep[j])
+    row.times = row.times.filter((_, j) => keep[j])
+    row.storeIds = row.storeIds.filter((_, j) => keep[j])
+    row.parts = row.parts.filter((_, j) => keep[j])
+    keepColumns(row, keep)
+  }
+  if (!compact) fillColumns(row, heldOn(day, row, parts))
+  const last = lastPartOf(row)
+  return [
+    ...written,
+    ...append(row, [...fresh.values()], last + 1, partSize, parts.get(`${day}:${last}`) ?? null),
+  ]
+}
+
+/**
  * Files `records` (one connection's): a charge already on its day is replaced where it stands, a new one
  * appended to the day's last part (new parts when it is full). Reads each day's row, the last part and
  * the parts holding replaced charges; writes only what changed. Keeps each row's compact columns
@@ -168,37 +214,8 @@ export async function putChargeDays(
   const parts = new Map<string, ChargePartRecord>()
   for (const p of read) if (p) parts.set(`${p.day}:${p.part}`, p)
   const written = new Set<ChargePartRecord>()
-  days.forEach(([day, charges], i) => {
-    const row = rows[i] as ChargeDayRecord
-    const compact = isCompact(row)
-    const fresh = new Map(charges)
-    row.ids.forEach((id, j) => {
-      const c = fresh.get(id)
-      if (!c) return
-      const part = parts.get(`${day}:${row.parts[j] as number}`)
-      const at = part ? part.charges.findIndex((p) => p.id === id) : -1
-      if (!part || at < 0) return // filed but not held: appended again below
-      part.charges[at] = c
-      row.times[j] = c.createdAt
-      row.storeIds[j] = c.storeId
-      if (compact) setColumns(row, j, c)
-      written.add(part)
-      fresh.delete(id)
-    })
-    // A charge the row files but its part does not hold (a part lost): filed again, once.
-    const stale = new Set(row.ids.filter((id) => fresh.has(id)))
-    if (stale.size > 0) {
-      const keep = row.ids.map((id) => !stale.has(id))
-      row.ids = row.ids.filter((_, j) => keep[j])
-      row.times = row.times.filter((_, j) => keep[j])
-      row.storeIds = row.storeIds.filter((_, j) => keep[j])
-      row.parts = row.parts.filter((_, j) => keep[j])
-      keepColumns(row, keep)
-    }
-    if (!compact) fillColumns(row, heldOn(day, row, parts))
-    const last = lastPartOf(row)
-    for (const p of append(row, [...fresh.values()], last + 1, partSize, parts.get(`${day}:${last}`) ?? null))
-      written.add(p)
+  days.forEach(([, charges], i) => {
+    for (const p of fileDay(rows[i] as ChargeDayRecord, charges, parts, partSize)) written.add(p)
   })
   await tables.chargeParts.bulkPut([...written].map(withLedgerKeys))
   await tables.chargeDays.bulkPut(rows)
