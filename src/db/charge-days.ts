@@ -11,6 +11,7 @@
  */
 import type { Table } from 'dexie'
 import type { ChargeRecord } from '../domain/records'
+import { emptyColumns, fillColumns, isCompact, keepColumns, setColumns } from './charge-columns'
 import { searchDayOf } from './history-record'
 import { withLedgerKeys } from './ledger-links'
 import { connectionBounds } from './repository-helpers'
@@ -77,6 +78,7 @@ const emptyDay = (connectionId: string, day: number): ChargeDayRecord => ({
   times: [],
   storeIds: [],
   parts: [],
+  ...emptyColumns(),
 })
 
 /** Appends `charges` to a day from part `first` on, filling `open` (the day's last part) first. */
@@ -88,6 +90,7 @@ function append(
   open: ChargePartRecord | null,
 ): ChargePartRecord[] {
   const written: ChargePartRecord[] = []
+  const compact = isCompact(row)
   let part = open
   for (const c of charges) {
     if (!part || part.charges.length >= partSize) {
@@ -96,6 +99,7 @@ function append(
       written.push(part)
     } else if (part === open && written.length === 0) written.push(part)
     part.charges.push(c)
+    if (compact) setColumns(row, row.ids.length, c)
     row.ids.push(c.id)
     row.times.push(c.createdAt)
     row.storeIds.push(c.storeId)
@@ -120,10 +124,70 @@ export function chargeDayRowsOf(
   return { chargeDays, chargeParts: chargeParts.map(withLedgerKeys) }
 }
 
+/** The charges the parts of `row` hold, by id (`parts`: the parts read, by `day:part`). */
+function heldOn(
+  day: number,
+  row: ChargeDayRecord,
+  parts: ReadonlyMap<string, ChargePartRecord>,
+): Map<string, ChargeRecord> {
+  const held = new Map<string, ChargeRecord>()
+  for (const number of new Set(row.parts))
+    for (const c of parts.get(`${day}:${number}`)?.charges ?? []) held.set(c.id, c)
+  return held
+}
+
+/**
+ * Files one day's `charges` in its row and the parts read (`parts`, by `day:part`): each replaced where it
+ * stands, the rest appended; the row's compact columns kept in step (or filled, for a row written before
+ * them). Returns the parts it changed.
+ */
+function fileDay(
+  row: ChargeDayRecord,
+  charges: ReadonlyMap<string, ChargeRecord>,
+  parts: ReadonlyMap<string, ChargePartRecord>,
+  partSize: number,
+): ChargePartRecord[] {
+  const { day } = row
+  const written: ChargePartRecord[] = []
+  const compact = isCompact(row)
+  const fresh = new Map(charges)
+  row.ids.forEach((id, j) => {
+    const c = fresh.get(id)
+    if (!c) return
+    const part = parts.get(`${day}:${row.parts[j] as number}`)
+    const at = part ? part.charges.findIndex((p) => p.id === id) : -1
+    if (!part || at < 0) return // filed but not held: appended again below
+    part.charges[at] = c
+    row.times[j] = c.createdAt
+    row.storeIds[j] = c.storeId
+    if (compact) setColumns(row, j, c)
+    written.push(part)
+    fresh.delete(id)
+  })
+  // A charge the row files but its part does not hold (a part lost): filed again, once.
+  const stale = new Set(row.ids.filter((id) => fresh.has(id)))
+  if (stale.size > 0) {
+    const keep = row.ids.map((id) => !stale.has(id))
+    row.ids = row.ids.filter((_, j) => keep[j])
+    row.times = row.times.filter((_, j) => keep[j])
+    row.storeIds = row.storeIds.filter((_, j) => keep[j])
+    row.parts = row.parts.filter((_, j) => keep[j])
+    keepColumns(row, keep)
+  }
+  if (!compact) fillColumns(row, heldOn(day, row, parts))
+  const last = lastPartOf(row)
+  return [
+    ...written,
+    ...append(row, [...fresh.values()], last + 1, partSize, parts.get(`${day}:${last}`) ?? null),
+  ]
+}
+
 /**
  * Files `records` (one connection's): a charge already on its day is replaced where it stands, a new one
  * appended to the day's last part (new parts when it is full). Reads each day's row, the last part and
- * the parts holding replaced charges; writes only what changed. In a transaction over both tables.
+ * the parts holding replaced charges; writes only what changed. Keeps each row's compact columns
+ * (charge-columns.ts) in step, and gives them to a row written before them from all its day's parts. In a
+ * transaction over both tables.
  */
 export async function putChargeDays(
   tables: ChargeDayTables,
@@ -134,11 +198,13 @@ export async function putChargeDays(
   const days = [...byDay(records)]
   const stored = await tables.chargeDays.bulkGet(days.map(([day]): DayKey => [connectionId, day]))
   const rows = days.map(([day], i) => stored[i] ?? emptyDay(connectionId, day))
-  // The parts to read: the last of each day, and those holding a charge this write replaces.
+  // The parts to read: the last of each day, and those holding a charge this write replaces; every part
+  // of a day whose row lacks the compact columns, which are filled from them.
   const wanted = new Map<string, PartKey>()
   const want = (day: number, part: number) => wanted.set(`${day}:${part}`, [connectionId, day, part])
   days.forEach(([day, charges], i) => {
     const row = rows[i] as ChargeDayRecord
+    if (!isCompact(row)) for (const part of new Set(row.parts)) want(day, part)
     if (row.parts.length > 0) want(day, lastPartOf(row))
     row.ids.forEach((id, j) => {
       if (charges.has(id)) want(day, row.parts[j] as number)
@@ -148,33 +214,8 @@ export async function putChargeDays(
   const parts = new Map<string, ChargePartRecord>()
   for (const p of read) if (p) parts.set(`${p.day}:${p.part}`, p)
   const written = new Set<ChargePartRecord>()
-  days.forEach(([day, charges], i) => {
-    const row = rows[i] as ChargeDayRecord
-    const fresh = new Map(charges)
-    row.ids.forEach((id, j) => {
-      const c = fresh.get(id)
-      if (!c) return
-      const part = parts.get(`${day}:${row.parts[j] as number}`)
-      const at = part ? part.charges.findIndex((p) => p.id === id) : -1
-      if (!part || at < 0) return // filed but not held: appended again below
-      part.charges[at] = c
-      row.times[j] = c.createdAt
-      row.storeIds[j] = c.storeId
-      written.add(part)
-      fresh.delete(id)
-    })
-    // A charge the row files but its part does not hold (a part lost): filed again, once.
-    const stale = new Set(row.ids.filter((id) => fresh.has(id)))
-    if (stale.size > 0) {
-      const keep = row.ids.map((id) => !stale.has(id))
-      row.ids = row.ids.filter((_, j) => keep[j])
-      row.times = row.times.filter((_, j) => keep[j])
-      row.storeIds = row.storeIds.filter((_, j) => keep[j])
-      row.parts = row.parts.filter((_, j) => keep[j])
-    }
-    const last = lastPartOf(row)
-    for (const p of append(row, [...fresh.values()], last + 1, partSize, parts.get(`${day}:${last}`) ?? null))
-      written.add(p)
+  days.forEach(([, charges], i) => {
+    for (const p of fileDay(rows[i] as ChargeDayRecord, charges, parts, partSize)) written.add(p)
   })
   await tables.chargeParts.bulkPut([...written].map(withLedgerKeys))
   await tables.chargeDays.bulkPut(rows)

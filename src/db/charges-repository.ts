@@ -6,8 +6,15 @@ import type { ClosebookDb } from './database'
 import { chargeDayOf, chargeDaysOf, hasOlderCharges } from './charge-days'
 import { dayRowBatches } from './day-digests'
 import { HistoryWriter } from './history-writer'
-import { recordKeyOf, type ChargeRecord, type HistoryRecord, type SyncCheckpoint } from '../domain/records'
-import type { ChargePartRecord } from './storage-rows'
+import {
+  recordKeyOf,
+  type ChargeDigest,
+  type ChargeRecord,
+  type HistoryRecord,
+  type SyncCheckpoint,
+} from '../domain/records'
+import type { ChargeDayRecord, ChargePartRecord } from './storage-rows'
+import { chargeDigestOf, digestsOfRow, isCompact } from './charge-columns'
 import { byTimeThenId, connectionBounds, readInChunks } from './repository-helpers'
 
 /** Day rows per read when a charge's day is unknown (daysOf): about a month of a busy merchant's ids. */
@@ -154,6 +161,62 @@ export class ChargesRepository {
       }
       return [...byId.values()].sort(byTimeThenId)
     })
+  }
+
+  /**
+   * What Month-end reads of the charges created in [from, to), oldest first (then by id): figure for figure
+   * what inRange gives, projected (chargeDigestOf). A day whose row carries the compact columns is read from
+   * its row alone; a day whose row lacks them (written before them) from its parts, as are charges cached
+   * before schema v10. A charge is returned once (its newest copy).
+   */
+  async digestsInRange(connectionId: string, from: number, to: number): Promise<ChargeDigest[]> {
+    const { db } = this
+    return db.transaction('r', db.charges, db.chargeDays, db.chargeParts, async () => {
+      const { lo, hi } = chargeDaysOf(from, to)
+      const rows =
+        lo > hi
+          ? []
+          : await db.chargeDays
+              .where('[connectionId+day]')
+              .between([connectionId, lo], [connectionId, hi], true, true)
+              .toArray()
+      const older = await db.charges
+        .where('[connectionId+createdAt]')
+        .between([connectionId, from], [connectionId, to], true, false)
+        .toArray()
+      const byDay = await this.digestsOfDays(connectionId, rows, from, to)
+      const byId = new Map<string, ChargeDigest>()
+      for (const c of [...older.map(chargeDigestOf), ...byDay]) {
+        const seen = byId.get(c.id)
+        if (c.createdAt >= from && c.createdAt < to && (!seen || c.syncedAt >= seen.syncedAt))
+          byId.set(c.id, c)
+      }
+      return [...byId.values()].sort(byTimeThenId)
+    })
+  }
+
+  /** The digests of `rows`' charges created in [from, to), day by day: from the row, or its day's parts. */
+  private async digestsOfDays(
+    connectionId: string,
+    rows: readonly ChargeDayRecord[],
+    from: number,
+    to: number,
+  ): Promise<ChargeDigest[]> {
+    const partKeys = rows.flatMap((row) =>
+      isCompact(row)
+        ? []
+        : [...new Set(row.parts)].map((p): [string, number, number] => [connectionId, row.day, p]),
+    )
+    const parts = partKeys.length > 0 ? await this.db.chargeParts.bulkGet(partKeys) : []
+    const partsOf = new Map<number, ChargePartRecord[]>()
+    for (const p of parts) if (p) partsOf.set(p.day, [...(partsOf.get(p.day) ?? []), p])
+    return rows.flatMap((row) =>
+      isCompact(row)
+        ? digestsOfRow(row, from, to)
+        : (partsOf.get(row.day) ?? [])
+            .sort((a, b) => a.part - b.part)
+            .flatMap((p) => p.charges.map(chargeDigestOf)),
+    )
   }
 
   /** Whether the connection has any charge cached. */

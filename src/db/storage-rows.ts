@@ -3,6 +3,7 @@
  * audit log's grouped rows, settings. Repositories read and write these; the rest of the app sees the
  * domain types of src/domain/records.ts.
  */
+import type { Mode } from '../../electron/shared/payment-api'
 import type {
   AuditAction,
   ChargeRecord,
@@ -20,10 +21,25 @@ export interface DayDigestRecord {
 }
 
 /**
+ * The compact columns of a charge day row (charge-columns.ts): entry `i` of each is a field of charge
+ * `ids[i]`, what Month-end's summary and cross-check read of it.
+ */
+export interface ChargeDayColumns {
+  statuses: string[]
+  amounts: number[]
+  currencies: string[]
+  feeAmounts: (number | null)[]
+  feeCurrencies: (string | null)[]
+  modes: Mode[]
+  syncedAts: number[]
+}
+
+/**
  * Storage row (schema v10, `chargeDays`): where the charge-list records of one connection × UTC day are:
  * `ids[i]`, created at `times[i]` in store `storeIds[i]`, is held by part `parts[i]` (charge-days.ts).
+ * Rows written since the compact columns carry them too; rows written before lack them (same schema).
  */
-export interface ChargeDayRecord {
+export interface ChargeDayRecord extends Partial<ChargeDayColumns> {
   connectionId: string
   day: number
   ids: string[]

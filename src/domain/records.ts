@@ -64,6 +64,24 @@ export interface RecordDigest {
   amount?: number
 }
 
+/**
+ * What Month-end's summary and cross-check read of a charge-list record: stored beside each charge's id in
+ * its day row, so a month's figures are read without its whole charges.
+ */
+export type ChargeDigest = Pick<
+  ChargeRecord,
+  | 'id'
+  | 'createdAt'
+  | 'storeId'
+  | 'status'
+  | 'chargedAmount'
+  | 'chargedCurrency'
+  | 'feeAmount'
+  | 'feeCurrency'
+  | 'mode'
+  | 'syncedAt'
+>
+
 /** A record as a mark is made on it: identity, time (its period) and the fingerprint of its data. */
 export interface MarkTarget {
   connectionId: string

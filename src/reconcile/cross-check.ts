@@ -18,11 +18,17 @@ export type DifferenceKind = 'missing_in_charges' | 'missing_in_history' | 'amou
 /** What the cross-check reads of a history record (a whole record has it; so has a month's digest). */
 export type CrossCheckedRecord = Pick<HistoryRecord, 'type' | 'resourceId' | 'amount' | 'currency' | 'status'>
 
-export interface Difference<H extends CrossCheckedRecord = HistoryRecord> {
+/** What the cross-check reads of a charge-list record (a whole charge has it; so has a ChargeDigest). */
+export type CrossCheckedCharge = Pick<ChargeRecord, 'id' | 'chargedAmount' | 'chargedCurrency' | 'status'>
+
+export interface Difference<
+  H extends CrossCheckedRecord = HistoryRecord,
+  C extends CrossCheckedCharge = ChargeRecord,
+> {
   kind: DifferenceKind
   chargeId: string
   history?: H
-  charge?: ChargeRecord
+  charge?: C
 }
 
 const KIND_ORDER: readonly DifferenceKind[] = [
@@ -38,14 +44,14 @@ const KIND_ORDER: readonly DifferenceKind[] = [
  * The amount is compared only when the currencies agree: amounts in different currencies are not
  * comparable, so that case is reported once, as `currency`. Sorted by charge id, then kind.
  */
-export function crossCheck<H extends CrossCheckedRecord = HistoryRecord>(
-  historyCharges: readonly H[],
-  charges: readonly ChargeRecord[],
-): Difference<H>[] {
-  const byId = new Map<string, ChargeRecord>()
+export function crossCheck<
+  H extends CrossCheckedRecord = HistoryRecord,
+  C extends CrossCheckedCharge = ChargeRecord,
+>(historyCharges: readonly H[], charges: readonly C[]): Difference<H, C>[] {
+  const byId = new Map<string, C>()
   for (const charge of charges) byId.set(charge.id, charge)
   const seen = new Set<string>()
-  const out: Difference<H>[] = []
+  const out: Difference<H, C>[] = []
   for (const history of historyCharges) {
     if (history.type !== 'charge') continue
     const chargeId = history.resourceId

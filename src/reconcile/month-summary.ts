@@ -9,9 +9,15 @@ import { isSuccessful } from './cross-check'
 import { fingerprintOf } from '../domain/fingerprint'
 import { dayRange, daysOfPeriod, periodRange, type EpochRange } from '../domain/periods'
 
+/** What the summary reads of a charge-list record (its fee): a whole charge has it, so has a ChargeDigest. */
+export type FeeFacts = Pick<
+  ChargeRecord,
+  'id' | 'createdAt' | 'storeId' | 'status' | 'chargedCurrency' | 'feeAmount' | 'feeCurrency' | 'mode'
+>
+
 export interface MonthSummaryInput {
   history: readonly HistoryRecord[]
-  charges: readonly ChargeRecord[]
+  charges: readonly FeeFacts[]
   marks: ReadonlyMap<RecordKey, MarkRecord>
   timeZone: string
   period: string
@@ -225,7 +231,7 @@ class MonthTally {
     }
   }
 
-  addFee(charge: ChargeRecord): void {
+  addFee(charge: FeeFacts): void {
     if (!this.#inPeriod(charge.createdAt) || !isSuccessful(charge.status) || charge.feeAmount === null) return
     assertMinorUnits(charge.feeAmount, `fee of ${charge.id}`)
     if (charge.feeCurrency === null) {

@@ -78,7 +78,7 @@ export const useJournalStore = defineStore('journal', () => {
         period: month.period,
         timeZone: month.connection.timeZone,
         history: await month.history(),
-        charges: month.charges,
+        charges: await month.charges(),
         storeNames: month.storeNames,
         settings: settings.value,
       })

@@ -238,7 +238,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
           storeId,
           storeNames: d.storeNames,
           history,
-          charges: d.charges,
+          charges: await d.charges(),
           marks: d.marks,
           audit,
           generatedAt: Date.now(),

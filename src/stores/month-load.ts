@@ -1,13 +1,15 @@
 /**
  * What Month-end shows of one connection's month, read from the cache: the summary, totals, cross-check
  * and checklist come from the month's day digests (a row per UTC day, each record's filter fields,
- * amount and fingerprint), not from its whole records; the whole records are read when a view or an
- * export asks for them (the workbook, the journal) or, for a closed month, for the few that changed.
+ * amount and fingerprint) and the charge list's day rows (each charge's compact columns), not from
+ * whole records or charges; those are read when a view or an export asks for them (the workbook, the
+ * journal) or, for a closed month, for the few records that changed.
  */
 import { appCache } from '../db/cache'
 import { recordDigestOf } from '../db/day-digests'
 import type {
   CachedConnection,
+  ChargeDigest,
   ChargeRecord,
   HistoryRecord,
   MarkRecord,
@@ -45,10 +47,13 @@ export interface MonthData {
   digests: readonly AmountDigest[]
   /** The month's whole records, oldest first: read on the first call, the same array after. */
   history: () => Promise<HistoryRecord[]>
-  charges: ChargeRecord[]
+  /** What the summary and cross-check read of the month's charge-list records, oldest first. */
+  chargeDigests: readonly ChargeDigest[]
+  /** The month's whole charge-list records, oldest first: read on the first call, the same array after. */
+  charges: () => Promise<ChargeRecord[]>
   marks: Map<RecordKey, MarkRecord>
   summary: MonthSummary
-  differences: Difference<CrossCheckedRecord>[]
+  differences: Difference<CrossCheckedRecord, ChargeDigest>[]
   storeNames: Map<string, string>
   locked: boolean
   /** The month's close, when it is closed. */
@@ -199,13 +204,13 @@ export async function loadMonth(connection: CachedConnection, period: string): P
   const cache = appCache()
   const id = connection.id
   const range = periodRange(period, connection.timeZone)
-  // The charge list is read while the digests and then their marks are.
+  // The charge list's digests are read while the history's digests and then their marks are.
   const [{ read, found }, charges] = await Promise.all([
     monthDigests(id, range.from, range.to).then(async (read) => ({
       read,
       found: await cache.marks.getMany(id, read.digests),
     })),
-    cache.charges.inRange(id, range.from, range.to),
+    cache.charges.digestsInRange(id, range.from, range.to),
   ])
   const { digests } = read
   const marks = new Map<RecordKey, MarkRecord>()
@@ -229,7 +234,8 @@ export async function loadMonth(connection: CachedConnection, period: string): P
     period,
     digests,
     history: once(async () => history ?? (await cache.history.inRange(id, range.from, range.to))),
-    charges,
+    chargeDigests: charges,
+    charges: once(() => cache.charges.inRange(id, range.from, range.to)),
     marks,
     summary,
     differences,

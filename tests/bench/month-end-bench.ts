@@ -16,7 +16,9 @@ import type {
   ExportRunResult,
   MonthEndFillArgs,
   MonthEndFillResult,
+  MonthEndPhases,
   MonthEndRunResult,
+  MonthEndRuns,
 } from './shared/month-end-bench-types'
 import { runInChromium } from './support/chromium-runner'
 import { yearOfData } from './support/year-data'
@@ -82,13 +84,23 @@ export async function runMonthEndBench(
         log(
           `filled ${fill.cached} records, ${fill.charges} charges, ${fill.marks} marks in ${fill.fillMs} ms`,
         )
-        const monthEnd = await page.evaluate(
+        const loads = await step(page, profileDir, () =>
+          page.evaluate(
+            (a) =>
+              (
+                globalThis as unknown as { __monthEnd: (x: MonthEndFillArgs) => Promise<MonthEndRuns> }
+              ).__monthEnd(a),
+            args,
+          ),
+        )
+        const phases = await page.evaluate(
           (a) =>
             (
-              globalThis as unknown as { __monthEnd: (x: MonthEndFillArgs) => Promise<MonthEndRunResult> }
-            ).__monthEnd(a),
+              globalThis as unknown as { __monthEndPhases: (x: MonthEndFillArgs) => Promise<MonthEndPhases> }
+            ).__monthEndPhases(a),
           args,
         )
+        const monthEnd: MonthEndRunResult = { ...loads.result, ...phases, cpuS: loads.cpuS }
         log(`month-end ${JSON.stringify(monthEnd)}`)
         const exports: MonthEndBenchResult['exports'] = []
         for (const rows of exportRows) {

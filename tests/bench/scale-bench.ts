@@ -167,11 +167,13 @@ async function monthEndAndExport(records: number): Promise<MetricMap> {
         `${e.result.rows} rows: peak ${e.peakRssMiB} MiB (JS heap ${e.peakHeapMiB} MiB, ${e.retainedHeapMiB} MiB after a forced GC)`,
     )
     .join('; ')
+  const cpuMsPerLoad = (m.cpuS * 1000) / m.loads
+  const cpu = `Chromium CPU ${m.cpuS} s over ${m.loads} loads (${Math.round(cpuMsPerLoad)} ms a load, ${Math.round((cpuMsPerLoad * 1000 * 10) / (m.history + m.charges)) / 10} µs per record or charge of the month)`
   const metrics: MetricMap = {
     'scale.month_end_ms': measured(
       'scale.month_end_ms',
       Math.round(median),
-      `Month-end's loadMonth (summary, cross-check, checklist) of ${m.history} records and ${m.charges} charges (${m.marks} marked), median of ${m.runs.join(', ')} ms after a first read; its steps one by one: ${phases}; ${on}; payouts not filled (payouts.rollforward_ms measures the roll-forward)`,
+      `Month-end's loadMonth (summary, cross-check, checklist) of ${m.history} records and ${m.charges} charges (${m.marks} marked), median of ${m.runs.join(', ')} ms after a first read; ${cpu}; its steps one by one: ${phases}; ${on}; payouts not filled (payouts.rollforward_ms measures the roll-forward)`,
     ),
   }
   if (!big) return metrics

@@ -9,6 +9,7 @@ import { chargeRecordOf } from '../../src/db/charge-record'
 import type { ClosebookDb } from '../../src/db/database'
 import { historyRecordOf } from '../../src/db/history-record'
 import { markDayOf, markDayRowsOf } from '../../src/db/marks-repository'
+import type { ChargePartRecord } from '../../src/db/storage-rows'
 import type {
   AuditEntry,
   CachedConnection,
@@ -157,4 +158,21 @@ export async function storedMarks(db: ClosebookDb): Promise<MarkRecord[]> {
 /** Every stored audit entry, in sequence order (one per change). */
 export async function storedAudit(db: ClosebookDb): Promise<AuditEntry[]> {
   return (await db.audit.toArray()).flatMap(auditEntriesOf)
+}
+
+/**
+ * Counts whole charge-list records read from `db` from now on: each charge a part holds as the part is
+ * read, and each row of the table from before schema v10.
+ */
+export function countWholeChargeReads(db: ClosebookDb): { charges: number } {
+  const counter = { charges: 0 }
+  db.chargeParts.hook('reading', (part: ChargePartRecord) => {
+    counter.charges += part.charges.length
+    return part
+  })
+  db.charges.hook('reading', (c: ChargeRecord) => {
+    counter.charges++
+    return c
+  })
+  return counter
 }

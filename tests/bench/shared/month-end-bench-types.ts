@@ -15,9 +15,13 @@ export interface MonthEndFillResult {
   userAgent: string
 }
 
-export interface MonthEndRunResult {
-  /** loadMonth, as the view's store calls it: each run's time, ms. */
+/** loadMonth, as the view's store calls it: each timed run, ms, of `loads` calls (a first one untimed). */
+export interface MonthEndRuns {
   runs: number[]
+  loads: number
+}
+
+export interface MonthEndPhases {
   /** The month's records and charges read. */
   history: number
   charges: number
@@ -38,3 +42,9 @@ export interface ExportRunResult {
   readMarksMs: number
   fileName: string | null
 }
+
+export type MonthEndRunResult = MonthEndRuns &
+  MonthEndPhases & {
+    /** CPU seconds Chromium's processes spent in the `loads` calls of loadMonth (/proc). */
+    cpuS: number
+  }

@@ -6,6 +6,7 @@ import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
 import { historyRecordOf, searchDayOf } from '../../../../src/db/history-record'
 import { HistoryWriter } from '../../../../src/db/history-writer'
 import type { StreamProgress } from '../../../../src/db/backup-format'
+import { isCompact } from '../../../../src/db/charge-columns'
 import { chargeDayRowsOf } from '../../../../src/db/charge-days'
 import { chargeRecordOf } from '../../../../src/db/charge-record'
 import { CONN, HOUR, T0, chargeItem, connectionRow, historyItem, openDb } from './fixtures'
@@ -104,6 +105,8 @@ async function expectSameChargeRows(): Promise<void> {
   const byKey = (a: { connectionId: string; day: number }, b: { connectionId: string; day: number }) =>
     (a.connectionId < b.connectionId ? -1 : 1) * (a.connectionId === b.connectionId ? 0 : 1) || a.day - b.day
   expect(charges).toHaveLength(80)
+  // Each day row carries its charges' compact columns (charge-columns.ts), as a sync's write does.
+  expect((await other.chargeDays.toArray()).every(isCompact)).toBe(true)
   expect(await other.chargeDays.toArray()).toEqual(built.flatMap((b) => b.chargeDays).sort(byKey))
   expect(await other.chargeParts.toArray()).toEqual(built.flatMap((b) => b.chargeParts).sort(byKey))
   expect(await other.staged('charges').count()).toBe(0)

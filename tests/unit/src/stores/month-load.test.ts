@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { HistoryItem } from '../../../../electron/shared/payment-api'
+import type { ChargeItem, HistoryItem } from '../../../../electron/shared/payment-api'
 import { createCache, setAppCacheForTests, type Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { fingerprintOf } from '../../../../src/domain/fingerprint'
@@ -15,6 +15,8 @@ import {
 import { crossCheck } from '../../../../src/reconcile/cross-check'
 import { summarizeMonth, totalsByCurrency } from '../../../../src/reconcile/month-summary'
 import { loadMonth, type MonthData } from '../../../../src/stores/month-load'
+import { chargeDigestOf, dropColumns } from '../../../../src/db/charge-columns'
+import { chargeDayOf } from '../../../../src/db/charge-days'
 import {
   CONN,
   STORE_1,
@@ -22,6 +24,7 @@ import {
   checkpoint,
   chargeRecord,
   connectionRow,
+  countWholeChargeReads,
   historyRecord,
   mark,
   openDb,
@@ -92,6 +95,17 @@ async function fillMonth(): Promise<HistoryRecord[]> {
       }),
     )
   charges.push(chargeRecord(900, { created_on: new Date(RANGE.from + 5 * MINUTE).toISOString() }))
+  // Charges only in the list on the month's edges in Tokyo and just outside them, several currencies and
+  // statuses, fees in another currency or none.
+  const edges: [number, Partial<ChargeItem>][] = [
+    [RANGE.from - 1, { charged_currency: 'USD', charged_amount: 1250, fee_amount: 40, fee_currency: 'USD' }],
+    [RANGE.from, { charged_currency: 'EUR', charged_amount: 990, fee_amount: 12, fee_currency: 'JPY' }],
+    [RANGE.to - 1, { status: 'Successful', fee_amount: 77, fee_currency: null }],
+    [RANGE.to, { status: 'failed', charged_amount: null, requested_amount: 5000 }],
+  ]
+  edges.forEach(([at, over], i) =>
+    charges.push(chargeRecord(910 + i, { created_on: new Date(at).toISOString(), ...over })),
+  )
   await cache.charges.putPage(CONN, charges, checkpoint({ resource: 'charges', partitionId: 'charges:all' }))
   const marks: MarkRecord[] = history.flatMap((r, n): MarkRecord[] => {
     const kind = n % 5
@@ -118,6 +132,7 @@ async function fromRecords() {
   const inPeriod = (t: number) => t >= RANGE.from && t < RANGE.to
   return {
     history,
+    charges,
     summary,
     totals: totalsByCurrency(summary.rows),
     differences: crossCheck(
@@ -156,18 +171,39 @@ async function expectSameMonth(month: MonthData, want: Awaited<ReturnType<typeof
   expect(month.storeNames).toEqual(want.storeNames)
   expect(month.payouts).toBeNull()
   expect(month.checklist).toEqual(await checklistOf(want))
+  expect(month.chargeDigests).toEqual(want.charges.map(chargeDigestOf))
   expect(await month.history()).toEqual(want.history)
+  expect(await month.charges()).toEqual(want.charges)
 }
 
-/** Counts reads of whole history records by range (the month's records read at once). */
-function countRangeReads(): { ranges: number } {
+/**
+ * Counts reads of whole history records by range (the month's records read at once) and of whole
+ * charge-list records (each charge a part holds, each row of the table from before schema v10).
+ */
+function countRangeReads(): { ranges: number; charges: number } {
   const counter = { ranges: 0 }
   const original = cache.history.inRange.bind(cache.history)
   cache.history.inRange = (...a) => {
     counter.ranges++
     return original(...a)
   }
-  return counter
+  const charges = countWholeChargeReads(db)
+  return {
+    get ranges() {
+      return counter.ranges
+    },
+    get charges() {
+      return charges.charges
+    },
+  }
+}
+
+/** Takes the compact columns out of the charge day rows of `days` (all when absent), as an older release wrote them. */
+async function chargeDaysWrittenBefore(days?: (day: number) => boolean): Promise<number> {
+  const rows = (await db.chargeDays.toArray()).filter((r) => !days || days(r.day))
+  rows.forEach((r) => dropColumns(r))
+  await db.chargeDays.bulkPut(rows)
+  return rows.length
 }
 
 beforeEach(async () => {
@@ -204,10 +240,14 @@ describe('month load from day rows', () => {
     expect(new Set(want.differences.map(([kind]) => kind)).size).toBe(5)
     expect(want.stillChanging).toBeGreaterThan(0)
     expect(want.excepted).toBeGreaterThan(0)
+    // Charges in the list alone, in history alone, and fees in several currencies and none.
+    expect(want.differences.filter(([kind]) => kind === 'missing_in_history')).toHaveLength(3)
+    expect(want.differences.filter(([kind]) => kind === 'missing_in_charges').length).toBeGreaterThan(3)
+    expect(new Set(want.charges.map((c) => c.feeCurrency))).toEqual(new Set(['JPY', 'USD', null]))
 
     const reads = countRangeReads()
     const month = await loadMonth(TOKYO, PERIOD)
-    expect(reads.ranges).toBe(0)
+    expect(reads).toEqual({ ranges: 0, charges: 0 })
     await expectSameMonth(month, want)
     expect(month.storeNames.get(STORE_2)).toBe('Second store')
     expect(month.digests.map((d) => d.key)).toEqual(want.history.map((r) => r.key))
@@ -225,5 +265,30 @@ describe('month load from day rows', () => {
     const month = await loadMonth(TOKYO, PERIOD)
     expect(reads.ranges).toBe(1)
     await expectSameMonth(month, want)
+  })
+
+  it('reads a day’s charges from its parts when its day row was written before the compact columns', async () => {
+    await fillMonth()
+    const want = await fromRecords()
+    // The month's first UTC days (the Tokyo edge among them) as an older release wrote them; the rest not.
+    const first = Math.min(...(await db.chargeDays.toArray()).map((r) => r.day))
+    expect(await chargeDaysWrittenBefore((day) => day <= first + 1)).toBe(2)
+
+    const reads = countRangeReads()
+    const month = await loadMonth(TOKYO, PERIOD)
+    expect(reads.ranges).toBe(0)
+    // Only those two days' charges are read whole.
+    const older = want.charges.filter((c) => chargeDayOf(c.createdAt) <= first + 1)
+    expect(older.length).toBeGreaterThan(0)
+    expect(reads.charges).toBeGreaterThanOrEqual(older.length)
+    expect(reads.charges).toBeLessThan(want.charges.length)
+    await expectSameMonth(month, want)
+  })
+
+  it('gives the same month when every charge day row was written before the compact columns', async () => {
+    await fillMonth()
+    const want = await fromRecords()
+    expect(await chargeDaysWrittenBefore()).toBeGreaterThan(10)
+    await expectSameMonth(await loadMonth(TOKYO, PERIOD), want)
   })
 })
