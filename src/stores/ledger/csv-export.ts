@@ -8,14 +8,18 @@ import { toSafeFileNamePart } from '../../../electron/shared/file-name'
 import { appCache } from '../../db/cache'
 import { historyPages, HISTORY_PAGE_SIZE } from '../../db/history-pages'
 import type { HistoryFilter } from '../../db/history-repository'
-import type { HistoryRecord, MarkRecord, RecordKey } from '../../domain/records'
+import type { HistoryRecord } from '../../domain/records'
 import type { LedgerCsvPage } from '../../export/ledger-csv'
 import { exportLedgerCsv } from '../../export/workbook-client'
 import { toAppError } from '../../platform/app-error'
 import type { LedgerNotice } from './notice'
 import type { LedgerQuery } from './query'
 
-/** The rows to export, in the order shown, a page at a time with their marks. */
+/**
+ * The rows to export, in the order shown, a page at a time with their marks. The next page and its marks
+ * are read while this one is formatted and written (two pages held at most); the marks are one read of
+ * the page's day rows, with the orphan row read once for the whole export (MarksRepository.pageReader).
+ */
 async function* exportPages(query: LedgerQuery, filter: HistoryFilter): AsyncGenerator<LedgerCsvPage> {
   const cache = appCache()
   const records: AsyncIterable<readonly HistoryRecord[]> | Iterable<readonly HistoryRecord[]> =
@@ -27,18 +31,18 @@ async function* exportPages(query: LedgerQuery, filter: HistoryFilter): AsyncGen
           HISTORY_PAGE_SIZE,
         )
   const pages = toAsync(records)[Symbol.asyncIterator]()
-  // One page read ahead: the next page's records load while this one is written out (two pages at most).
-  let next = pages.next()
+  const marksOf = cache.marks.pageReader(filter.connectionId)
+  const read = async (): Promise<LedgerCsvPage | null> => {
+    const next = await pages.next()
+    return next.done ? null : { records: next.value, marks: await marksOf(next.value) }
+  }
+  let next = read()
   for (;;) {
-    const current = await next
-    if (current.done) return
-    next = pages.next()
+    const page = await next
+    if (!page) return
+    next = read()
     next.catch(() => undefined) // a read-ahead that fails is thrown when it is awaited, if ever
-    const page = current.value
-    const found = await cache.marks.getMany(filter.connectionId, page)
-    const marks = new Map<RecordKey, MarkRecord>()
-    found.forEach((m) => m && marks.set(m.key, m))
-    yield { records: page, marks }
+    yield page
   }
 }
 
