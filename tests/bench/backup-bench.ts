@@ -254,7 +254,7 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
     const r = restore.result
     log(`heap after a forced GC by stage (MiB): restore ${JSON.stringify(restore.retainedByStage)}`)
     log(
-      `peaks: backup ${heaps(backup)}; check ${heaps(check)}; restore ${heaps(restore)}; times: backup ${b.backupMs} ms, check ${check.result} ms, restore ${r.restoreMs} ms (${JSON.stringify(r.phasesMs)}); Chromium CPU: backup ${backup.cpuS} s, check ${check.cpuS} s, restore ${restore.cpuS} s`,
+      `peaks: backup ${heaps(backup)}; check ${heaps(check)}; restore ${heaps(restore)}; times: backup ${b.backupMs} ms (waiting for the host ${b.hostMs} ms), check ${check.result} ms, restore ${r.restoreMs} ms (${JSON.stringify(r.phasesMs)}); Chromium CPU: backup ${backup.cpuS} s, check ${check.cpuS} s, restore ${restore.cpuS} s`,
     )
     if (
       r.restored !== b.records ||
