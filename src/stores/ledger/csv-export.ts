@@ -7,6 +7,7 @@ import type { Ref } from 'vue'
 import { toSafeFileNamePart } from '../../../electron/shared/file-name'
 import { appCache } from '../../db/cache'
 import { historyPages, HISTORY_PAGE_SIZE } from '../../db/history-pages'
+import { readAhead } from '../../db/read-ahead'
 import type { HistoryFilter } from '../../db/history-repository'
 import type { HistoryRecord } from '../../domain/records'
 import type { LedgerCsvPage } from '../../export/ledger-csv'
@@ -17,10 +18,11 @@ import type { LedgerQuery } from './query'
 
 /**
  * The rows to export, in the order shown, a page at a time with their marks. The next page and its marks
- * are read while this one is formatted and written (two pages held at most); the marks are one read of
- * the page's day rows, with the orphan row read once for the whole export (MarksRepository.pageReader).
+ * are read while this one is formatted and written (readAhead: two pages held at most); the marks are one
+ * read of the page's day rows, with the orphan row read once for the whole export
+ * (MarksRepository.pageReader).
  */
-async function* exportPages(query: LedgerQuery, filter: HistoryFilter): AsyncGenerator<LedgerCsvPage> {
+function exportPages(query: LedgerQuery, filter: HistoryFilter): AsyncGenerator<LedgerCsvPage> {
   const cache = appCache()
   const records: AsyncIterable<readonly HistoryRecord[]> | Iterable<readonly HistoryRecord[]> =
     query.sortColumn.value === 'date'
@@ -30,24 +32,12 @@ async function* exportPages(query: LedgerQuery, filter: HistoryFilter): AsyncGen
           [...query.rows.value.entries()].sort(([a], [b]) => a - b).map(([, r]) => r),
           HISTORY_PAGE_SIZE,
         )
-  const pages = toAsync(records)[Symbol.asyncIterator]()
   const marksOf = cache.marks.pageReader(filter.connectionId)
-  const read = async (): Promise<LedgerCsvPage | null> => {
-    const next = await pages.next()
-    return next.done ? null : { records: next.value, marks: await marksOf(next.value) }
-  }
-  let next = read()
-  for (;;) {
-    const page = await next
-    if (!page) return
-    next = read()
-    next.catch(() => undefined) // a read-ahead that fails is thrown when it is awaited, if ever
-    yield page
-  }
-}
-
-async function* toAsync<T>(items: AsyncIterable<T> | Iterable<T>): AsyncGenerator<T> {
-  yield* items
+  return readAhead(
+    (async function* () {
+      for await (const page of records) yield { records: page, marks: await marksOf(page) }
+    })(),
+  )
 }
 
 function* slices<T>(items: readonly T[], size: number): Generator<readonly T[]> {
