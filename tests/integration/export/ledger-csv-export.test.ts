@@ -71,11 +71,16 @@ function fakeFilesApi(): DesktopApi {
   return api as DesktopApi
 }
 
-beforeEach(async () => {
-  db = new Db('closebook-csv-export', { indexedDB: new IDBFactory(), IDBKeyRange })
+/** A new, empty cache with the connection, as the app's cache. */
+async function openCache(name: string): Promise<void> {
+  db = new Db(name, { indexedDB: new IDBFactory(), IDBKeyRange })
   cache = createCache(db)
   setAppCacheForTests(cache)
   await cache.connections.put(CONNECTION)
+}
+
+beforeEach(async () => {
+  await openCache('closebook-csv-export')
   const records = Array.from({ length: N }, (_, i) =>
     historyRecordOf(
       CONN,
@@ -197,10 +202,7 @@ describe('ledger store: CSV export over many days', () => {
   beforeEach(async () => {
     // A cache of these records alone (the 40 above are not in it).
     db.close()
-    db = new Db('closebook-csv-export-days', { indexedDB: new IDBFactory(), IDBKeyRange })
-    cache = createCache(db)
-    setAppCacheForTests(cache)
-    await cache.connections.put(CONNECTION)
+    await openCache('closebook-csv-export-days')
     const records = Array.from({ length: M }, (_, i) =>
       historyRecordOf(
         CONN,
