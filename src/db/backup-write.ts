@@ -9,6 +9,7 @@ import { BackupError, STREAM_BACKUP_VERSION, STREAM_TABLE_ORDER } from './backup
 import type { BackupSignature } from '../../electron/shared/contract/backup'
 import { BackupDigest } from './backup-digest'
 import { PAYOUT_BACKUP_TABLES } from './backup-payouts'
+import { readAhead } from './read-ahead'
 import type { ClosebookDb } from './database'
 import type {
   CachedConnection,
@@ -226,7 +227,10 @@ export async function* streamBackup(
     const specs: readonly PagedTable[] = isPagedTable(sources) ? [sources] : sources
     for (const spec of specs) {
       const table = db.table<unknown, IndexableType>(spec.store)
-      const pages = spec.pages ? spec.pages(table, pageRows) : pagesByKey(table, pageRows, spec.keyOf)
+      // The next page is read while this one is turned into text and handed to the host.
+      const pages = readAhead(
+        spec.pages ? spec.pages(table, pageRows) : pagesByKey(table, pageRows, spec.keyOf),
+      )
       for await (const page of pages) {
         options.signal?.throwIfAborted()
         for (const stored of page) {

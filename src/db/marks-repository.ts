@@ -85,9 +85,37 @@ export class DayRows {
   async read(table: Table<MarkDayRecord, DayKey>): Promise<void> {
     const days = [...new Set([...this.dayOfKey.values(), ORPHAN_MARK_DAY])].filter((d) => !this.rows.has(d))
     const found = await table.bulkGet(days.map((d): DayKey => [this.connectionId, d]))
-    days.forEach((day, i) => {
-      this.rows.set(day, found[i] ?? { connectionId: this.connectionId, day, marks: [], changed: 0 })
-    })
+    days.forEach((day, i) => this.keep(day, found[i]))
+  }
+
+  /**
+   * Reads the records' day rows, taking the orphan row as given (read once by the caller). Where the
+   * records' days fill at least half of the days from their first to their last, one request reads that
+   * whole range of day rows (the key range is inclusive at both ends); else each day is read by its key.
+   */
+  async readSpan(table: Table<MarkDayRecord, DayKey>, orphans: MarkDayRecord | undefined): Promise<void> {
+    this.keep(ORPHAN_MARK_DAY, orphans)
+    const days = [...new Set(this.dayOfKey.values())].filter((d) => !this.rows.has(d))
+    if (days.length === 0) return
+    const lo = Math.min(...days)
+    const hi = Math.max(...days)
+    if (days.length * 2 < hi - lo + 1) {
+      const found = await table.bulkGet(days.map((d): DayKey => [this.connectionId, d]))
+      days.forEach((day, i) => this.keep(day, found[i]))
+      return
+    }
+    const found = await table
+      .where('[connectionId+day]')
+      .between([this.connectionId, lo], [this.connectionId, hi], true, true)
+      .toArray()
+    for (const row of found) this.keep(row.day, row)
+    for (const day of days) this.keep(day, undefined)
+  }
+
+  /** Files a day's row as read (undefined: the day has no row yet), unless the day is filed already. */
+  private keep(day: number, row: MarkDayRecord | undefined): void {
+    if (this.rows.has(day)) return
+    this.rows.set(day, row ?? { connectionId: this.connectionId, day, marks: [], changed: 0 })
   }
 
   /** The current mark of every named record that has one (from its day row, else the orphan row). */
@@ -177,6 +205,21 @@ export class MarksRepository {
     await rows.read(this.db.markDays)
     const marks = rows.marks()
     return refs.map((r) => marks.get(r.key))
+  }
+
+  /**
+   * The marks of a long run of pages of records (an export): per page, one read of the pages' day rows
+   * (readSpan), and the orphan row read once for the whole run. The same marks as getMany gives for each
+   * page, with far fewer requests when a page holds thousands of records of a few days.
+   */
+  pageReader(connectionId: string): (refs: readonly MarkRef[]) => Promise<Map<RecordKey, MarkRecord>> {
+    let orphans: Promise<MarkDayRecord | undefined> | null = null
+    return async (refs) => {
+      orphans ??= this.db.markDays.get([connectionId, ORPHAN_MARK_DAY])
+      const rows = new DayRows(connectionId, refs)
+      await rows.readSpan(this.db.markDays, await orphans)
+      return rows.marks()
+    }
   }
 
   /** Reconciled marks whose record changed at a later sync (read through the day rows' flag). */

@@ -21,6 +21,7 @@ import type {
   MonthEndRuns,
 } from './shared/month-end-bench-types'
 import { runInChromium } from './support/chromium-runner'
+import { profilePage } from './support/cpu-profile'
 import { yearOfData } from './support/year-data'
 
 export interface MonthEndBenchResult {
@@ -108,6 +109,9 @@ export async function runMonthEndBench(
           const cdp = await page.context().newCDPSession(page)
           await cdp.send('HeapProfiler.collectGarbage')
           await cdp.detach()
+          // MONTH_END_BENCH_PROFILE=<file>: the export's JavaScript CPU profile (the last size's), top self times logged.
+          const profilePath = process.env['MONTH_END_BENCH_PROFILE']
+          const stopProfile = profilePath ? await profilePage(page, profilePath) : null
           const run = await step(page, profileDir, () =>
             page.evaluate(
               (n) =>
@@ -115,6 +119,7 @@ export async function runMonthEndBench(
               Math.min(rows, fill.cached),
             ),
           )
+          if (stopProfile) log(`export's JavaScript profile: ${await stopProfile()}`)
           const bytes = statSync(delivered).size
           rmSync(delivered, { force: true })
           log(

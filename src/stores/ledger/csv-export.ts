@@ -7,16 +7,22 @@ import type { Ref } from 'vue'
 import { toSafeFileNamePart } from '../../../electron/shared/file-name'
 import { appCache } from '../../db/cache'
 import { historyPages, HISTORY_PAGE_SIZE } from '../../db/history-pages'
+import { readAhead } from '../../db/read-ahead'
 import type { HistoryFilter } from '../../db/history-repository'
-import type { HistoryRecord, MarkRecord, RecordKey } from '../../domain/records'
+import type { HistoryRecord } from '../../domain/records'
 import type { LedgerCsvPage } from '../../export/ledger-csv'
 import { exportLedgerCsv } from '../../export/workbook-client'
 import { toAppError } from '../../platform/app-error'
 import type { LedgerNotice } from './notice'
 import type { LedgerQuery } from './query'
 
-/** The rows to export, in the order shown, a page at a time with their marks. */
-async function* exportPages(query: LedgerQuery, filter: HistoryFilter): AsyncGenerator<LedgerCsvPage> {
+/**
+ * The rows to export, in the order shown, a page at a time with their marks. The next page and its marks
+ * are read while this one is formatted and written (readAhead: two pages held at most); the marks are one
+ * read of the page's day rows, with the orphan row read once for the whole export
+ * (MarksRepository.pageReader).
+ */
+function exportPages(query: LedgerQuery, filter: HistoryFilter): AsyncGenerator<LedgerCsvPage> {
   const cache = appCache()
   const records: AsyncIterable<readonly HistoryRecord[]> | Iterable<readonly HistoryRecord[]> =
     query.sortColumn.value === 'date'
@@ -26,24 +32,12 @@ async function* exportPages(query: LedgerQuery, filter: HistoryFilter): AsyncGen
           [...query.rows.value.entries()].sort(([a], [b]) => a - b).map(([, r]) => r),
           HISTORY_PAGE_SIZE,
         )
-  const pages = toAsync(records)[Symbol.asyncIterator]()
-  // One page read ahead: the next page's records load while this one is written out (two pages at most).
-  let next = pages.next()
-  for (;;) {
-    const current = await next
-    if (current.done) return
-    next = pages.next()
-    next.catch(() => undefined) // a read-ahead that fails is thrown when it is awaited, if ever
-    const page = current.value
-    const found = await cache.marks.getMany(filter.connectionId, page)
-    const marks = new Map<RecordKey, MarkRecord>()
-    found.forEach((m) => m && marks.set(m.key, m))
-    yield { records: page, marks }
-  }
-}
-
-async function* toAsync<T>(items: AsyncIterable<T> | Iterable<T>): AsyncGenerator<T> {
-  yield* items
+  const marksOf = cache.marks.pageReader(filter.connectionId)
+  return readAhead(
+    (async function* () {
+      for await (const page of records) yield { records: page, marks: await marksOf(page) }
+    })(),
+  )
 }
 
 function* slices<T>(items: readonly T[], size: number): Generator<readonly T[]> {

@@ -13,6 +13,8 @@ export interface BackupRunResult {
   marks: number
   fillMs: number
   backupMs: number
+  /** Of which waiting for the host to take the chunks (one is written while the next is read). */
+  hostMs: number
   /** Characters streamBackup produced (the file is UTF-8: at least as many bytes). */
   chars: number
   userAgent: string

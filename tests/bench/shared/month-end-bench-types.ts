@@ -37,7 +37,10 @@ export interface ExportRunResult {
   ms: number
   /** Of which waiting for the host to take the chunks (here through the bench's bridge to Node). */
   hostMs: number
-  /** Of which reading the records' pages (HistoryRepository.queryPage) and their marks, ms. */
+  /**
+   * Of which reading the records' pages (HistoryRepository.queryPage, inRange) and their marks
+   * (MarksRepository.pageReader), ms; the reads overlap the writing.
+   */
   readRecordsMs: number
   readMarksMs: number
   fileName: string | null

@@ -13,6 +13,7 @@ import type { DesktopApi } from '../../../electron/shared/contract'
 import { createCache, setAppCacheForTests, type Cache } from '../../../src/db/cache'
 import type { ClosebookDb } from '../../../src/db/database'
 import { historyRecordOf } from '../../../src/db/history-record'
+import { markDayRowsOf } from '../../../src/db/marks-repository'
 import type { HistoryFilter } from '../../../src/db/history-repository'
 import type { MarkRecord, RecordKey } from '../../../src/domain/records'
 import { toCsv } from '../../../src/export/csv'
@@ -21,7 +22,7 @@ import { setDesktopApiForTests } from '../../../src/platform'
 import { useLedgerStore } from '../../../src/stores/ledger-store'
 import { IDBKeyRange, IDBFactory } from 'fake-indexeddb'
 import { ClosebookDb as Db } from '../../../src/db/database'
-import { CONN, T0, historyItem } from '../../support/api-items'
+import { CONN, HOUR, T0, historyItem } from '../../support/api-items'
 import { checkpoint, mark, putMarks } from '../../support/cache'
 
 // Pages of about 7 records: the 40 records below span several, some with a run of equal times across a
@@ -34,6 +35,17 @@ vi.mock('../../../src/db/history-pages', async (original) => ({
 const N = 40
 /** Record i's time: six records share each time, 20 minutes apart, so time windows of an hour hold some. */
 const timeOf = (i: number): number => T0 + Math.floor(i / 6) * 1_200_000
+
+const CONNECTION = {
+  id: CONN,
+  label: 'Test',
+  baseUrl: 'http://127.0.0.1',
+  timeZone: 'Asia/Tokyo',
+  storeIds: [],
+  isDemo: false,
+  lastSyncedAt: null,
+  highWater: {},
+}
 
 let db: ClosebookDb
 let cache: Cache
@@ -59,20 +71,16 @@ function fakeFilesApi(): DesktopApi {
   return api as DesktopApi
 }
 
-beforeEach(async () => {
-  db = new Db('closebook-csv-export', { indexedDB: new IDBFactory(), IDBKeyRange })
+/** A new, empty cache with the connection, as the app's cache. */
+async function openCache(name: string): Promise<void> {
+  db = new Db(name, { indexedDB: new IDBFactory(), IDBKeyRange })
   cache = createCache(db)
   setAppCacheForTests(cache)
-  await cache.connections.put({
-    id: CONN,
-    label: 'Test',
-    baseUrl: 'http://127.0.0.1',
-    timeZone: 'Asia/Tokyo',
-    storeIds: [],
-    isDemo: false,
-    lastSyncedAt: null,
-    highWater: {},
-  })
+  await cache.connections.put(CONNECTION)
+}
+
+beforeEach(async () => {
+  await openCache('closebook-csv-export')
   const records = Array.from({ length: N }, (_, i) =>
     historyRecordOf(
       CONN,
@@ -177,5 +185,96 @@ describe('ledger store: CSV export', () => {
       kind: 'error',
       error: { code: 'disk_full', detail: expect.stringContaining('out.csv was not written') as string },
     })
+  })
+})
+
+/**
+ * A week of records, about nine per UTC day so that pages of 7 cross day rows: refunds, three currencies,
+ * failed charges, runs of equal times, marks with notes on every third record and on each day's first and
+ * last record, and marks kept in the orphan row (one also in its day row, which wins).
+ */
+describe('ledger store: CSV export over many days', () => {
+  const M = 63
+  /** Record i's time: 2.7 hours apart, every fifth at its predecessor's time. */
+  const timeAt = (i: number): number => T0 + Math.round((i - (i % 5 === 4 ? 1 : 0)) * 2.7 * HOUR)
+  const currencies = ['JPY', 'USD', 'EUR'] as const
+
+  beforeEach(async () => {
+    // A cache of these records alone (the 40 above are not in it).
+    db.close()
+    await openCache('closebook-csv-export-days')
+    const records = Array.from({ length: M }, (_, i) =>
+      historyRecordOf(
+        CONN,
+        historyItem(1000 + i, {
+          created_on: new Date(timeAt(i)).toISOString(),
+          currency: currencies[i % 3],
+          amount: 1000 + 37 * i,
+          amount_formatted: 1000 + 37 * i,
+          ...(i % 4 === 3 ? { type: 'refund' as const } : {}),
+          ...(i % 7 === 0 ? { status: 'failed' } : {}),
+        }),
+        0,
+      ),
+    )
+    await cache.history.putPage(CONN, records, checkpoint())
+    const dayOf = (r: { createdAt: number }): number => Math.floor(r.createdAt / 86_400_000)
+    const edge = (i: number): boolean =>
+      dayOf(records[i]!) !== dayOf(records[i - 1] ?? { createdAt: -1e15 }) ||
+      dayOf(records[i]!) !== dayOf(records[i + 1] ?? { createdAt: 1e15 })
+    const marked = records.filter((_, i) => i % 3 === 0 || edge(i))
+    await putMarks(
+      db,
+      marked.map((r, n) => mark(r.key, { note: n % 2 ? `day ${n}, "ok"` : '' })),
+      (m) => records.find((r) => r.key === m.key)?.createdAt ?? T0,
+    )
+    // Marks restored before their records came: filed in the orphan row until a sync adopts them.
+    const orphans = [records[10]!, records[11]!, records[12]!].map((r) =>
+      mark(r.key, { note: `orphan ${r.resourceId.slice(0, 4)}` }),
+    )
+    await db.markDays.bulkPut(markDayRowsOf(orphans, () => undefined))
+  })
+
+  const cases = [
+    { name: 'all, newest first', order: 'desc', filters: {}, orphan: true },
+    { name: 'all, oldest first', order: 'asc', filters: {}, orphan: true },
+    { name: 'USD only, newest first', order: 'desc', filters: { currency: 'USD' }, orphan: false },
+    {
+      name: 'successful refunds, oldest first',
+      order: 'asc',
+      filters: { type: 'refund', status: 'successful' },
+      orphan: true,
+    },
+  ] as const
+
+  for (const c of cases)
+    it(`writes the same bytes as one whole read with each record's mark: ${c.name}`, async () => {
+      const ledger = useLedgerStore()
+      await ledger.init()
+      Object.assign(ledger.filters, c.filters)
+      ledger.order = c.order
+      await ledger.exportCsv()
+      const text = await readFile(target, 'utf8')
+      const expected = await wholeExport({ connectionId: CONN, from: 0, to: 8.64e15, ...c.filters }, c.order)
+      expect(text).toBe(expected)
+      expect(text.split('\r\n').length).toBeGreaterThan(c.name.startsWith('all') ? M : 5)
+      // An orphan's mark and note are exported (the USD records' orphans also have a day mark, which wins).
+      expect(text.includes('reconciled,Yes,orphan')).toBe(c.orphan)
+    })
+
+  it('exports the marks in a column sort too (rows in the order shown)', async () => {
+    const ledger = useLedgerStore()
+    await ledger.init()
+    ledger.sortBy('amount')
+    await vi.waitFor(() => expect(ledger.rows.size).toBe(M))
+    await ledger.exportCsv()
+    const shown = [...ledger.rows.entries()].sort(([a], [b]) => a - b).map(([, r]) => r)
+    const marks = new Map<RecordKey, MarkRecord>()
+    for (const m of await cache.marks.getMany(CONN, shown)) if (m) marks.set(m.key, m)
+    const expected = toCsv(
+      TRANSACTION_HEADERS,
+      shown.map((r) => transactionRow(r, marks.get(r.key), 'Asia/Tokyo', r.raw.store_name || null)),
+    )
+    expect(await readFile(target, 'utf8')).toBe(expected)
   })
 })

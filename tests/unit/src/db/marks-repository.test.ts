@@ -221,6 +221,44 @@ describe('MarksRepository', () => {
     expect((await dayRows()).map(([d]) => d)).toEqual([ORPHAN_MARK_DAY, day0, day0 + 1, day0 + 3])
   })
 
+  it('reads pages of records with the same marks as getMany: dense and sparse pages, edge days, orphans', async () => {
+    // Twenty records over 40 days, every other day: marks on the first and last day, an orphan, another
+    // connection's mark on the same day as a record, and a record with a mark in both its day and the orphan row.
+    const records = Array.from({ length: 20 }, (_, i) => record(i + 1, T0 + 2 * i * DAY + (i % 3) * HOUR))
+    const marked = records.filter((_, i) => i === 0 || i === 19 || i % 4 === 1)
+    await putMarks(
+      db,
+      [...marked.map((r) => mark(r.key, { note: `n${r.key}` })), mark(k(5), { connectionId: 'other' })],
+      (m) => (m.connectionId === 'other' ? records[4]!.createdAt : timesOf(records)(m)),
+    )
+    await db.markDays.put({
+      connectionId: CONN,
+      day: ORPHAN_MARK_DAY,
+      marks: [mark(records[7]!.key, { note: 'orphan' }), mark(records[0]!.key, { note: 'older' })],
+      changed: 0,
+    })
+    const expected = async (page: readonly HistoryRecord[]) =>
+      (await repo.getMany(CONN, page)).map((m) => m && [m.key, m.note])
+    const read = repo.pageReader(CONN)
+    const got = async (page: readonly HistoryRecord[]) => {
+      const marks = await read(page)
+      return page.map((r) => marks.get(r.key)).map((m) => m && [m.key, m.note])
+    }
+    const pages = [
+      records.slice(0, 5), // dense: days 0–8, five of nine days with a record... read as one range
+      records.slice(5, 12),
+      records.slice(12), // ends on the last day, whose mark is on the range's upper edge
+      [records[0]!, records[19]!], // sparse: two days 38 apart, read by key
+      [records[19]!, records[7]!], // an orphan's record
+      [],
+    ]
+    for (const page of pages) expect(await got(page)).toEqual(await expected(page))
+    expect((await got(records)).filter(Boolean)).toHaveLength(marked.length + 1)
+    expect((await read([records[0]!])).get(records[0]!.key)?.note).toBe(`n${records[0]!.key}`)
+    expect((await read([records[19]!])).get(records[19]!.key)?.note).toBe(`n${records[19]!.key}`)
+    expect((await read([records[7]!])).get(records[7]!.key)?.note).toBe('orphan')
+  })
+
   it('rejects a plan whose rows belong to another connection', async () => {
     await expect(
       applyPlan(
