@@ -17,7 +17,7 @@ import type { ExportCell } from '../../../electron/shared/contract/export'
 import { buildMonthWorkbook, type WorkbookPlan } from '../../../src/export/month-workbook'
 import { writeWorkbookThroughHost } from '../../../src/export/workbook-client'
 import { setDesktopApiForTests } from '../../../src/platform'
-import { generateMonth } from '../shared/month-data'
+import { generateMonth, monthWorkbookInputOf } from '../shared/month-data'
 import { threadCpuSeconds } from './proc-cpu'
 import { WRITER_CPU, WRITER_READY, type WriterCall, type WriterReply } from './export-writer-protocol'
 
@@ -94,21 +94,14 @@ async function writeThroughWriterThread(plan: WorkbookPlan, writer: Worker): Pro
 
 async function main(): Promise<void> {
   const [mode = 'stream', nArg = '90000'] = process.argv.slice(2)
-  const { history, charges, marks } = generateMonth(Number(nArg))
+  const input = monthWorkbookInputOf(
+    generateMonth(Number(nArg)),
+    { merchant: 'Bench K.K.', label: 'Bench', appVersion: 'bench' },
+    Date.now(),
+  )
   const planStarted = performance.now()
   const planCpuBefore = process.cpuUsage()
-  const plan = buildMonthWorkbook({
-    merchantName: 'Bench K.K.',
-    connection: { id: 'bench', label: 'Bench', timeZone: 'Asia/Tokyo' },
-    period: '2026-10',
-    storeId: null,
-    history,
-    charges,
-    marks,
-    audit: [],
-    generatedAt: Date.now(),
-    appVersion: 'bench',
-  })
+  const plan = buildMonthWorkbook(input)
   const planSeconds = (performance.now() - planStarted) / 1000
   const planCpuSeconds = cpuSecondsSince(planCpuBefore)
   const totalRows = plan.sheets.reduce((n, s) => n + s.rowCount, 0)

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HEADER_STYLE, writeCell } from '../../../electron/services/workbook/cells'
 import type { ExportCell } from '../../../electron/shared/contract/export'
 import { buildMonthWorkbook, type WorkbookPlan } from '../../../src/export/month-workbook'
-import { generateMonth } from '../../bench/shared/month-data'
+import { generateMonth, monthWorkbookInputOf } from '../../bench/shared/month-data'
 import { octoberRollForward } from '../../support/payouts'
 import { GENERATED_AT, jpyMonth, mixedMonth } from './fixtures'
 import { readWorkbook, removeDir, tempDir, writePlanTo } from './support'
@@ -114,19 +114,13 @@ describe('the streamed month workbook shows what exceljs writes for the same pla
   })
 
   it('a generated month over several chunks: repeated texts shared, ids and names inline', async () => {
-    const { history, charges, marks } = generateMonth(3000)
-    const plan = buildMonthWorkbook({
-      merchantName: 'Reference K.K.',
-      connection: { id: 'bench', label: 'Reference', timeZone: 'Asia/Tokyo' },
-      period: '2026-10',
-      storeId: null,
-      history,
-      charges,
-      marks,
-      audit: [],
-      generatedAt: GENERATED_AT,
-      appVersion: '0.1.0',
-    })
+    const plan = buildMonthWorkbook(
+      monthWorkbookInputOf(
+        generateMonth(3000),
+        { merchant: 'Reference K.K.', label: 'Reference', appVersion: '0.1.0' },
+        GENERATED_AT,
+      ),
+    )
     const cells = await compare(plan, dir, 'generated')
     expect(cells).toBeGreaterThan(100_000)
   }, 120_000)
