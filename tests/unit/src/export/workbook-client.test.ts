@@ -198,6 +198,28 @@ describe('writeWorkbookThroughHost beside the host', () => {
     expect(host.maxOutstanding()).toBe(1)
   })
 
+  it('a cancel while the next chunk is built waits for the chunk being written, then removes the file', async () => {
+    const log: string[] = []
+    const host = slowHost(log)
+    setDesktopApiForTests(host.api)
+    const controller = new AbortController()
+    const plan = loggedPlan(5000, log)
+    const sheet = plan.sheets[0]
+    if (!sheet) throw new Error('no sheet')
+    const rows = sheet.rows
+    sheet.rows = function* () {
+      for (const row of rows()) {
+        if (row[0] === 2500) controller.abort()
+        yield row
+      }
+    }
+    const done = writeWorkbookThroughHost(plan, { signal: controller.signal })
+    const failed = expect(done).rejects.toThrow()
+    await host.release()
+    await failed
+    expect(log).toEqual(['build 1', 'append 1', 'build 2', 'written 1', 'cancel'])
+  })
+
   it('a chunk the host fails to write while the next is built stops the export and cancels it', async () => {
     const log: string[] = []
     const host = slowHost(log, 1)
