@@ -115,7 +115,8 @@ function matchedText(
   rows: ReadonlyMap<string, LinkedRow>,
   tz: string,
 ): string | null {
-  const described = describeMatchRef(mark?.matchRef, rows)
+  if (!mark?.matchRef) return null // no links: most records, and nothing to parse
+  const described = describeMatchRef(mark.matchRef, rows)
   return described.length > 0 ? clipText(described.map((d) => linkText(d, tz)).join('; ')) : null
 }
 

@@ -61,6 +61,9 @@ export async function writeWorkbookThroughHost(
     title: plan.title,
     sheets: plan.sheets.map((s) => s.spec),
   })
+  // The next chunk is built while the host writes the last one, so the renderer and the host work side
+  // by side instead of in turns; only one call is outstanding at a time, so chunks arrive in order.
+  let writing: Promise<void> | undefined
   try {
     for (const sheet of plan.sheets) {
       const width = sheet.spec.columns.length
@@ -68,17 +71,26 @@ export async function writeWorkbookThroughHost(
         options.signal?.throwIfAborted()
         // Packed, a chunk copies across IPC (or JSON) several times faster; formulas go as plain rows.
         const packed = packRows(rows, width)
-        const { rowsWritten } = await api.export.appendRows(
-          packed ? { exportId, sheet: sheet.spec.name, packed } : { exportId, sheet: sheet.spec.name, rows },
-        )
-        options.onProgress?.({ sheet: sheet.spec.name, rowsWritten, totalRows })
+        const args = packed
+          ? { exportId, sheet: sheet.spec.name, packed }
+          : { exportId, sheet: sheet.spec.name, rows }
+        await writing
+        options.signal?.throwIfAborted()
+        writing = api.export.appendRows(args).then(({ rowsWritten }) => {
+          options.onProgress?.({ sheet: sheet.spec.name, rowsWritten, totalRows })
+        })
+        // Awaited before the next call or at the end; until then its failure is not left unhandled.
+        void writing.catch(() => undefined)
       }
     }
+    await writing
     options.signal?.throwIfAborted()
     const delivered = await api.export.finish({ exportId })
     if (delivered.savedTo === 'download') startDownload(delivered.downloadUrl, delivered.fileName)
     return delivered
   } catch (error) {
+    // A chunk still being written finishes (or fails) before the cancel, which then removes the file.
+    await writing?.catch(() => undefined)
     await api.export.cancel({ exportId }).catch(() => undefined)
     throw error
   }

@@ -13,7 +13,7 @@
  */
 import { runBackupRoundTrip } from './backup-bench'
 import { runCacheBench } from './cache-bench'
-import { runWorker } from './export-bench'
+import { cpuNote, runWorker } from './export-bench'
 import { measured, missing, type MetricMap } from './metrics'
 import { runMigrationBench } from './migration-bench'
 import { runMonthEndBench } from './month-end-bench'
@@ -140,7 +140,7 @@ function workbook(records: number): MetricMap {
     'scale.workbook_170k_s': measured(
       'scale.workbook_170k_s',
       Math.round(run.seconds * 10) / 10,
-      `the month workbook of ${month} history records (${run.totalRows} rows over its sheets), the app's streaming path in one Node process, peak RSS ${Math.round(run.peakRssMiB)} MiB`,
+      `the month workbook of ${month} history records (${run.totalRows} rows over its sheets), the app's streaming path in one Node process (renderer and main as two threads), ${cpuNote(run)}, ${Math.round((run.cpuSeconds / run.totalRows) * 1e6)} µs CPU per row; peak RSS ${Math.round(run.peakRssMiB)} MiB (${Math.round(run.baseRssMiB)} before writing, the month's records held); building the plan before it (summary, cross-check, exceptions): ${run.planSeconds.toFixed(1)} s, CPU ${run.planCpuSeconds.toFixed(1)} s`,
     ),
   }
 }

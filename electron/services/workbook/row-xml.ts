@@ -5,7 +5,7 @@
  * within the export target. Preamble and header rows still go through exceljs (`writeCell`).
  */
 import { neutralizeFormulaText, type ColumnKind, type ExportCell } from '../../shared/contract/export'
-import { PACKED_TAG, type PackedRows } from '../../shared/contract/export-packed'
+import { MAX_PACKED_TAG, PACKED_TAG, type PackedRows } from '../../shared/contract/export-packed'
 import { amountFormat, DATE_FORMAT, DATETIME_FORMAT } from './cells'
 import { CELL_TYPE, type StringTable, type StyleRegistry } from './exceljs-adapter'
 
@@ -19,6 +19,8 @@ const TEXT = PACKED_TAG.text
 const NUMBER = PACKED_TAG.number
 const DATE = PACKED_TAG.date
 const AMOUNT = PACKED_TAG.amount
+/** One slot per tag a cell of a column can have: amounts take a tag per number of decimals. */
+const SLOTS_PER_COLUMN = MAX_PACKED_TAG + 1
 
 const MS_PER_DAY = 86_400_000
 const EXCEL_EPOCH_OFFSET = 25_569 // days from 1899-12-30 to 1970-01-01
@@ -121,8 +123,6 @@ export function textElement(text: string): string {
 
 const textCell = (ref: string, s: number, text: string): string =>
   `<c r="${ref}"${styleAttr(s)} t="inlineStr"><is>${textElement(text)}</is></c>`
-const sharedCell = (ref: string, s: number, index: number): string =>
-  `<c r="${ref}"${styleAttr(s)} t="s"><v>${index}</v></c>`
 const valueCell = (ref: string, s: number, v: string): string =>
   `<c r="${ref}"${styleAttr(s)}><v>${v}</v></c>`
 
@@ -231,6 +231,60 @@ export function repeatingColumns(packed: PackedRows): boolean[] {
 }
 
 /**
+ * The constant parts of a chunk's cell markup: a cell is `<c r="` + column, its row number, the attributes
+ * every cell of its column and kind shares, then its value. Built once per chunk instead of once per cell;
+ * each style is still resolved on its first use (styles.xml lists them in that order), so the markup is
+ * exactly what `cellXml` writes for the same cell.
+ */
+class ChunkMarkup {
+  private readonly opens: string[]
+  /** By column and tag: amounts take one tag per number of decimals, so a column may hold several. */
+  private readonly values: (string | undefined)[] = []
+  private inline: string | undefined
+  private shared: string | undefined
+
+  constructor(
+    private readonly kinds: readonly ColumnKind[],
+    columnNames: readonly string[],
+    private readonly styles: RowStyles,
+  ) {
+    this.opens = kinds.map((_, c) => `<c r="${columnNames[c] ?? columnName(c + 1)}`)
+  }
+
+  open(c: number): string {
+    return this.opens[c] ?? `<c r="${columnName(c + 1)}`
+  }
+
+  inlineText(): string {
+    return (this.inline ??= `"${styleAttr(this.styles.plainStyle())} t="inlineStr"><is>`)
+  }
+
+  sharedText(): string {
+    return (this.shared ??= `"${styleAttr(this.styles.plainStyle())} t="s"><v>`)
+  }
+
+  /** Up to the value of a number, date or amount cell (`tag`) in column `c`. */
+  value(c: number, tag: number): string {
+    const slot = c * SLOTS_PER_COLUMN + tag
+    let markup = this.values[slot]
+    if (markup === undefined) {
+      const kind = this.kinds[c] ?? 'text'
+      const s =
+        tag === NUMBER
+          ? kind === 'integer'
+            ? this.styles.integer()
+            : this.styles.plainStyle()
+          : tag === DATE
+            ? this.styles.date(kind)
+            : this.styles.amount(tag - AMOUNT)
+      markup = `"${styleAttr(s)}><v>`
+      this.values[slot] = markup
+    }
+    return markup
+  }
+}
+
+/**
  * The `<row>` elements of a packed chunk (already checked by the contract and `checkPacked`), numbered
  * from `firstRow`: the same cells `rowXml` writes, without building them. Texts of `shared` columns go
  * through the shared-string table when `texts` takes them. With `emit`, the XML goes to it a piece at a
@@ -248,31 +302,28 @@ export function packedRowsXml(
   const { width, cells, text } = packed
   const rows: string[] = []
   const sharedColumns = shared?.columns ?? []
+  const markup = new ChunkMarkup(kinds, columnNames, styles)
   let at = 0
   let i = 0
   for (let r = firstRow; i < cells.length; r++) {
-    let xml = `<row r="${r}">`
+    const rowNumber = String(r)
+    let xml = `<row r="${rowNumber}">`
     for (let c = 0; c < width; c++, i += 2) {
       const tag = cells[i] as number
       if (tag === EMPTY) continue
       const value = cells[i + 1] as number
-      const ref = `${columnNames[c] ?? columnName(c + 1)}${r}`
+      const head = markup.open(c) + rowNumber
       if (tag === TEXT) {
         const cellText = text.slice(at, at + value)
         at += value
         const index = shared && sharedColumns[c] === true ? shared.texts.indexOf(cellText) : -1
         xml +=
           index < 0
-            ? textCell(ref, styles.plainStyle(), cellText)
-            : sharedCell(ref, styles.plainStyle(), index)
-      } else if (tag === NUMBER)
-        xml += valueCell(
-          ref,
-          kinds[c] === 'integer' ? styles.integer() : styles.plainStyle(),
-          numberText(value),
-        )
-      else if (tag === DATE) xml += valueCell(ref, styles.date(kinds[c] ?? 'text'), excelDate(value))
-      else xml += valueCell(ref, styles.amount(tag - AMOUNT), numberText(value))
+            ? head + markup.inlineText() + textElement(cellText) + '</is></c>'
+            : head + markup.sharedText() + String(index) + '</v></c>'
+      } else
+        xml +=
+          head + markup.value(c, tag) + (tag === DATE ? excelDate(value) : numberText(value)) + '</v></c>'
     }
     rows.push(`${xml}</row>`)
     if (rows.length === PIECE_ROWS && emit) {

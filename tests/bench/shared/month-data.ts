@@ -6,6 +6,7 @@ import { chargeRecordOf } from '../../../src/db/charge-record'
 import { historyRecordOf } from '../../../src/db/history-record'
 import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../../../src/domain/records'
 import { fingerprintOf } from '../../../src/domain/fingerprint'
+import type { MonthWorkbookInput } from '../../../src/export/month-workbook'
 
 const STORES = [
   '11111111-1111-4111-8111-111111111111',
@@ -116,4 +117,24 @@ export function generateMonth(n: number, connectionId = 'bench'): MonthData {
       })
   }
   return { history, charges, marks }
+}
+
+/** The month workbook's input for a generated month: October 2026 in Asia/Tokyo, every store, no audit. */
+export function monthWorkbookInputOf(
+  { history, charges, marks }: MonthData,
+  names: { merchant: string; label: string; appVersion: string },
+  generatedAt: number,
+): MonthWorkbookInput {
+  return {
+    merchantName: names.merchant,
+    connection: { id: 'bench', label: names.label, timeZone: 'Asia/Tokyo' },
+    period: '2026-10',
+    storeId: null,
+    history,
+    charges,
+    marks,
+    audit: [],
+    generatedAt,
+    appVersion: names.appVersion,
+  }
 }

@@ -30,6 +30,13 @@ export function ticksPerSecond(): number {
   return clockTicks
 }
 
+/** CPU seconds of the calling thread so far (its own utime + stime, from /proc/thread-self/stat). */
+export function threadCpuSeconds(): number {
+  const stat = readFileSync('/proc/thread-self/stat', 'utf8')
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(rest[14 - 3] ?? 0) + Number(rest[15 - 3] ?? 0)) / ticksPerSecond()
+}
+
 /** Every process this user may read, by pid. */
 export function readProcs(): Map<number, ProcInfo> {
   const procs = new Map<number, ProcInfo>()

@@ -1,6 +1,13 @@
 import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
-import { processOf, readProcs, treeCpuSeconds, treePids } from '../../bench/support/proc-cpu'
+import { Worker } from 'node:worker_threads'
+import {
+  processOf,
+  readProcs,
+  threadCpuSeconds,
+  treeCpuSeconds,
+  treePids,
+} from '../../bench/support/proc-cpu'
 import { scaleParts, scaleRecords } from '../../bench/scale-bench'
 
 /** Spends `ms` of its own CPU time (not wall time: the machine may be loaded), then exits. */
@@ -51,6 +58,25 @@ describe('CPU time of a process tree from /proc', () => {
 
   it('counts nothing for a tree that does not exist', () => {
     expect(treeCpuSeconds(processOf(-42))).toBe(0)
+  })
+})
+
+describe('CPU time of one thread from /proc', () => {
+  it("counts the calling thread's own work, not another thread's", async () => {
+    const before = threadCpuSeconds()
+    // Another thread works for 300 ms of CPU: none of it is this thread's.
+    const busy = new Worker(`${BUSY(300)}; require('node:worker_threads').parentPort.postMessage(0)`, {
+      eval: true,
+    })
+    await new Promise((resolve) => busy.once('message', resolve))
+    await busy.terminate()
+    expect(threadCpuSeconds() - before).toBeLessThan(0.2)
+    const start = threadCpuSeconds()
+    const s = process.hrtime.bigint()
+    while (threadCpuSeconds() - start < 0.3 && process.hrtime.bigint() - s < 60_000_000_000n) {
+      // this thread's own work
+    }
+    expect(threadCpuSeconds() - start).toBeGreaterThanOrEqual(0.3)
   })
 })
 

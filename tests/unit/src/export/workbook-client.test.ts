@@ -115,6 +115,123 @@ describe('writeWorkbookThroughHost', () => {
   })
 })
 
+describe('writeWorkbookThroughHost beside the host', () => {
+  /** A host that writes each chunk only when the test lets it, logging what happens in what order. */
+  function slowHost(log: string[], failChunk?: number) {
+    const pending: (() => void)[] = []
+    let outstanding = 0
+    let maxOutstanding = 0
+    let chunk = 0
+    let written = 0
+    const api = {
+      export: {
+        begin: () => Promise.resolve({ exportId: 'x'.repeat(24) }),
+        appendRows: (args: AppendArgs) => {
+          const n = ++chunk
+          log.push(`append ${n}`)
+          maxOutstanding = Math.max(maxOutstanding, ++outstanding)
+          return new Promise((resolve, reject) =>
+            pending.push(() => {
+              outstanding--
+              log.push(`written ${n}`)
+              if (n === failChunk) return reject(new Error('disk full'))
+              written += sentRows(args).length
+              resolve({ rowsWritten: written })
+            }),
+          )
+        },
+        finish: () => Promise.resolve({ savedTo: 'path', path: '/tmp/a.xlsx', fileName: 'a.xlsx' }),
+        cancel: () => {
+          log.push('cancel')
+          return Promise.resolve({ cancelled: true })
+        },
+      },
+    } as unknown as DesktopApi
+    const release = async (): Promise<void> => {
+      for (let i = 0; i < 200; i++) {
+        pending.shift()?.()
+        await new Promise((r) => setTimeout(r, 0))
+      }
+    }
+    return { api, release, maxOutstanding: () => maxOutstanding }
+  }
+
+  /** One sheet of `rows` integers, logging when each 2,000-row chunk is being built (at its second row:
+   * the first is read ahead by `chunksOf`, to see that the chunk before it is full). */
+  function loggedPlan(rows: number, log: string[]): WorkbookPlan {
+    const column = { header: 'n', kind: 'integer' as const, width: 8 }
+    return {
+      ...plan(0),
+      sheets: [
+        {
+          spec: { name: 'Transactions', columns: [column] },
+          rowCount: rows,
+          rows: function* () {
+            for (let i = 0; i < rows; i++) {
+              if (i % 2000 === 1) log.push(`build ${(i - 1) / 2000 + 1}`)
+              yield [i]
+            }
+          },
+        },
+      ],
+    }
+  }
+
+  it('builds the next chunk while the host writes the last, one call at a time, in order', async () => {
+    const log: string[] = []
+    const host = slowHost(log)
+    setDesktopApiForTests(host.api)
+    const done = writeWorkbookThroughHost(loggedPlan(5000, log))
+    await host.release()
+    await done
+    expect(log).toEqual([
+      'build 1',
+      'append 1',
+      'build 2', // while chunk 1 is being written
+      'written 1',
+      'append 2',
+      'build 3',
+      'written 2',
+      'append 3',
+      'written 3',
+    ])
+    expect(host.maxOutstanding()).toBe(1)
+  })
+
+  it('a cancel while the next chunk is built waits for the chunk being written, then removes the file', async () => {
+    const log: string[] = []
+    const host = slowHost(log)
+    setDesktopApiForTests(host.api)
+    const controller = new AbortController()
+    const plan = loggedPlan(5000, log)
+    const sheet = plan.sheets[0]
+    if (!sheet) throw new Error('no sheet')
+    const rows = sheet.rows
+    sheet.rows = function* () {
+      for (const row of rows()) {
+        if (row[0] === 2500) controller.abort()
+        yield row
+      }
+    }
+    const done = writeWorkbookThroughHost(plan, { signal: controller.signal })
+    const failed = expect(done).rejects.toThrow()
+    await host.release()
+    await failed
+    expect(log).toEqual(['build 1', 'append 1', 'build 2', 'written 1', 'cancel'])
+  })
+
+  it('a chunk the host fails to write while the next is built stops the export and cancels it', async () => {
+    const log: string[] = []
+    const host = slowHost(log, 1)
+    setDesktopApiForTests(host.api)
+    const done = writeWorkbookThroughHost(loggedPlan(5000, log))
+    const failed = expect(done).rejects.toThrow('disk full')
+    await host.release()
+    await failed
+    expect(log).toEqual(['build 1', 'append 1', 'build 2', 'written 1', 'cancel'])
+  })
+})
+
 describe('writeWorkbookThroughHost chunk form', () => {
   it('packs plain chunks and sends a chunk holding a formula as rows', async () => {
     const calls: Call[] = []

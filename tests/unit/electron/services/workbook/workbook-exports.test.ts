@@ -9,6 +9,7 @@ import {
   packedRowsXml,
   repeatingColumns,
   RowStyles,
+  rowXml,
   SharedTexts,
   textElement,
   xmlText,
@@ -534,5 +535,32 @@ describe('row XML', () => {
         '<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="inlineStr"><is><t>id-0</t></is></c><c r="C2" s="1"><v>0</v></c></row>',
       ),
     ).toBe(true)
+  })
+
+  it('writes a packed chunk as exactly the markup of its plain rows, whatever each column mixes', () => {
+    // One registry for both writers, so each style has one index: a style resolved for the wrong cell
+    // (a column's first amount format reused for another number of decimals, say) shows as a difference.
+    const registry = new Map<string, number>()
+    const styles = new RowStyles({
+      addStyleModel: (m, type) => {
+        const key = `${type ?? ''}|${JSON.stringify(m)}`
+        if (!registry.has(key)) registry.set(key, registry.size)
+        return registry.get(key) ?? -1
+      },
+    })
+    const kinds = ['datetime', 'amount', 'integer', 'text', 'date'] as const
+    const rows: ExportRow[] = Array.from({ length: 12 }, (_, i) => [
+      i % 5 === 0 ? null : { date: Date.UTC(2026, 9, 1 + i, i, 30, 15, 250) },
+      i % 3 === 0 ? 1050 + i : { amount: (1234 + i) / 10 ** (i % 4), decimals: i % 4 },
+      i % 4 === 0 ? null : i * 1000,
+      [`id-${i}`, ' lead', '=1+2', 'a<b', '', '山田 太郎'][i % 6] ?? null,
+      i % 2 ? { date: Date.UTC(2026, 9, i + 1) } : 7.25,
+    ])
+    const packed = packRows(rows, kinds.length)
+    if (!packed) throw new Error('not packable')
+    const names = ['A', 'B', 'C', 'D', 'E']
+    const plain = rows.map((cells, i) => rowXml(i + 3, cells, kinds, names, styles)).join('')
+    expect(packedRowsXml(packed, 3, kinds, names, styles)).toBe(plain)
+    expect(new Set(plain.match(/ s="\d+"/g)).size).toBeGreaterThan(5) // formats of every kind were used
   })
 })
