@@ -4,16 +4,14 @@
  * count over whole days adds up the combinations its field tests pass instead of reading and decoding
  * every digest of the period; only the days its range cuts (and days not yet summarised) are read.
  *
- * A summary is dropped whenever the day digests (either generation slot) or the live generation are
- * written, from this window or another (table-changes.ts), and a summary built from a read that a write
- * may have overtaken is never kept: a count never answers from stale rows.
+ * A day's summary is dropped when its digest row is written (either generation slot), and all of them
+ * when the live generation moves, from this window or another (table-changes.ts); a summary built from
+ * a read that a write may have overtaken is never kept: a count never answers from stale rows.
  */
 import type { RecordDigest } from '../domain/records'
 import type { ClosebookDb } from './database'
-import { watchTables, type WatchedInput } from './table-changes'
-
-/** The writes that drop the summaries: the digests (either slot), and a restore's switch of the live slot. */
-const WATCHED: readonly WatchedInput[] = ['dayDigests', 'liveGeneration']
+import type { RangeSet } from 'dexie'
+import { watchTableKeys, watchTables } from './table-changes'
 
 /** The fields a field filter tests (history-filter.ts fieldTests), and how many of a day's records share them. */
 export interface FieldCombo {
@@ -52,14 +50,19 @@ export class DaySummaries {
   readonly #days = new Map<string, Map<number, readonly FieldCombo[]>>()
   /** Raised by every write that drops the summaries: a build that began before it is not kept. */
   #version = 0
-  #stop: (() => void) | null = null
+  #stops: (() => void)[] = []
 
   constructor(private readonly db: ClosebookDb) {}
 
   /** What a build hands back to `put`: the summaries' version when its read began. */
   begin(): number {
     // Listens from the first use on, so a cache nobody counts on costs nothing.
-    this.#stop ??= watchTables(this.db, WATCHED, () => this.clear())
+    if (this.#stops.length === 0)
+      this.#stops = [
+        watchTableKeys(this.db, 'dayDigests', (written) => this.drop(written)),
+        // A restore's switch: every day row may differ in the slot that becomes live.
+        watchTables(this.db, ['liveGeneration'], () => this.clear()),
+      ]
     return this.#version
   }
 
@@ -75,7 +78,16 @@ export class DaySummaries {
     days.set(day, combos)
   }
 
-  /** Drops every summary (a write to the digests); builds under way are not kept. */
+  /** Drops the summaries of the day rows written (keys `[connectionId, day]`); builds under way are not kept. */
+  drop(written: readonly RangeSet[] | 'all'): void {
+    if (written === 'all') return this.clear()
+    this.#version++
+    for (const [connectionId, days] of this.#days)
+      for (const day of days.keys())
+        if (written.some((range) => range.hasKey([connectionId, day]))) days.delete(day)
+  }
+
+  /** Drops every summary; builds under way are not kept. */
   clear(): void {
     this.#version++
     this.#days.clear()
@@ -83,8 +95,8 @@ export class DaySummaries {
 
   /** Stops listening for writes and drops the summaries. */
   close(): void {
-    this.#stop?.()
-    this.#stop = null
+    for (const stop of this.#stops) stop()
+    this.#stops = []
     this.clear()
   }
 }

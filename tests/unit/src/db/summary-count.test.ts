@@ -112,6 +112,22 @@ describe('counts from day summaries', () => {
     expect(await repo.count(failed)).toBe(expected(records, failed).total + 1)
   })
 
+  it('drops the summaries of the days a sync page wrote and keeps the others', async () => {
+    const failed: HistoryFilter = { ...all, status: 'failed' }
+    await repo.countByDay(failed)
+    const summaries = daySummariesOf(db)
+    const written = searchDayOf(records[100]!.createdAt)
+    const other = searchDayOf(records[10]!.createdAt)
+    await repo.putPage(CONN, [record(101, { status: 'failed' })], checkpoint({ records: 200 }))
+    expect(summaries.get(CONN, written)).toBeUndefined()
+    expect(summaries.get(CONN, other)).toBeDefined()
+    const now = records.map((r) => (r.key === records[100]!.key ? record(101, { status: 'failed' }) : r))
+    expect(await repo.countByDay(failed)).toEqual(expected(now, failed))
+    // A switch of the live generation (a restore) drops them all.
+    await db.liveGeneration.put(await db.storedGeneration())
+    expect(summaries.get(CONN, other)).toBeUndefined()
+  })
+
   it('is right after a write through another connection to the same cache', async () => {
     const usd: HistoryFilter = { ...all, currency: 'USD' }
     const before = await repo.count(usd)
