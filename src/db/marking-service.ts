@@ -204,7 +204,11 @@ export class MarkingService {
     for (const p of periods) if (locks.has(p)) throw new PeriodLockedError(connectionId, p)
     const changed = rows.change(plan.puts, plan.deletes)
     if (changed.length > 0) await putMarkDays(db.markDays, changed)
-    const auditSeqs = plan.audit.length > 0 ? await appendAuditEntries(db.audit, plan.audit) : []
+    // Tagged by the records' days when the action is large (audit-repository.ts): their days are known here.
+    const auditSeqs =
+      plan.audit.length > 0
+        ? await appendAuditEntries(db.audit, plan.audit, (key) => rows.dayOfKey.get(key))
+        : []
     if (!toTeam) return { plan, result: { put: plan.puts.length, deleted: plan.deletes.length, auditSeqs } }
     const now = plan.puts[0]?.updatedAt ?? Date.now()
     await queueTeamChanges(

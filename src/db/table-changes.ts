@@ -58,3 +58,26 @@ export function watchTables(
   Dexie.on('storagemutated', listener)
   return () => Dexie.on('storagemutated').unsubscribe(listener)
 }
+
+/**
+ * Calls `onWrite` after every committed transaction that wrote to `table` of `db` (either slot of a
+ * generation table) with the primary-key ranges it wrote or deleted, or 'all' when the event does not
+ * name them. Returns what stops listening.
+ */
+export function watchTableKeys(
+  db: ClosebookDb,
+  table: CacheTableName,
+  onWrite: (written: readonly RangeSet[] | 'all') => void,
+): () => void {
+  const listener = (parts: MutatedParts): void => {
+    const prefixes = storedNamesOf(table).map((name) => `idb://${db.name}/${name}/`)
+    if (!Object.keys(parts).some((part) => prefixes.some((prefix) => part.startsWith(prefix)))) return
+    const keyParts = prefixes
+      .flatMap((prefix) => [parts[prefix], parts[`${prefix}:dels`]])
+      .filter((p) => p !== undefined)
+    // From another window the ranges arrive as plain trees: RangeSet() gives them their methods back.
+    onWrite(keyParts.length > 0 ? keyParts.map((p) => RangeSet(p as RangeSet)) : 'all')
+  }
+  Dexie.on('storagemutated', listener)
+  return () => Dexie.on('storagemutated').unsubscribe(listener)
+}

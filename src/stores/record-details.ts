@@ -91,7 +91,7 @@ export async function readRecordDetails(r: HistoryRecord): Promise<RecordDetails
   const related = await cache.history.byChargeId(r.connectionId, r.chargeId)
   const chargeRow = related.find((x) => x.type === 'charge')
   const charge = (await cache.charges.get(r.connectionId, r.chargeId, chargeRow?.createdAt)) ?? null
-  const trail = (await cache.audit.listByKey(r.connectionId, r.key)).reverse()
+  const trail = (await cache.audit.listByKey(r.connectionId, r)).reverse()
   const mark = await cache.marks.get(r.connectionId, r)
   return {
     related,

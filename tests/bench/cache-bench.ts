@@ -9,6 +9,7 @@ import { periodRange } from '../../src/domain/periods'
 import { measured, type MetricMap } from './metrics'
 import type { CacheBenchArgs, CacheBenchResult, Timing } from './shared/cache-bench-types'
 import { runInChromium } from './support/chromium-runner'
+import { treeCpuSeconds } from './support/proc-cpu'
 import { yearOfData } from './support/year-data'
 
 const MONTH = '2026-09'
@@ -21,7 +22,7 @@ const TIME_ZONE = 'Asia/Tokyo'
 export async function runCacheBench(
   wanted: number,
   quick: boolean,
-): Promise<{ result: CacheBenchResult; args: CacheBenchArgs }> {
+): Promise<{ result: CacheBenchResult; args: CacheBenchArgs; cpuByStage: Record<string, number> }> {
   const { data, names } = yearOfData(404, wanted)
   const month = periodRange(MONTH, TIME_ZONE)
   // A Latin-script cardholder of that month: what an accountant types to find a customer's payments.
@@ -41,11 +42,23 @@ export async function runCacheBench(
   // The page's last stage, so a page that dies mid-run is named in the failure (and progress is visible).
   let stage = 'starting Chromium'
   const started = Date.now()
+  // Chromium's CPU seconds per stage the page reports: the Chromium this process launched (its child)
+  // and every process it spawned, sampled at each stage change.
+  const cpuByStage: Record<string, number> = {}
+  const chromium = (_pid: number, p: { ppid: number; cmd: string }): boolean =>
+    p.ppid === process.pid && /chrom/i.test(p.cmd) && !p.cmd.includes('--type=')
+  let cpuMark: { stage: string; at: number } | null = null
+  const markCpu = (next: string): void => {
+    const now = treeCpuSeconds(chromium)
+    if (cpuMark) cpuByStage[cpuMark.stage] = (cpuByStage[cpuMark.stage] ?? 0) + now - cpuMark.at
+    cpuMark = { stage: next.replace(/ at record \d+$/, ''), at: now }
+  }
   const result = await runInChromium<CacheBenchResult>(resolve(__dirname, 'browser/cache-entry.ts'), args, {
     timeoutMs: 1_800_000,
     expose: {
       __stage: (s: string) => {
         stage = s
+        markCpu(s)
         process.stderr.write(`bench: cache: ${s} (${Math.round((Date.now() - started) / 1000)} s)\n`)
       },
       __items: (offset: number, count: number) =>
@@ -54,7 +67,9 @@ export async function runCacheBench(
   }).catch((error: unknown) => {
     throw new Error(`at "${stage}": ${error instanceof Error ? error.message : String(error)}`)
   })
-  return { result, args }
+  markCpu('done')
+  for (const [k, v] of Object.entries(cpuByStage)) cpuByStage[k] = Math.round(v * 100) / 100
+  return { result, args, cpuByStage }
 }
 
 export async function benchCache({ quick }: { quick: boolean }): Promise<MetricMap> {

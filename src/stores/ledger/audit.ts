@@ -4,20 +4,20 @@
  */
 import type { Ref } from 'vue'
 import { appCache } from '../../db/cache'
-import type { AuditEntry, HistoryRecord, RecordKey } from '../../domain/records'
+import type { AuditEntry, HistoryRecord, MarkRef, RecordKey } from '../../domain/records'
 
 export interface LedgerAudit {
-  auditFor: (period: string | null, key?: RecordKey) => Promise<AuditEntry[]>
+  auditFor: (period: string | null, record?: MarkRef) => Promise<AuditEntry[]>
   /** The connection's records of these keys that still exist, by key (for an audit page's descriptions). */
   recordsByKey: (keys: readonly RecordKey[]) => Promise<Map<RecordKey, HistoryRecord>>
 }
 
 export function useLedgerAudit(connectionId: Ref<string | null>): LedgerAudit {
-  async function auditFor(period: string | null, key?: RecordKey): Promise<AuditEntry[]> {
+  async function auditFor(period: string | null, record?: MarkRef): Promise<AuditEntry[]> {
     if (!connectionId.value) return []
     const cache = appCache()
-    const list = key
-      ? await cache.audit.listByKey(connectionId.value, key)
+    const list = record
+      ? await cache.audit.listByKey(connectionId.value, record)
       : period
         ? await cache.audit.listByPeriod(connectionId.value, period)
         : await cache.audit.listByConnection(connectionId.value)

@@ -39,6 +39,8 @@ export interface CacheBenchResult {
   filterStore: Timing
   searchMonth: Timing
   searchAll: Timing
+  /** Each filter's count timed alone, after the reads (Node samples CPU per stage around it). */
+  counts: { what: string; total: number; ms: number }[]
   mark: {
     ms: number
     records: number

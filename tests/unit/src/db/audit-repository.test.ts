@@ -29,7 +29,7 @@ describe('AuditRepository', () => {
     const first = await repo.add(auditEntry({ key, action: 'mark' }))
     const second = await repo.add({ ...auditEntry({ key, action: 'unmark' }), seq: first })
     expect(second).toBeGreaterThan(first)
-    expect((await repo.listByKey(CONN, key)).map((a) => [a.seq, a.action])).toEqual([
+    expect((await repo.listByKey(CONN, { key, createdAt: T0 })).map((a) => [a.seq, a.action])).toEqual([
       [first, 'mark'],
       [second, 'unmark'],
     ])
@@ -43,7 +43,10 @@ describe('AuditRepository', () => {
     await repo.add(auditEntry({ connectionId: 'other', at: T0, key }))
 
     expect((await repo.listByConnection(CONN)).map((a) => a.at - T0)).toEqual([1, 2, 3, 4])
-    expect((await repo.listByKey(CONN, key)).map((a) => a.action)).toEqual(['mark', 'note'])
+    expect((await repo.listByKey(CONN, { key, createdAt: T0 })).map((a) => a.action)).toEqual([
+      'mark',
+      'note',
+    ])
     expect((await repo.listByPeriod(CONN, '2026-11')).map((a) => a.action)).toEqual(['close-period'])
     expect(await repo.count(CONN)).toBe(4)
     expect(await repo.count('other')).toBe(1)
@@ -130,11 +133,13 @@ describe('AuditRepository', () => {
     const row = await db.audit.get(seq as number)
     expect(row?.keyTags).toEqual([auditTag(CONN, k(1)), auditTag(CONN, k(2))])
     expect(row?.periodTags).toEqual([auditTag(CONN, '2026-10'), auditTag(CONN, '2026-11')])
-    expect((await repo.listByKey(CONN, k(1))).map((e) => [e.seq, e.part, e.after])).toEqual([
+    expect(
+      (await repo.listByKey(CONN, { key: k(1), createdAt: T0 })).map((e) => [e.seq, e.part, e.after]),
+    ).toEqual([
       [seq, 0, 'first'],
       [seq, 2, 'second'],
     ])
     expect((await repo.listByPeriod(CONN, '2026-11')).map((e) => [e.part, e.key])).toEqual([[1, k(2)]])
-    expect(await repo.listByKey('other', k(1))).toEqual([])
+    expect(await repo.listByKey('other', { key: k(1), createdAt: T0 })).toEqual([])
   })
 })

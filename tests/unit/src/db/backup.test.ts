@@ -317,7 +317,7 @@ describe('backup', () => {
     expect(action.periodTags).toEqual([auditTag(CONN, '2026-10')])
     // The trail of a record finds its change through the restored tags.
     expect(
-      (await new AuditRepository(other).listByKey(CONN, history[1]!.key)).map((e) => [e.seq, e.part]),
+      (await new AuditRepository(other).listByKey(CONN, history[1]!)).map((e) => [e.seq, e.part]),
     ).toEqual([[3, 1]])
     expect((await countTables(other)).audit).toBe(5)
     expect(await exportBackup(other, new Date(T0))).toEqual(backup)
@@ -355,7 +355,10 @@ describe('backup', () => {
       periodTags: [auditTag(CONN, '2026-10')],
     })
     expect(
-      (await new AuditRepository(other).listByKey(CONN, first!.key!)).map((e) => [e.seq, e.part]),
+      (await new AuditRepository(other).listByKey(CONN, { key: first!.key!, createdAt: T0 })).map((e) => [
+        e.seq,
+        e.part,
+      ]),
     ).toEqual([[5, 0]])
     const again = await exportBackup(other, new Date(T0))
     expect(again.tables.audit.slice(0, 2)).toEqual(old.tables.audit.map((e) => ({ ...e, part: 0 })))

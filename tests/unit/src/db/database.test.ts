@@ -381,10 +381,10 @@ describe('ClosebookDb', () => {
     // The log's readers find them through the new tag indexes, per connection.
     const audit = new AuditRepository(db)
     const trail = (entries: { seq?: number; part?: number }[]) => entries.map((e) => [e.seq, e.part])
-    expect(trail(await audit.listByKey(CONN, h1.key))).toEqual([[3, 0]])
-    expect(trail(await audit.listByKey(CONN, h2.key))).toEqual([[4, 0]])
-    expect(await audit.listByKey(CONN, h30.key)).toEqual([{ ...old[2], part: 0 }])
-    expect(trail(await audit.listByKey('conn-b', hb.key))).toEqual([[12, 0]])
+    expect(trail(await audit.listByKey(CONN, h1))).toEqual([[3, 0]])
+    expect(trail(await audit.listByKey(CONN, h2))).toEqual([[4, 0]])
+    expect(await audit.listByKey(CONN, h30)).toEqual([{ ...old[2], part: 0 }])
+    expect(trail(await audit.listByKey('conn-b', hb))).toEqual([[12, 0]])
     expect(trail(await audit.listByPeriod(CONN, '2026-09'))).toEqual([[8, 0]])
     expect(trail(await audit.listByPeriod(CONN, '2026-10'))).toEqual([
       [3, 0],

@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { AuditRepository, auditTag } from '../../../../src/db/audit-repository'
+import {
+  AuditRepository,
+  DAY_TAGGED_CHANGES,
+  auditDayTag,
+  auditEntriesOf,
+  auditRowsOf,
+  auditTag,
+} from '../../../../src/db/audit-repository'
 import type { ClosebookDb } from '../../../../src/db/database'
 import {
   MarksRepository,
@@ -657,6 +664,48 @@ describe('MarksRepository', () => {
       expect(all.slice(10_000).every((e) => e.action === 'unmark' && e.reason === 'undo')).toBe(true)
     })
 
+    it("tags a row of many changes by its records' days, and a record's trail finds its own changes through them", async () => {
+      // 150 records over four days, plus one more on the first day marked alone.
+      const records = Array.from({ length: 150 }, (_, i) => record(i + 1, T0 + i * 30 * 60_000))
+      const alone = record(500, T0 + 5 * 60_000)
+      const never = record(501, T0 + 6 * 60_000)
+      const bulk = await marking.planAndApply(CONN, records, markAll(records))
+      const single = await marking.planAndApply(CONN, [alone], markAll([alone]))
+      const small = records.slice(0, DAY_TAGGED_CHANGES)
+      const again = await marking.planAndApply(CONN, small, planning('unmark', small))
+
+      const days = [...new Set(records.map((r) => markDayOf(r.createdAt)))]
+      expect(days).toHaveLength(4)
+      const bulkRow = await db.audit.get(bulk.result.auditSeqs[0] as number)
+      expect(bulkRow?.changes).toHaveLength(150)
+      expect(bulkRow?.keyTags).toEqual(days.map((d) => auditDayTag(CONN, d)))
+      // A row of a few changes (one, or exactly the limit) keeps a tag per record.
+      expect((await db.audit.get(single.result.auditSeqs[0] as number))?.keyTags).toEqual([
+        auditTag(CONN, alone.key),
+      ])
+      expect((await db.audit.get(again.result.auditSeqs[0] as number))?.keyTags).toEqual(
+        small.map((r) => auditTag(CONN, r.key)),
+      )
+
+      const audits = new AuditRepository(db)
+      const trail = async (r: HistoryRecord) =>
+        (await audits.listByKey(CONN, r)).map((e) => [e.seq, e.part, e.action, e.key])
+      const [bulkSeq] = bulk.result.auditSeqs
+      const [againSeq] = again.result.auditSeqs
+      expect(await trail(records[0]!)).toEqual([
+        [bulkSeq, 0, 'mark', records[0]!.key],
+        [againSeq, 0, 'unmark', records[0]!.key],
+      ])
+      expect(await trail(records[149]!)).toEqual([[bulkSeq, 149, 'mark', records[149]!.key]])
+      // Records of the bulk row's first day that it does not hold: only their own changes, or none.
+      expect(await trail(alone)).toEqual([[single.result.auditSeqs[0], 0, 'mark', alone.key]])
+      expect(await trail(never)).toEqual([])
+      expect(await audits.listByKey('other', records[0]!)).toEqual([])
+      // Without the records' days (a backup's entries, restored), the same row is tagged per record.
+      const [rebuilt] = auditRowsOf(auditEntriesOf(bulkRow!))
+      expect(rebuilt?.keyTags).toEqual(records.map((r) => auditTag(CONN, r.key)))
+    })
+
     it('writes a bulk mark over D days as D day rows, and deletes a day row with its last mark', async () => {
       const day0 = markDayOf(T0)
       const r3 = record(3, T0 + DAY + HOUR)
@@ -719,7 +768,7 @@ describe('MarksRepository', () => {
       ])
 
       const audits = new AuditRepository(db)
-      const byKey = await audits.listByKey(CONN, key6)
+      const byKey = await audits.listByKey(CONN, records[6]!)
       expect(byKey).toHaveLength(1)
       expect(byKey[0]).toMatchObject({
         seq,
@@ -730,16 +779,16 @@ describe('MarksRepository', () => {
         period: '2026-10',
       })
       expect((byKey[0]?.after as MarkRecord).state).toBe('reconciled')
-      expect((await audits.listByKey('other', key6)).map((e) => [e.seq, e.part, e.connectionId])).toEqual([
-        [otherSeq, 6, 'other'],
-      ])
+      expect(
+        (await audits.listByKey('other', others[6]!)).map((e) => [e.seq, e.part, e.connectionId]),
+      ).toEqual([[otherSeq, 6, 'other']])
       const september = await audits.listByPeriod(CONN, '2026-09')
       expect(september.map((e) => [e.seq, e.part, e.key])).toEqual(
         records.slice(0, 4).map((r, i) => [seq, i, r.key]),
       )
       expect((await audits.listByPeriod(CONN, '2026-10')).map((e) => e.part)).toEqual([4, 5, 6, 7, 8, 9])
       expect(await audits.listByPeriod(CONN, '2026-11')).toEqual([])
-      expect(await audits.listByKey(CONN, k(999))).toEqual([])
+      expect(await audits.listByKey(CONN, { key: k(999), createdAt: T0 })).toEqual([])
       expect(await audits.count(CONN)).toBe(10)
       expect((await audits.listByConnection(CONN)).map((e) => e.part)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
     })
