@@ -6,7 +6,7 @@
 import type { DeliveredFile } from '../../electron/shared/contract/files'
 import { MAX_ROWS_PER_CHUNK, packRows, type ExportRow } from '../../electron/shared/contract/export'
 import { desktopApi } from '../platform'
-import { startDownload, writeFileThroughHost } from '../platform/files'
+import { HostWriteInFlight, startDownload, writeFileThroughHost } from '../platform/files'
 import { ledgerCsvPages, type LedgerCsvPage } from './ledger-csv'
 import { buildMonthWorkbook, type MonthWorkbookInput, type WorkbookPlan } from './month-workbook'
 
@@ -63,7 +63,7 @@ export async function writeWorkbookThroughHost(
   })
   // The next chunk is built while the host writes the last one, so the renderer and the host work side
   // by side instead of in turns; only one call is outstanding at a time, so chunks arrive in order.
-  let writing: Promise<void> | undefined
+  const writing = new HostWriteInFlight()
   try {
     for (const sheet of plan.sheets) {
       const width = sheet.spec.columns.length
@@ -74,23 +74,22 @@ export async function writeWorkbookThroughHost(
         const args = packed
           ? { exportId, sheet: sheet.spec.name, packed }
           : { exportId, sheet: sheet.spec.name, rows }
-        await writing
+        await writing.idle()
         options.signal?.throwIfAborted()
-        writing = api.export.appendRows(args).then(({ rowsWritten }) => {
+        writing.start(async () => {
+          const { rowsWritten } = await api.export.appendRows(args)
           options.onProgress?.({ sheet: sheet.spec.name, rowsWritten, totalRows })
         })
-        // Awaited before the next call or at the end; until then its failure is not left unhandled.
-        void writing.catch(() => undefined)
       }
     }
-    await writing
+    await writing.idle()
     options.signal?.throwIfAborted()
     const delivered = await api.export.finish({ exportId })
     if (delivered.savedTo === 'download') startDownload(delivered.downloadUrl, delivered.fileName)
     return delivered
   } catch (error) {
     // A chunk still being written finishes (or fails) before the cancel, which then removes the file.
-    await writing?.catch(() => undefined)
+    await writing.settle()
     await api.export.cancel({ exportId }).catch(() => undefined)
     throw error
   }

@@ -9,6 +9,29 @@ import { desktopApi } from './index'
 export type FileMediaType = 'application/json' | 'text/csv'
 
 /**
+ * One write to the host in flight while the caller prepares the next, so the two work side by side and
+ * chunks still arrive in order. `idle` waits for the write under way and throws its failure; `start`
+ * begins the next (after `idle`); `settle` waits without throwing, before a cancel, so the host gets no
+ * chunk after it.
+ */
+export class HostWriteInFlight {
+  #current: Promise<void> = Promise.resolve()
+
+  idle(): Promise<void> {
+    return this.#current
+  }
+
+  start(write: () => Promise<void>): void {
+    this.#current = write()
+    this.#current.catch(() => undefined) // thrown by idle(); not an unhandled rejection meanwhile
+  }
+
+  settle(): Promise<void> {
+    return this.#current.catch(() => undefined)
+  }
+}
+
+/**
  * Writes `chunks` through the host, in order. One append is in flight while the next chunk is produced:
  * the host writes chunk n as the renderer reads and formats chunk n + 1, and never more than one chunk
  * waits for it (memory holds two chunks at most). A failed append stops the file: it is cancelled, and the
@@ -26,8 +49,7 @@ export async function writeFileThroughHost(
       ? { suggestedName, mediaType }
       : { suggestedName, mediaType, encoding: options.encoding },
   )
-  // The append under way, if any; its failure is thrown where it is awaited (before the next append).
-  let writing: Promise<void> = Promise.resolve()
+  const writing = new HostWriteInFlight()
   const append = async (chunk: string): Promise<void> => {
     for (let at = 0; at < chunk.length; at += MAX_FILE_CHUNK_CHARS) {
       const { bytesWritten } = await api.files.append({
@@ -40,18 +62,17 @@ export async function writeFileThroughHost(
   try {
     for await (const chunk of chunks) {
       options.signal?.throwIfAborted()
-      await writing
-      writing = append(chunk)
-      writing.catch(() => undefined) // awaited above or below; not an unhandled rejection meanwhile
+      await writing.idle()
+      writing.start(() => append(chunk))
     }
-    await writing
+    await writing.idle()
     options.signal?.throwIfAborted()
     const delivered = await api.files.finish({ fileId })
     if (delivered.savedTo === 'download') startDownload(delivered.downloadUrl, delivered.fileName)
     return delivered
   } catch (error) {
     // No append is left running when the file is cancelled: the host never gets a chunk after cancel.
-    await writing.catch(() => undefined)
+    await writing.settle()
     await api.files.cancel({ fileId }).catch(() => undefined)
     throw error
   }
