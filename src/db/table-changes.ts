@@ -27,15 +27,21 @@ function storedNamesOf(table: string): string[] {
   return GENERATION_TABLES.has(table) ? [table, `alt_${table}`] : [table]
 }
 
+/**
+ * The parts of `parts` that name the rows of the stored table at `prefix`: only the primary key's parts
+ * do ('' written, ':dels' deleted); an index part is written with them.
+ */
+function keyPartsOf(parts: MutatedParts, prefix: string): unknown[] {
+  return [parts[prefix], parts[`${prefix}:dels`]].filter((p) => p !== undefined)
+}
+
 function touches(parts: MutatedParts, dbName: string, input: WatchedInput): boolean {
   const table = typeof input === 'string' ? input : input.table
   return storedNamesOf(table).some((name) => {
     const prefix = `idb://${dbName}/${name}/`
     if (!Object.keys(parts).some((part) => part.startsWith(prefix))) return false
     if (typeof input === 'string') return true
-    // Only the primary key's parts name the rows ('' written, ':dels' deleted); an index part is written
-    // with them.
-    const keyParts = [prefix, `${prefix}:dels`].map((p) => parts[p]).filter((p) => p !== undefined)
+    const keyParts = keyPartsOf(parts, prefix)
     return input.keyPrefixes.some((keyPrefix) => {
       const wanted = new RangeSet(keyPrefix, `${keyPrefix}\uffff`)
       return keyParts.some((p) => rangesOverlap(p as RangeSet, wanted))
@@ -72,9 +78,7 @@ export function watchTableKeys(
   const listener = (parts: MutatedParts): void => {
     const prefixes = storedNamesOf(table).map((name) => `idb://${db.name}/${name}/`)
     if (!Object.keys(parts).some((part) => prefixes.some((prefix) => part.startsWith(prefix)))) return
-    const keyParts = prefixes
-      .flatMap((prefix) => [parts[prefix], parts[`${prefix}:dels`]])
-      .filter((p) => p !== undefined)
+    const keyParts = prefixes.flatMap((prefix) => keyPartsOf(parts, prefix))
     // From another window the ranges arrive as plain trees: RangeSet() gives them their methods back.
     onWrite(keyParts.length > 0 ? keyParts.map((p) => RangeSet(p as RangeSet)) : 'all')
   }
