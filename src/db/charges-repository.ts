@@ -17,6 +17,23 @@ import type { ChargeDayRecord, ChargePartRecord } from './storage-rows'
 import { chargeDigestOf, digestsOfRow, isCompact } from './charge-columns'
 import { byTimeThenId, connectionBounds, readInChunks } from './repository-helpers'
 
+/**
+ * Each charge of `charges` created in [from, to) once, its newest copy (by sync time; the later one listed
+ * when equal), oldest first, then by id.
+ */
+function newestInRange<C extends { id: string; createdAt: number; syncedAt: number }>(
+  charges: readonly C[],
+  from: number,
+  to: number,
+): C[] {
+  const byId = new Map<string, C>()
+  for (const c of charges) {
+    const seen = byId.get(c.id)
+    if (c.createdAt >= from && c.createdAt < to && (!seen || c.syncedAt >= seen.syncedAt)) byId.set(c.id, c)
+  }
+  return [...byId.values()].sort(byTimeThenId)
+}
+
 /** Day rows per read when a charge's day is unknown (daysOf): about a month of a busy merchant's ids. */
 const DAY_ROWS_PER_READ = 31
 
@@ -153,13 +170,7 @@ export class ChargesRepository {
         .where('[connectionId+createdAt]')
         .between([connectionId, from], [connectionId, to], true, false)
         .toArray()
-      const byId = new Map<string, ChargeRecord>()
-      for (const c of [...older, ...parts.flatMap((p) => p.charges)]) {
-        const seen = byId.get(c.id)
-        if (c.createdAt >= from && c.createdAt < to && (!seen || c.syncedAt >= seen.syncedAt))
-          byId.set(c.id, c)
-      }
-      return [...byId.values()].sort(byTimeThenId)
+      return newestInRange([...older, ...parts.flatMap((p) => p.charges)], from, to)
     })
   }
 
@@ -185,13 +196,7 @@ export class ChargesRepository {
         .between([connectionId, from], [connectionId, to], true, false)
         .toArray()
       const byDay = await this.digestsOfDays(connectionId, rows, from, to)
-      const byId = new Map<string, ChargeDigest>()
-      for (const c of [...older.map(chargeDigestOf), ...byDay]) {
-        const seen = byId.get(c.id)
-        if (c.createdAt >= from && c.createdAt < to && (!seen || c.syncedAt >= seen.syncedAt))
-          byId.set(c.id, c)
-      }
-      return [...byId.values()].sort(byTimeThenId)
+      return newestInRange([...older.map(chargeDigestOf), ...byDay], from, to)
     })
   }
 
