@@ -1,7 +1,7 @@
 /** Period locks (DESIGN §4): closing and reopening a period are each audited in the same transaction. */
 import { appendAuditEntries } from './audit-repository'
 import type { ClosebookDb } from './database'
-import type { AuditEntry, PeriodLock } from '../domain/records'
+import type { AuditEntry, PayoutCloseRecord, PeriodLock } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 
 export class LocksRepository {
@@ -54,7 +54,7 @@ export class LocksRepository {
    */
   async applyServerMonth(
     connectionId: string,
-    change: { month: string; locked: boolean; by: string; at: string },
+    change: { month: string; locked: boolean; by: string; at: string; payoutClose?: PayoutCloseRecord },
   ): Promise<boolean> {
     const parsed = Date.parse(change.at)
     const at = Number.isFinite(parsed) ? parsed : Date.now()
@@ -80,6 +80,7 @@ export class LocksRepository {
       period: change.month,
       lockedAt: at,
       lockedBy: change.by,
+      ...(change.payoutClose ? { payoutClose: change.payoutClose } : {}),
     }
     return this.lock(lock, { ...base, action: 'close-period', before: null, after: lock })
   }

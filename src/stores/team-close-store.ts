@@ -14,6 +14,7 @@ import { connectionIdentity } from '../db/team-identity'
 import { TeamRepository, teamMerchantSetting } from '../db/team-repository'
 import { grantFor, rankGrants, type GrantFit } from '../domain/team-grants'
 import type { TeamRefusedRow, TeamStateRow } from '../db/team-rows'
+import type { PayoutCloseRecord } from '../domain/records'
 import { desktopApi } from '../platform'
 import { toAppError, type AppError } from '../platform/app-error'
 import type { WorkbookTeamClose } from '../export/team-close-rows'
@@ -112,9 +113,16 @@ export const useTeamCloseStore = defineStore('team-close', () => {
 
   /**
    * Sends a month action. A submit is sent only when the month's close checklist has no blocking item
-   * (`blocking`, from the Month-end checklist): otherwise nothing is sent and `checklistOpen` says so.
+   * (`blocking`, from the Month-end checklist): otherwise nothing is sent and `checklistOpen` says so. A
+   * sign-off carries `payoutClose`, the month's payout closing, into its audit row.
    */
-  async function act(period: string, action: TeamMonthAction, note: string, blocking = 0): Promise<void> {
+  async function act(
+    period: string,
+    action: TeamMonthAction,
+    note: string,
+    blocking = 0,
+    payoutClose: PayoutCloseRecord | null = null,
+  ): Promise<void> {
     const m = merchant.value
     if (!m) return
     checklistOpen.value = action === 'submit' && blocking > 0 ? blocking : 0
@@ -129,6 +137,7 @@ export const useTeamCloseStore = defineStore('team-close', () => {
         action,
         baseVersion: action === 'submit' || action === 'sign_off' ? (month.value?.version ?? null) : null,
         note,
+        ...(action === 'sign_off' && payoutClose ? { payoutClose } : {}),
       })
       month.value = result.month
       if (result.status === 'refused') error.value = { code: 'conflict', detail: result.reason, fields: [] }

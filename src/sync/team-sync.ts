@@ -7,12 +7,18 @@
  * With a `local` hook, what the server decided reaches the local marks: pulled marks (except records with
  * writes of this desktop still queued) and, for a refused write, the server's current mark (a rollback).
  */
-import type { DesktopApi, TeamMark, TeamMarkOutcome, TeamMerchant } from '../../electron/shared/contract'
+import {
+  payoutCloseSchema,
+  type DesktopApi,
+  type TeamMark,
+  type TeamMarkOutcome,
+  type TeamMerchant,
+} from '../../electron/shared/contract'
 import { verifyChain } from '../../electron/shared/team-chain'
 import type { TeamRepository } from '../db/team-repository'
 import type { TeamStateRow } from '../db/team-rows'
 import type { ServerMarkInput } from '../domain/team-mark-plan'
-import type { RecordKey } from '../domain/records'
+import type { PayoutCloseRecord, RecordKey } from '../domain/records'
 
 /** The team calls the sync needs (DesktopApi's, or main's TeamService directly in tests). */
 export type TeamSyncApi = Pick<DesktopApi['team'], 'pushMarks' | 'pullAudit'>
@@ -25,6 +31,8 @@ export interface ServerMonthChange {
   locked: boolean
   by: string
   at: string
+  /** The payout closing the sign-off carried, when it carried a well-formed one. */
+  payoutClose?: PayoutCloseRecord
 }
 
 /** Where the server's decisions reach this desktop's cache (the marking service and the locks). */
@@ -37,6 +45,23 @@ export interface LocalTarget {
 const LOCKING: Record<string, boolean> = { sign_off: true, reopen: false }
 
 const recordKey = (kind: 'charge' | 'refund', id: string): RecordKey => `${kind}:${id}`
+
+/**
+ * The payout closing a sign-off's audit payload carries (schema 3), or undefined: none (an older sign-off),
+ * or one that is not integers of the expected shape, which no lock keeps (the next month then has no
+ * closing to check its opening against, rather than a wrong one).
+ */
+export function payoutCloseIn(payload: string): PayoutCloseRecord | undefined {
+  let body: unknown
+  try {
+    body = JSON.parse(payload)
+  } catch {
+    return undefined
+  }
+  if (typeof body !== 'object' || body === null || !('payoutClose' in body)) return undefined
+  const parsed = payoutCloseSchema.safeParse(body.payoutClose)
+  return parsed.success ? parsed.data : undefined
+}
 
 /** Failures of a send that mean "not answered": the write stays queued for the next attempt. */
 const NOT_ANSWERED = new Set(['network', 'timeout', 'cancelled'])
@@ -181,8 +206,16 @@ export class TeamSync {
           touched.add(recordKey(p.kind, p.id))
         }
         const locked = LOCKING[r.action]
-        if (locked !== undefined && r.month)
-          months.set(r.month, { month: r.month, locked, by: r.actor, at: r.at })
+        if (locked !== undefined && r.month) {
+          const payoutClose = locked ? payoutCloseIn(r.payload) : undefined
+          months.set(r.month, {
+            month: r.month,
+            locked,
+            by: r.actor,
+            at: r.at,
+            ...(payoutClose ? { payoutClose } : {}),
+          })
+        }
       }
       await this.#applyPulled(key, state, touched)
       if (this.local && months.size > 0) await this.local.months([...months.values()])

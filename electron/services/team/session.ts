@@ -2,6 +2,7 @@
 // key its outbox entry was given, so a resend after a lost answer is answered with the first outcome), the
 // audit pull after a number, and LISTEN for new audit rows. Only the functions are called; the server decides.
 import pg from 'pg'
+import type { TeamPayoutClose } from '../../shared/contract'
 import type { TeamAuditRow } from '../../shared/team-chain'
 import { classify, clientConfig, TeamError, type TeamConfig } from './connection'
 
@@ -214,13 +215,25 @@ export class TeamSession {
     return this.monthCall('submit_month', merchant, key, month, baseVersion)
   }
 
+  /**
+   * Signs the month off; `payoutClose` (the signer's payout closing) goes into the
+   * sign-off's audit row, where every desktop pulling it finds it. The server checks its shape.
+   */
   async signOff(
     merchant: MerchantRef,
     key: string,
     month: string,
     baseVersion: number | null,
+    payoutClose: TeamPayoutClose | null = null,
   ): Promise<MonthResult> {
-    return this.monthCall('sign_off', merchant, key, month, baseVersion)
+    return this.call<MonthResult>('SELECT closebook.sign_off($1, $2, $3, $4, $5, $6::jsonb) AS o', [
+      merchant.merchantId,
+      merchant.mode,
+      key,
+      month,
+      baseVersion,
+      payoutClose === null ? null : JSON.stringify(payoutClose),
+    ])
   }
 
   async sendBack(merchant: MerchantRef, key: string, month: string, note: string): Promise<MonthResult> {
@@ -234,7 +247,7 @@ export class TeamSession {
   }
 
   private async monthCall(
-    fn: 'submit_month' | 'sign_off' | 'send_back' | 'reopen_month',
+    fn: 'submit_month' | 'send_back' | 'reopen_month',
     merchant: MerchantRef,
     key: string,
     month: string,

@@ -200,7 +200,7 @@ export class TeamService {
         case 'submit':
           return s.submitMonth(merchant, args.key, args.month, args.baseVersion)
         case 'sign_off':
-          return s.signOff(merchant, args.key, args.month, args.baseVersion)
+          return s.signOff(merchant, args.key, args.month, args.baseVersion, args.payoutClose ?? null)
         case 'send_back':
           return s.sendBack(merchant, args.key, args.month, args.note)
         case 'reopen':

@@ -88,6 +88,18 @@ const textSchema = z
   .max(20_000)
   .refine((s) => !s.includes('\u0000'), 'contains a NUL character, which PostgreSQL text cannot hold')
 
+/**
+ * A month's payout closing as a close keeps it (PayoutCloseRecord): per currency the closing, per transfer
+ * paid by the month's end its ledgers less its amount, and the transfers in a repayment. Integers only.
+ */
+const safeInteger = z.number().int().refine(Number.isSafeInteger, 'expected a safe integer')
+export const payoutCloseSchema = z.strictObject({
+  closing: z.record(z.string().max(16), safeInteger),
+  paidDifferences: z.record(z.string().max(200), safeInteger),
+  readInFull: z.array(z.string().max(200)).max(100_000).optional(),
+})
+export type TeamPayoutClose = z.infer<typeof payoutCloseSchema>
+
 export const teamMarkSchema = z.strictObject({
   kind: z.enum(['charge', 'refund']),
   id: z.string().min(1).max(200),
@@ -240,6 +252,8 @@ export const teamContract = {
       action: z.enum(['submit', 'sign_off', 'send_back', 'reopen']),
       baseVersion: z.number().int().nonnegative().nullable(),
       note: textSchema,
+      /** A sign-off's payout closing, kept in its audit row for every desktop (ignored by other actions). */
+      payoutClose: payoutCloseSchema.optional(),
     }),
     result: teamMonthResultSchema,
   },

@@ -24,6 +24,13 @@ import { CONN, HOUR, T0, historyItem, uuid } from '../../support/api-items'
 const unavailable = postgresUnavailableReason()
 if (unavailable) console.warn(`two-desktop team tests skipped: ${unavailable}`)
 
+/** A payout closing as Month-end computes it: two currencies, a paid difference, a repayment read in full. */
+const OCTOBER_PAYOUT_CLOSE = {
+  closing: { JPY: 12_050, USD: -125 },
+  paidDifferences: { '0f6e3c1a-0000-4000-8000-000000000001': 0, '0f6e3c1a-0000-4000-8000-000000000002': 300 },
+  readInFull: ['0f6e3c1a-0000-4000-8000-000000000003'],
+}
+
 const record = (n: number): HistoryRecord =>
   historyRecordOf(CONN, historyItem(n, { created_on: new Date(T0 + n * 60_000).toISOString() }), 0)
 
@@ -145,6 +152,7 @@ describe.skipIf(unavailable)('two desktops closing one month', () => {
       action: 'sign_off',
       baseVersion: submitted.month.version,
       note: '',
+      payoutClose: OCTOBER_PAYOUT_CLOSE,
     })
     expect(signed.status).toBe('applied')
     await rei.dispose()
@@ -162,8 +170,12 @@ describe.skipIf(unavailable)('two desktops closing one month', () => {
   it("the sign-off locks October on both desktops after a pull; a reviewer's reopen lifts both locks", async () => {
     const [ana, ben] = [desktops[0]!, desktops[1]!]
     await Promise.all([ana.sync.pull(DEMO), ben.sync.pull(DEMO)])
+    // Both keep the payout closing the reviewer's sign-off carried: November's opening is checked against it.
     for (const d of [ana, ben])
-      expect(await new LocksRepository(d.db).get(CONN, '2026-10')).toMatchObject({ lockedBy: 'rei' })
+      expect(await new LocksRepository(d.db).get(CONN, '2026-10')).toMatchObject({
+        lockedBy: 'rei',
+        payoutClose: OCTOBER_PAYOUT_CLOSE,
+      })
     // The local lock holds: marking October on a desktop is refused there, before any write.
     await expect(mark(ana, 'mark', 3, 'ana')).resolves.toMatchObject({ result: { put: 0 } })
     const rei = new TeamService(mkdtempSync(join(tmpdir(), 'closebook-desk-rei-')), new InMemorySecretStore())

@@ -115,4 +115,21 @@ describe('team close store', () => {
     expect(calls).toMatchObject([{ action: 'submit' }])
     expect(store.checklistOpen).toBe(0)
   })
+
+  it("sends the month's payout closing with a sign-off only, for every desktop's lock to keep", async () => {
+    const calls: Record<string, unknown>[] = []
+    setDesktopApiForTests(fakeApi(calls))
+    const store = useTeamCloseStore()
+    await store.load(CONN, '2026-10')
+    await store.chooseMerchant(CONN, '2026-10', { merchantId: 'mer_demo', mode: 'test' })
+    const close = { closing: { JPY: 12_050 }, paidDifferences: { tr_1: 0 } }
+    await store.act('2026-10', 'submit', '', 0, close)
+    await store.act('2026-10', 'sign_off', '', 0, close)
+    await store.act('2026-10', 'sign_off', '', 0, null)
+    expect(calls.map((c) => [c['action'], c['payoutClose']])).toEqual([
+      ['submit', undefined],
+      ['sign_off', close],
+      ['sign_off', undefined],
+    ])
+  })
 })

@@ -25,11 +25,12 @@ if (unavailable) console.warn(`team chain tests skipped: ${unavailable}`)
 describe('frozen migrations (no server)', () => {
   it('loads 001 onwards in order and prints each inside a transaction with its checksum', () => {
     const migrations = loadMigrations()
-    expect(migrations.map((m) => m.version)).toEqual([1, 2])
+    expect(migrations.map((m) => m.version)).toEqual([1, 2, 3])
     const sql = migrationSql(migrations)
     expect(sql).toMatch(/^-- migration 1: team_workspace\nBEGIN;\n/)
     expect(sql).toContain(`VALUES (1, 'team_workspace', '${migrations[0]?.sha256}');\nCOMMIT;`)
     expect(sql).toContain(`VALUES (2, 'join_and_grants', '${migrations[1]?.sha256}');\nCOMMIT;`)
+    expect(sql).toContain(`VALUES (3, 'sign_off_payout_close', '${migrations[2]?.sha256}');\nCOMMIT;`)
   })
 
   it('refuses a database whose migration differs from the frozen file, or that is newer than the app', () => {
@@ -37,7 +38,7 @@ describe('frozen migrations (no server)', () => {
     expect(() => checkApplied(migrations, [{ version: 1, sha256: 'edited' }])).toThrow(
       /differs from the frozen file/,
     )
-    expect(() => checkApplied(migrations, [{ version: 3, sha256: 'x' }])).toThrow(/newer than this Closebook/)
+    expect(() => checkApplied(migrations, [{ version: 4, sha256: 'x' }])).toThrow(/newer than this Closebook/)
   })
 })
 
@@ -108,7 +109,7 @@ describe.skipIf(unavailable)('team audit chain and setup on PostgreSQL', () => {
   it('the connection test answers specifically: ok, auth failed, unreachable, no database, not a member', async () => {
     const ok = await testConnection(team.config('ana'), team.password('ana'))
     expect(ok).toMatchObject({
-      schemaVersion: 2,
+      schemaVersion: 3,
       login: 'ana',
       plain: true,
       merchants: [
@@ -159,18 +160,18 @@ describe.skipIf(unavailable)('team audit chain and setup on PostgreSQL', () => {
       })
     }
     await team.admin.query(
-      "INSERT INTO closebook.schema_migrations (version, name, sha256) VALUES (3, 'future', 'x')",
+      "INSERT INTO closebook.schema_migrations (version, name, sha256) VALUES (4, 'future', 'x')",
     )
     try {
       await expectFailure('schema_too_new')
     } finally {
-      await team.admin.query('DELETE FROM closebook.schema_migrations WHERE version = 3')
+      await team.admin.query('DELETE FROM closebook.schema_migrations WHERE version = 4')
     }
-    await team.admin.query('UPDATE closebook.schema_migrations SET version = 0 WHERE version = 2')
+    await team.admin.query('UPDATE closebook.schema_migrations SET version = 0 WHERE version = 3')
     try {
       await expectFailure('schema_too_old')
     } finally {
-      await team.admin.query('UPDATE closebook.schema_migrations SET version = 2 WHERE version = 0')
+      await team.admin.query('UPDATE closebook.schema_migrations SET version = 3 WHERE version = 0')
     }
   })
 

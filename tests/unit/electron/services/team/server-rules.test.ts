@@ -3,6 +3,7 @@
 // row-level security keeps merchants apart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MarkWrite } from '../../../../../electron/services/team/session'
+import { verifyChain } from '../../../../../electron/shared/team-chain'
 import { postgresUnavailableReason } from '../support/postgres'
 import { DEMO, markWrite, newKey, OTHER, startTeam, type TeamFixture } from '../support/team-fixture'
 
@@ -117,6 +118,38 @@ describe.skipIf(unavailable)('team workspace rules on PostgreSQL', () => {
       status: 'applied',
       month: { state: 'open', note: 'bank fee booked late' },
     })
+  })
+
+  it('a sign-off carries its payout closing into the audit chain; a malformed one is refused and changes nothing', async () => {
+    const month = '2026-06'
+    const submitted = await team.session('ana').submitMonth(DEMO, newKey(), month, null)
+    const rei = team.session('rei')
+    const fractional = { closing: { JPY: 10.5 }, paidDifferences: {} }
+    await expect(rei.signOff(DEMO, newKey(), month, submitted.month.version, fractional)).rejects.toThrow(
+      /payout closing is malformed/,
+    )
+    const extraKey = { closing: { JPY: 1 }, paidDifferences: {}, secret: 'x' }
+    await expect(
+      rei.signOff(DEMO, newKey(), month, submitted.month.version, extraKey as never),
+    ).rejects.toThrow(/payout closing is malformed/)
+    const tooLarge = { closing: { JPY: 2 ** 60 }, paidDifferences: {} }
+    await expect(rei.signOff(DEMO, newKey(), month, submitted.month.version, tooLarge)).rejects.toThrow(
+      /payout closing is malformed/,
+    )
+    expect((await team.session('ana').months(DEMO)).find((m) => m.month === month)?.state).toBe('submitted')
+    const close = { closing: { JPY: -4_200, USD: 1_999 }, paidDifferences: { tr_1: 0, tr_2: -15 } }
+    const signed = await rei.signOff(DEMO, newKey(), month, submitted.month.version, close)
+    expect(signed).toMatchObject({ status: 'applied', month: { state: 'signed_off' } })
+    const rows = await rei.pullAudit(DEMO, 0)
+    const row = rows.filter((r) => r.action === 'sign_off' && r.month === month)
+    expect(row).toHaveLength(1)
+    expect(JSON.parse(row[0]!.payload)).toEqual({
+      state: 'signed_off',
+      note: '',
+      version: 3,
+      payoutClose: close,
+    })
+    expect(await verifyChain(rows)).toMatchObject({ ok: true })
   })
 
   it('a reviewer sends a month back with a note; the preparer cannot sign off their own submission', async () => {
