@@ -8,6 +8,7 @@ import { normalizeCurrency } from '../domain/currency'
 import { hasChangedSinceReconciled } from '../domain/fingerprint'
 import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
 import { crossCheck, isSuccessful, type Difference } from '../reconcile/cross-check'
+import type { MonthSummary, MonthSummaryRow } from '../reconcile/month-summary'
 import type { MonthWorkbookInput, WorkbookPlanSheet } from './month-workbook-input'
 import { SHEETS } from './month-record-sheets'
 import type { MonthScope } from './month-scope'
@@ -58,34 +59,38 @@ function listedAs(r: HistoryRecord, mark: MarkRecord | undefined): Listed {
  * Everything an accountant should look at before closing, in two lists: real exceptions (records changed
  * since they were reconciled, records not counted because of their status, cross-check differences between
  * history and charge list, fees the API gave without a currency) and counted records simply not reconciled
- * yet, which would otherwise bury the few real ones under hundreds of routine rows. Each record is sorted
- * into its list once, a byte a record; the rows are built as the writer takes them, never all at once.
+ * yet, which would otherwise bury the few real ones under hundreds of routine rows. The lists' lengths come
+ * from the month's summary; each record is sorted into its list once, a byte a record, when the first of
+ * the sheets is written, and the rows are built as the writer takes them, never all at once.
  */
 class ExceptionLists {
-  readonly #listed: Uint8Array
+  #listed: Uint8Array | null = null
   readonly #differences: Difference[]
   readonly exceptionCount: number
   readonly notReconciledCount: number
 
+  /** `summary` is the summary of `history` and `marks`: its counts are the lists' lengths. */
   constructor(
     private readonly history: readonly HistoryRecord[],
     private readonly charges: readonly ChargeRecord[],
     private readonly marks: ReadonlyMap<RecordKey, MarkRecord>,
     private readonly tz: string,
+    summary: MonthSummary,
   ) {
-    this.#listed = new Uint8Array(history.length)
-    let exceptions = 0
-    let notReconciled = 0
-    history.forEach((r, i) => {
-      const listed = listedAs(r, marks.get(r.key))
-      this.#listed[i] = listed
-      if (listed === Listed.NotReconciled) notReconciled++
-      else if (listed !== Listed.None) exceptions++
-    })
     this.#differences = crossCheck(history, charges)
     const fees = charges.filter(feeWithoutCurrency).length
-    this.exceptionCount = exceptions + this.#differences.length + fees
-    this.notReconciledCount = notReconciled
+    const sum = (f: (r: MonthSummaryRow) => number) => summary.rows.reduce((n, r) => n + f(r), 0)
+    this.exceptionCount =
+      sum((r) => r.otherStatusCount + r.changedSinceReconciledCount) + this.#differences.length + fees
+    this.notReconciledCount = sum((r) => r.unreconciledCount)
+  }
+
+  /** Each record's list, sorted once, when the first of the two sheets is written. */
+  #lists(): Uint8Array {
+    if (this.#listed) return this.#listed
+    const listed = new Uint8Array(this.history.length)
+    this.history.forEach((r, i) => (listed[i] = listedAs(r, this.marks.get(r.key))))
+    return (this.#listed = listed)
   }
 
   #recordRow(r: HistoryRecord, kind: string, reason: string): ExportRow {
@@ -106,9 +111,10 @@ class ExceptionLists {
 
   *exceptions(): Generator<ExportRow> {
     const { history, tz } = this
+    const lists = this.#lists()
     for (let i = 0; i < history.length; i++) {
       const r = history[i] as HistoryRecord
-      const listed = this.#listed[i]
+      const listed = lists[i]
       if (listed === Listed.NotCounted)
         yield this.#recordRow(r, 'not counted', `Status "${r.status}": no money moved, so not in the totals.`)
       else if (listed === Listed.Changed)
@@ -152,8 +158,9 @@ class ExceptionLists {
 
   *notReconciled(): Generator<ExportRow> {
     const { history } = this
+    const lists = this.#lists()
     for (let i = 0; i < history.length; i++)
-      if (this.#listed[i] === Listed.NotReconciled)
+      if (lists[i] === Listed.NotReconciled)
         yield this.#recordRow(
           history[i] as HistoryRecord,
           'not reconciled yet',
@@ -166,9 +173,13 @@ const feeWithoutCurrency = (c: ChargeRecord): boolean =>
   c.feeAmount !== null && c.feeCurrency === null && isSuccessful(c.status)
 
 /** Exceptions, then Not reconciled (the same columns). */
-export function exceptionSheets(input: MonthWorkbookInput, scope: MonthScope): WorkbookPlanSheet[] {
+export function exceptionSheets(
+  input: MonthWorkbookInput,
+  scope: MonthScope,
+  summary: MonthSummary,
+): WorkbookPlanSheet[] {
   const { tz, range } = scope
-  const lists = new ExceptionLists(scope.history, scope.charges, input.marks, tz)
+  const lists = new ExceptionLists(scope.history, scope.charges, input.marks, tz, summary)
   const quarantined = (input.quarantined ?? []).map((q) =>
     EX.row({
       kind: 'quarantined',
