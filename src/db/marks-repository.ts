@@ -201,10 +201,15 @@ export class MarksRepository {
 
   /** The marks of the records, in their order (undefined: no mark). One read per distinct day. */
   async getMany(connectionId: string, refs: readonly MarkRef[]): Promise<(MarkRecord | undefined)[]> {
+    const marks = await this.mapOf(connectionId, refs)
+    return refs.map((r) => marks.get(r.key))
+  }
+
+  /** The marks of the records that have one, by key: getMany's marks without a slot per record. */
+  async mapOf(connectionId: string, refs: readonly MarkRef[]): Promise<Map<RecordKey, MarkRecord>> {
     const rows = new DayRows(connectionId, refs)
     await rows.read(this.db.markDays)
-    const marks = rows.marks()
-    return refs.map((r) => marks.get(r.key))
+    return rows.marks()
   }
 
   /**

@@ -211,16 +211,14 @@ export async function loadMonth(connection: CachedConnection, period: string): P
   const id = connection.id
   const range = periodRange(period, connection.timeZone)
   // The charge list's digests are read while the history's digests and then their marks are.
-  const [{ read, found }, charges] = await Promise.all([
+  const [{ read, marks }, charges] = await Promise.all([
     monthDigests(id, range.from, range.to).then(async (read) => ({
       read,
-      found: await cache.marks.getMany(id, read.digests),
+      marks: await cache.marks.mapOf(id, read.digests),
     })),
     cache.charges.digestsInRange(id, range.from, range.to),
   ])
   const { digests } = read
-  const marks = new Map<RecordKey, MarkRecord>()
-  found.forEach((m) => m && marks.set(m.key, m))
   const summary = summarizeDigests({ digests, charges, marks, timeZone: connection.timeZone, period })
   const differences = crossCheck(crossCheckedCharges(digests), charges)
   const totals = totalsByCurrency(summary.rows)
