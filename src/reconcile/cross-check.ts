@@ -51,7 +51,7 @@ export function crossCheck<
   // Each charge's index (the last of an id, as a map of the charges would keep), and which ids history
   // named: a byte per charge rather than a second map of a month's ids.
   const indexOf = new Map<string, number>()
-  charges.forEach((charge, i) => indexOf.set(charge.id, i))
+  for (let i = 0; i < charges.length; i++) indexOf.set((charges[i] as C).id, i)
   const seen = new Uint8Array(charges.length)
   const out: Difference<H, C>[] = []
   for (const history of historyCharges) {

@@ -188,8 +188,12 @@ class MonthTally {
   #seriesFor(currency: string, mode: Mode): Series {
     let byMode = this.#daily.get(currency)
     if (!byMode) this.#daily.set(currency, (byMode = {}))
+    return (byMode[mode] ??= this.#newSeries(currency, mode))
+  }
+
+  #newSeries(currency: string, mode: Mode): Series {
     const zeros = () => this.#days.map(() => 0)
-    return (byMode[mode] ??= { currency, mode, gross: zeros(), refunds: zeros(), fees: zeros() })
+    return { currency, mode, gross: zeros(), refunds: zeros(), fees: zeros() }
   }
 
   /** `fingerprint` is asked only of a record reconciled by `mark`. */
