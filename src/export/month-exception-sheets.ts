@@ -41,7 +41,7 @@ const DIFFERENCE_REASONS: Record<Difference['kind'], (d: Difference) => string> 
     `History status "${d.history?.status ?? '?'}" differs from charge status "${d.charge?.status ?? '?'}".`,
 }
 
-/** What the Exceptions and Not reconciled sheets list of a record (null: neither). */
+/** Which of the Exceptions and Not reconciled sheets lists a record (None: neither). */
 const enum Listed {
   None,
   NotCounted,
