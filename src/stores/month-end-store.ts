@@ -218,23 +218,18 @@ export const useMonthEndStore = defineStore('month-end', () => {
     exported.value = null
     error.value = null
     try {
-      // Every read starts at once, so that the month's whole records, its charges and the rest are read
-      // side by side rather than one after the other.
-      const [audit, unmatched, history, charges, tie, team] = await Promise.all([
-        appCache().audit.listByPeriod(d.connection.id, d.period),
-        // Imported lines a day either side of the month: the builder keeps those inside it.
-        new ImportsRepository(appCache().db).unmatchedBetween(
-          d.connection.id,
-          `${previousPeriod(d.period)}-28`,
-          `${nextPeriod(d.period)}-03`,
-        ),
-        d.history(),
-        d.charges(),
-        // The bank deposits tied to transfers: the workbook lists what does not tie with the bad input.
-        d.payouts?.available ? sharedDepositTie(d.connection) : null,
-        useTeamCloseStore().workbookTeam(d.connection.id),
-      ])
+      const audit = await appCache().audit.listByPeriod(d.connection.id, d.period)
+      // Imported lines a day either side of the month: the builder keeps those inside it.
+      const unmatched = await new ImportsRepository(appCache().db).unmatchedBetween(
+        d.connection.id,
+        `${previousPeriod(d.period)}-28`,
+        `${nextPeriod(d.period)}-03`,
+      )
+      const history = await d.history()
       const links = await matchLinksOf(d.connection.id, d.period, d.connection.timeZone, history)
+      // The bank deposits tied to transfers: the workbook lists what does not tie with the bad input.
+      const tie = d.payouts?.available ? await sharedDepositTie(d.connection) : null
+      const team = await useTeamCloseStore().workbookTeam(d.connection.id)
       const delivered = await exportMonthWorkbook(
         {
           merchantName: history.find((r) => r.raw.merchant_name)?.raw.merchant_name ?? d.connection.label,
@@ -243,7 +238,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
           storeId,
           storeNames: d.storeNames,
           history,
-          charges,
+          charges: await d.charges(),
           marks: d.marks,
           audit,
           generatedAt: Date.now(),

@@ -90,6 +90,9 @@ export async function runMonthEndBench(
         log(
           `filled ${fill.cached} records, ${fill.charges} charges, ${fill.marks} marks in ${fill.fillMs} ms`,
         )
+        // MONTH_END_LOAD_PROFILE=<file>: the loads' JavaScript CPU profile, top self times logged.
+        const loadProfile = process.env['MONTH_END_LOAD_PROFILE']
+        const stopLoadProfile = loadProfile ? await profilePage(page, loadProfile) : null
         const loads = await step(page, profileDir, () =>
           page.evaluate(
             (a) =>
@@ -99,6 +102,7 @@ export async function runMonthEndBench(
             args,
           ),
         )
+        if (stopLoadProfile) log(`the loads' JavaScript profile: ${await stopLoadProfile()}`)
         const phases = await page.evaluate(
           (a) =>
             (

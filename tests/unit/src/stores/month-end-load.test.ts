@@ -1,8 +1,6 @@
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { DesktopApi } from '../../../../electron/shared/contract'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { setDesktopApiForTests } from '../../../../src/platform'
 import { UNAVAILABLE_CLOSE_FACTS, setCloseFactsProvider } from '../../../../src/reconcile/close-checklist'
 import { useMonthEndStore } from '../../../../src/stores/month-end-store'
 import { closeLedgerCache, openLedgerCache } from './ledger-cache'
@@ -71,55 +69,5 @@ describe('month-end store: overlapping reads', () => {
     await store.load()
     expect(store.error).toMatchObject({ code: 'unexpected', detail: 'read of 2026-10 failed' })
     expect(store.data?.period).toBe('2026-09')
-  })
-})
-
-describe('month-end store: the workbook export', () => {
-  afterEach(() => setDesktopApiForTests(undefined))
-
-  it('reads the month’s whole records and its charges side by side, then writes the workbook', async () => {
-    setCloseFactsProvider({
-      lastVerified: () => Promise.resolve({ available: true, value: null }),
-      quarantined: () => Promise.resolve({ available: true, value: [] }),
-    })
-    const sheets: string[] = []
-    setDesktopApiForTests({
-      export: {
-        begin: () => Promise.resolve({ exportId: 'x'.repeat(24) }),
-        appendRows: (a: { sheet: string }) => {
-          sheets.push(a.sheet)
-          return Promise.resolve({ rowsWritten: 0 })
-        },
-        finish: () => Promise.resolve({ savedTo: 'path', path: '/tmp/w.xlsx', fileName: 'w.xlsx' }),
-        cancel: () => Promise.resolve({ cancelled: true }),
-      },
-    } as unknown as DesktopApi)
-    const store = useMonthEndStore()
-    store.choosePeriod('2026-10')
-    await store.init()
-    const month = store.data
-    if (!month) throw new Error('no month')
-    // Which read was under way when each began.
-    const log: string[] = []
-    const logged =
-      <T>(name: string, read: () => Promise<T>) =>
-      async () => {
-        log.push(`${name} begins`)
-        await new Promise((r) => setTimeout(r, 10))
-        const value = await read()
-        log.push(`${name} ends`)
-        return value
-      }
-    store.data = {
-      ...month,
-      history: logged('records', month.history),
-      charges: logged('charges', month.charges),
-    }
-
-    await store.exportWorkbook(null)
-    expect(store.error).toBeNull()
-    expect(store.exported).toBe('w.xlsx')
-    expect(sheets).toContain('Transactions')
-    expect(log.slice(0, 2).sort()).toEqual(['charges begins', 'records begins'])
   })
 })
