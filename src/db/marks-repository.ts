@@ -201,10 +201,29 @@ export class MarksRepository {
 
   /** The marks of the records, in their order (undefined: no mark). One read per distinct day. */
   async getMany(connectionId: string, refs: readonly MarkRef[]): Promise<(MarkRecord | undefined)[]> {
-    const rows = new DayRows(connectionId, refs)
-    await rows.read(this.db.markDays)
-    const marks = rows.marks()
+    const marks = await this.mapOf(connectionId, refs)
     return refs.map((r) => marks.get(r.key))
+  }
+
+  /**
+   * The marks of the records that have one, by key: getMany's marks (a record's day row first, else the
+   * orphan row), read once per distinct day. Each record is looked up among its own day's marks, so a
+   * month of records costs no map of its keys, only one of its marks.
+   */
+  async mapOf(connectionId: string, refs: readonly MarkRef[]): Promise<Map<RecordKey, MarkRecord>> {
+    const days = new Set<number>([ORPHAN_MARK_DAY])
+    for (const r of refs) days.add(markDayOf(r.createdAt))
+    const rows = await this.db.markDays.bulkGet([...days].map((d): DayKey => [connectionId, d]))
+    const byDay = new Map<number, Map<RecordKey, MarkRecord>>()
+    for (const row of rows)
+      if (row && row.marks.length > 0) byDay.set(row.day, new Map(row.marks.map((m) => [m.key, m])))
+    const orphans = byDay.get(ORPHAN_MARK_DAY)
+    const out = new Map<RecordKey, MarkRecord>()
+    for (const r of refs) {
+      const mark = byDay.get(markDayOf(r.createdAt))?.get(r.key) ?? orphans?.get(r.key)
+      if (mark) out.set(r.key, mark)
+    }
+    return out
   }
 
   /**

@@ -1,6 +1,6 @@
 /** The Audit sheet: the audit entries about the period, in order, with the team chain head when shared. */
 import type { ExportRow } from '../../electron/shared/contract/export'
-import type { AuditEntry, RecordKey } from '../domain/records'
+import type { AuditEntry, HistoryRecord, RecordKey } from '../domain/records'
 import { describeMatchRef } from '../reconcile/match-links'
 import { auditRecordText, auditValueText } from './audit-text'
 import type { MonthWorkbookInput, WorkbookPlanSheet } from './month-workbook-input'
@@ -29,18 +29,24 @@ const AU = new Columns([
 function auditOfPeriod(
   input: MonthWorkbookInput,
   range: { from: number; to: number },
-  storeKeys: ReadonlySet<RecordKey>,
+  storeHistory: readonly HistoryRecord[],
 ): AuditEntry[] {
-  return input.audit
-    .filter((e) => (e.period === null ? e.at >= range.from && e.at < range.to : e.period === input.period))
-    .filter((e) => input.storeId === null || e.key === null || storeKeys.has(e.key))
+  const ofPeriod = input.audit.filter((e) =>
+    e.period === null ? e.at >= range.from && e.at < range.to : e.period === input.period,
+  )
+  const storeKeys = input.storeId === null ? null : new Set(storeHistory.map((r) => r.key))
+  return ofPeriod
+    .filter((e) => storeKeys === null || e.key === null || storeKeys.has(e.key))
     .sort((a, b) => a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0) || (a.part ?? 0) - (b.part ?? 0))
 }
 
 export function auditSheet(input: MonthWorkbookInput, scope: MonthScope): WorkbookPlanSheet {
   const { tz, range, linkedRows } = scope
-  const audit = auditOfPeriod(input, range, new Set(scope.storeHistory.map((r) => r.key)))
-  const recordsByKey = new Map(input.history.map((r) => [r.key, r]))
+  const audit = auditOfPeriod(input, range, scope.storeHistory)
+  // Only the records the entries name are indexed: most of a month's records have no entry.
+  const named = new Set(audit.map((e) => e.key))
+  const recordsByKey = new Map<RecordKey, HistoryRecord>()
+  for (const r of input.history) if (named.has(r.key)) recordsByKey.set(r.key, r)
   const linkOf = (matchRef: string): string =>
     describeMatchRef(matchRef, linkedRows)
       .map((d) => linkText(d, tz))

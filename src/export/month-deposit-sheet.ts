@@ -39,6 +39,25 @@ function explanationText(e: DepositExplanation, currency: string): string {
   }
 }
 
+/**
+ * The records the deposits name (the month's or linked ones) and the charges of those records: only
+ * those, so that a month without deposits, or with a few, indexes none or a few of its records.
+ */
+function paidBy(
+  input: MonthWorkbookInput,
+  deposits: readonly { matchedKeys: readonly string[] }[],
+): { depositRecords: Map<RecordKey, HistoryRecord>; depositCharges: Map<string, ChargeRecord> } {
+  const named = new Set(deposits.flatMap((d) => d.matchedKeys))
+  const depositRecords = new Map<RecordKey, HistoryRecord>()
+  for (const list of [input.history, input.linkedHistory ?? []])
+    for (const r of list) if (named.has(r.key)) depositRecords.set(r.key, r)
+  const chargeIds = new Set([...depositRecords.values()].map((r) => r.chargeId))
+  const depositCharges = new Map<string, ChargeRecord>()
+  for (const list of [input.charges, input.linkedCharges ?? []])
+    for (const c of list) if (chargeIds.has(c.id)) depositCharges.set(c.id, c)
+  return { depositRecords, depositCharges }
+}
+
 export function depositSheet(input: MonthWorkbookInput, scope: MonthScope): WorkbookPlanSheet {
   const { tz, inPeriod } = scope
   // Deposits of the period: each bank line, the records it pays (of any period), and the difference.
@@ -47,11 +66,9 @@ export function depositSheet(input: MonthWorkbookInput, scope: MonthScope): Work
     .sort(
       (a, b) => a.at - b.at || (a.importId < b.importId ? -1 : a.importId > b.importId ? 1 : a.line - b.line),
     )
-  const depositRecords = new Map<RecordKey, HistoryRecord>()
-  for (const r of [...input.history, ...(input.linkedHistory ?? [])]) depositRecords.set(r.key, r)
-  const depositCharges = new Map<string, ChargeRecord>()
-  for (const c of [...input.charges, ...(input.linkedCharges ?? [])]) depositCharges.set(c.id, c)
   const depositRows = function* (): Iterable<ExportRow> {
+    if (deposits.length === 0) return
+    const { depositRecords, depositCharges } = paidBy(input, deposits)
     for (const d of deposits) {
       const currency = normalizeCurrency(d.currency)
       const f = depositFigures(

@@ -8,6 +8,7 @@ import { normalizeCurrency } from '../domain/currency'
 import { hasChangedSinceReconciled } from '../domain/fingerprint'
 import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
 import { crossCheck, isSuccessful, type Difference } from '../reconcile/cross-check'
+import type { MonthSummary, MonthSummaryRow } from '../reconcile/month-summary'
 import type { MonthWorkbookInput, WorkbookPlanSheet } from './month-workbook-input'
 import { SHEETS } from './month-record-sheets'
 import type { MonthScope } from './month-scope'
@@ -40,56 +41,95 @@ const DIFFERENCE_REASONS: Record<Difference['kind'], (d: Difference) => string> 
     `History status "${d.history?.status ?? '?'}" differs from charge status "${d.charge?.status ?? '?'}".`,
 }
 
+/** Which of the Exceptions and Not reconciled sheets lists a record (None: neither). */
+const enum Listed {
+  None,
+  NotCounted,
+  NotReconciled,
+  Changed,
+}
+
+function listedAs(r: HistoryRecord, mark: MarkRecord | undefined): Listed {
+  if (!isSuccessful(r.status)) return Listed.NotCounted
+  if (mark?.state !== 'reconciled') return Listed.NotReconciled
+  return hasChangedSinceReconciled(mark, r) ? Listed.Changed : Listed.None
+}
+
 /**
  * Everything an accountant should look at before closing, in two lists: real exceptions (records changed
  * since they were reconciled, records not counted because of their status, cross-check differences between
  * history and charge list, fees the API gave without a currency) and counted records simply not reconciled
- * yet, which would otherwise bury the few real ones under hundreds of routine rows.
+ * yet, which would otherwise bury the few real ones under hundreds of routine rows. The lists' lengths come
+ * from the month's summary; each record is sorted into its list once, a byte a record, when the first of
+ * the sheets is written, and the rows are built as the writer takes them, never all at once.
  */
-function buildExceptions(
-  history: readonly HistoryRecord[],
-  charges: readonly ChargeRecord[],
-  marks: ReadonlyMap<RecordKey, MarkRecord>,
-  tz: string,
-): { exceptions: ExportRow[]; notReconciled: ExportRow[] } {
-  const rows: ExportRow[] = []
-  const notReconciled: ExportRow[] = []
-  const recordRow = (r: HistoryRecord, kind: string, reason: string): ExportRow =>
-    EX.row({
+class ExceptionLists {
+  #listed: Uint8Array | null = null
+  readonly #differences: Difference[]
+  readonly exceptionCount: number
+  readonly notReconciledCount: number
+
+  /** `summary` is the summary of `history` and `marks`: its counts are the lists' lengths. */
+  constructor(
+    private readonly history: readonly HistoryRecord[],
+    private readonly charges: readonly ChargeRecord[],
+    private readonly marks: ReadonlyMap<RecordKey, MarkRecord>,
+    private readonly tz: string,
+    summary: MonthSummary,
+  ) {
+    this.#differences = crossCheck(history, charges)
+    const fees = charges.filter(feeWithoutCurrency).length
+    const sum = (f: (r: MonthSummaryRow) => number) => summary.rows.reduce((n, r) => n + f(r), 0)
+    this.exceptionCount =
+      sum((r) => r.otherStatusCount + r.changedSinceReconciledCount) + this.#differences.length + fees
+    this.notReconciledCount = sum((r) => r.unreconciledCount)
+  }
+
+  /** Each record's list, sorted once, when the first of the two sheets is written. */
+  #lists(): Uint8Array {
+    if (this.#listed) return this.#listed
+    const listed = new Uint8Array(this.history.length)
+    this.history.forEach((r, i) => (listed[i] = listedAs(r, this.marks.get(r.key))))
+    return (this.#listed = listed)
+  }
+
+  #recordRow(r: HistoryRecord, kind: string, reason: string): ExportRow {
+    const note = this.marks.get(r.key)?.note
+    return EX.row({
       kind,
       reason,
       record: r.key,
-      created: dateCell(r.createdAt, tz),
+      created: dateCell(r.createdAt, this.tz),
       storeId: r.storeId,
       mode: r.mode,
       currency: normalizeCurrency(r.currency),
       amount: amountCell(r.amount, normalizeCurrency(r.currency)),
       status: r.status,
-      note: marks.get(r.key)?.note ? clipText(marks.get(r.key)?.note ?? '') : null,
+      note: note ? clipText(note) : null,
     })
-  for (const r of history) {
-    const mark = marks.get(r.key)
-    if (!isSuccessful(r.status)) {
-      rows.push(recordRow(r, 'not counted', `Status "${r.status}": no money moved, so not in the totals.`))
-    } else if (mark?.state !== 'reconciled') {
-      notReconciled.push(recordRow(r, 'not reconciled yet', 'Counted in the totals, not reconciled yet.'))
-    } else if (hasChangedSinceReconciled(mark, r)) {
-      rows.push(
-        recordRow(
+  }
+
+  *exceptions(): Generator<ExportRow> {
+    const { history, tz } = this
+    const lists = this.#lists()
+    for (let i = 0; i < history.length; i++) {
+      const r = history[i] as HistoryRecord
+      const listed = lists[i]
+      if (listed === Listed.NotCounted)
+        yield this.#recordRow(r, 'not counted', `Status "${r.status}": no money moved, so not in the totals.`)
+      else if (listed === Listed.Changed)
+        yield this.#recordRow(
           r,
           'changed since reconciled',
-          `Amount, currency, status or refunds changed after it was reconciled by ${mark.updatedBy}; reconfirm it.`,
-        ),
-      )
+          `Amount, currency, status or refunds changed after it was reconciled by ${this.marks.get(r.key)?.updatedBy ?? ''}; reconfirm it.`,
+        )
     }
-  }
-  for (const d of crossCheck(history, charges)) {
-    const record = d.history
-    const charge = d.charge
-    const currency = normalizeCurrency(record?.currency ?? charge?.chargedCurrency ?? '')
-    const amount = record?.amount ?? charge?.chargedAmount ?? null
-    rows.push(
-      EX.row({
+    for (const d of this.#differences) {
+      const record = d.history
+      const charge = d.charge
+      const currency = normalizeCurrency(record?.currency ?? charge?.chargedCurrency ?? '')
+      const amount = record?.amount ?? charge?.chargedAmount ?? null
+      yield EX.row({
         kind: `cross-check: ${d.kind.replace(/_/g, ' ')}`,
         reason: DIFFERENCE_REASONS[d.kind](d),
         record: record?.key ?? `charge:${d.chargeId}`,
@@ -99,13 +139,11 @@ function buildExceptions(
         currency: currency || null,
         amount: amount === null || !currency ? null : amountCell(amount, currency),
         status: record?.status ?? charge?.status ?? null,
-      }),
-    )
-  }
-  for (const c of charges) {
-    if (c.feeAmount === null || c.feeCurrency !== null || !isSuccessful(c.status)) continue
-    rows.push(
-      EX.row({
+      })
+    }
+    for (const c of this.charges) {
+      if (!feeWithoutCurrency(c)) continue
+      yield EX.row({
         kind: 'fee without currency',
         reason: `The API gave a fee of ${c.feeAmount} without a currency: it is in no row's fees.`,
         record: `charge:${c.id}`,
@@ -114,50 +152,68 @@ function buildExceptions(
         mode: c.mode,
         currency: normalizeCurrency(c.chargedCurrency),
         status: c.status,
-      }),
-    )
+      })
+    }
   }
-  return { exceptions: rows, notReconciled }
+
+  *notReconciled(): Generator<ExportRow> {
+    const { history } = this
+    const lists = this.#lists()
+    for (let i = 0; i < history.length; i++)
+      if (lists[i] === Listed.NotReconciled)
+        yield this.#recordRow(
+          history[i] as HistoryRecord,
+          'not reconciled yet',
+          'Counted in the totals, not reconciled yet.',
+        )
+  }
 }
 
+const feeWithoutCurrency = (c: ChargeRecord): boolean =>
+  c.feeAmount !== null && c.feeCurrency === null && isSuccessful(c.status)
+
 /** Exceptions, then Not reconciled (the same columns). */
-export function exceptionSheets(input: MonthWorkbookInput, scope: MonthScope): WorkbookPlanSheet[] {
+export function exceptionSheets(
+  input: MonthWorkbookInput,
+  scope: MonthScope,
+  summary: MonthSummary,
+): WorkbookPlanSheet[] {
   const { tz, range } = scope
-  const checked = buildExceptions(scope.history, scope.charges, input.marks, tz)
-  const exceptions = [
-    ...checked.exceptions,
-    ...(input.quarantined ?? []).map((q) =>
+  const lists = new ExceptionLists(scope.history, scope.charges, input.marks, tz, summary)
+  const quarantined = (input.quarantined ?? []).map((q) =>
+    EX.row({
+      kind: 'quarantined',
+      reason: `Refused by sync (${q.resource === 'charges' ? 'charge list' : 'transaction history'}): ${q.reason}. Not in any total until it is fetched again.`,
+      record: q.itemId,
+      created: dateCell(q.seenAt, tz),
+    }),
+  )
+  const unmatched = (input.unmatchedImports ?? [])
+    .filter((u) => u.at >= range.from && u.at < range.to)
+    .map((u) =>
       EX.row({
-        kind: 'quarantined',
-        reason: `Refused by sync (${q.resource === 'charges' ? 'charge list' : 'transaction history'}): ${q.reason}. Not in any total until it is fetched again.`,
-        record: q.itemId,
-        created: dateCell(q.seenAt, tz),
+        kind: `${u.source === 'bank' ? 'bank line' : 'order'} without a match`,
+        reason: `${u.fileName}, line ${u.line}${u.orderNumber ? ` (order ${u.orderNumber})` : ''}: no charge or refund was matched to it.`,
+        record: null,
+        created: dateCell(u.at, tz),
+        currency: normalizeCurrency(u.currency),
+        amount: amountCell(u.amount, normalizeCurrency(u.currency)),
       }),
-    ),
-    ...(input.unmatchedImports ?? [])
-      .filter((u) => u.at >= range.from && u.at < range.to)
-      .map((u) =>
-        EX.row({
-          kind: `${u.source === 'bank' ? 'bank line' : 'order'} without a match`,
-          reason: `${u.fileName}, line ${u.line}${u.orderNumber ? ` (order ${u.orderNumber})` : ''}: no charge or refund was matched to it.`,
-          record: null,
-          created: dateCell(u.at, tz),
-          currency: normalizeCurrency(u.currency),
-          amount: amountCell(u.amount, normalizeCurrency(u.currency)),
-        }),
-      ),
-  ]
-  const notReconciled = checked.notReconciled
+    )
   return [
     {
       spec: { name: SHEETS.exceptions, columns: EX.columns },
-      rowCount: exceptions.length,
-      rows: () => exceptions,
+      rowCount: lists.exceptionCount + quarantined.length + unmatched.length,
+      rows: function* () {
+        yield* lists.exceptions()
+        yield* quarantined
+        yield* unmatched
+      },
     },
     {
       spec: { name: SHEETS.notReconciled, columns: EX.columns },
-      rowCount: notReconciled.length,
-      rows: () => notReconciled,
+      rowCount: lists.notReconciledCount,
+      rows: () => lists.notReconciled(),
     },
   ]
 }

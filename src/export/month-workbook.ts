@@ -65,7 +65,7 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
       sheet(SHEETS.charges, CH, charges.length, () => chargeRows(scope, input.marks)),
       sheet(SHEETS.refunds, RF, refunds.length, () => refundRows(scope, refunds)),
       depositSheet(input, scope),
-      ...exceptionSheets(input, scope),
+      ...exceptionSheets(input, scope, summary),
       auditSheet(input, scope),
       ...(input.payouts ? payoutSheets(input.payouts) : []),
     ],

@@ -48,19 +48,22 @@ export function crossCheck<
   H extends CrossCheckedRecord = HistoryRecord,
   C extends CrossCheckedCharge = ChargeRecord,
 >(historyCharges: readonly H[], charges: readonly C[]): Difference<H, C>[] {
-  const byId = new Map<string, C>()
-  for (const charge of charges) byId.set(charge.id, charge)
-  const seen = new Set<string>()
+  // Each charge's index (the last of an id, as a map of the charges would keep), and which ids history
+  // named: a byte per charge rather than a second map of a month's ids.
+  const indexOf = new Map<string, number>()
+  for (let i = 0; i < charges.length; i++) indexOf.set((charges[i] as C).id, i)
+  const seen = new Uint8Array(charges.length)
   const out: Difference<H, C>[] = []
   for (const history of historyCharges) {
     if (history.type !== 'charge') continue
     const chargeId = history.resourceId
-    seen.add(chargeId)
-    const charge = byId.get(chargeId)
-    if (!charge) {
+    const i = indexOf.get(chargeId)
+    if (i === undefined) {
       out.push({ kind: 'missing_in_charges', chargeId, history })
       continue
     }
+    seen[i] = 1
+    const charge = charges[i] as C
     if (normalizeCurrency(history.currency) !== normalizeCurrency(charge.chargedCurrency)) {
       out.push({ kind: 'currency', chargeId, history, charge })
     } else if (history.amount !== charge.chargedAmount) {
@@ -70,9 +73,9 @@ export function crossCheck<
       out.push({ kind: 'status', chargeId, history, charge })
     }
   }
-  for (const charge of charges) {
-    if (!seen.has(charge.id)) out.push({ kind: 'missing_in_history', chargeId: charge.id, charge })
-  }
+  for (const charge of charges)
+    if (seen[indexOf.get(charge.id) as number] === 0)
+      out.push({ kind: 'missing_in_history', chargeId: charge.id, charge })
   return out.sort((a, b) =>
     a.chargeId === b.chargeId
       ? KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind)

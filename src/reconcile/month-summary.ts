@@ -141,12 +141,7 @@ function summarize<R extends SummaryFacts>(
   fingerprint: (r: R) => string,
 ): MonthSummary {
   const month = new MonthTally(input.period, input.timeZone)
-  for (const record of records) {
-    const mark = input.marks.get(record.key)
-    // A reconciled mark without a fingerprint cannot prove it still matches: it counts as changed.
-    const changed = () => !mark || mark.fingerprint === null || mark.fingerprint !== fingerprint(record)
-    month.addRecord(record, mark, changed)
-  }
+  for (const record of records) month.addRecord(record, input.marks.get(record.key), fingerprint)
   for (const charge of input.charges) month.addFee(charge)
   return month.summary()
 }
@@ -164,8 +159,9 @@ class MonthTally {
   readonly range: EpochRange
   readonly #days: string[]
   readonly #starts: number[]
-  readonly #rows = new Map<string, MonthSummaryRow>()
-  readonly #daily = new Map<string, Series>()
+  /** Rows by store, then currency, then mode: three lookups cost less than building a joint key per record. */
+  readonly #rows = new Map<string, Map<string, Partial<Record<Mode, MonthSummaryRow>>>>()
+  readonly #daily = new Map<string, Partial<Record<Mode, Series>>>()
 
   constructor(
     readonly period: string,
@@ -181,24 +177,31 @@ class MonthTally {
   }
 
   #rowFor(storeId: string, currency: string, mode: Mode): MonthSummaryRow {
-    const key = JSON.stringify([storeId, currency, mode])
-    let row = this.#rows.get(key)
-    if (!row) this.#rows.set(key, (row = emptyRow(storeId, currency, mode)))
-    return row
+    let byCurrency = this.#rows.get(storeId)
+    if (!byCurrency)
+      this.#rows.set(storeId, (byCurrency = new Map<string, Partial<Record<Mode, MonthSummaryRow>>>()))
+    let byMode = byCurrency.get(currency)
+    if (!byMode) byCurrency.set(currency, (byMode = {}))
+    return (byMode[mode] ??= emptyRow(storeId, currency, mode))
   }
 
   #seriesFor(currency: string, mode: Mode): Series {
-    const key = JSON.stringify([currency, mode])
-    let series = this.#daily.get(key)
-    if (!series) {
-      const zeros = () => this.#days.map(() => 0)
-      this.#daily.set(key, (series = { currency, mode, gross: zeros(), refunds: zeros(), fees: zeros() }))
-    }
-    return series
+    let byMode = this.#daily.get(currency)
+    if (!byMode) this.#daily.set(currency, (byMode = {}))
+    return (byMode[mode] ??= this.#newSeries(currency, mode))
   }
 
-  /** `changed` is asked only of a record reconciled by `mark`. */
-  addRecord(record: SummaryFacts, mark: MarkRecord | undefined, changed: () => boolean): void {
+  #newSeries(currency: string, mode: Mode): Series {
+    const zeros = () => this.#days.map(() => 0)
+    return { currency, mode, gross: zeros(), refunds: zeros(), fees: zeros() }
+  }
+
+  /** `fingerprint` is asked only of a record reconciled by `mark`. */
+  addRecord<R extends SummaryFacts>(
+    record: R,
+    mark: MarkRecord | undefined,
+    fingerprint: (r: R) => string,
+  ): void {
     if (!this.#inPeriod(record.createdAt)) return
     const currency = normalizeCurrency(record.currency)
     const row = this.#rowFor(record.storeId, currency, record.mode)
@@ -206,7 +209,7 @@ class MonthTally {
       row.otherStatusCount++
       return
     }
-    assertMinorUnits(record.amount, `amount of ${record.key}`)
+    if (!Number.isSafeInteger(record.amount)) assertMinorUnits(record.amount, `amount of ${record.key}`)
     const series = this.#seriesFor(currency, record.mode)
     const i = dayIndex(this.#starts, record.createdAt)
     let signed: number
@@ -224,7 +227,9 @@ class MonthTally {
     if (mark?.state === 'reconciled') {
       row.reconciledCount++
       row.reconciledSum += signed
-      if (changed()) row.changedSinceReconciledCount++
+      // A reconciled mark without a fingerprint cannot prove it still matches: it counts as changed.
+      if (mark.fingerprint === null || mark.fingerprint !== fingerprint(record))
+        row.changedSinceReconciledCount++
     } else {
       row.unreconciledCount++
       row.unreconciledSum += signed
@@ -248,7 +253,9 @@ class MonthTally {
   }
 
   summary(): MonthSummary {
-    const out = [...this.#rows.values()]
+    const out = [...this.#rows.values()].flatMap((byCurrency) =>
+      [...byCurrency.values()].flatMap((byMode) => Object.values(byMode)),
+    )
     for (const row of out) {
       row.net = row.chargeSum - row.refundSum - row.feeSum
       for (const n of [
@@ -264,9 +271,9 @@ class MonthTally {
     out.sort(
       (a, b) => compare(a.storeId, b.storeId) || compare(a.currency, b.currency) || compare(a.mode, b.mode),
     )
-    const series = [...this.#daily.values()].sort(
-      (a, b) => compare(a.currency, b.currency) || compare(a.mode, b.mode),
-    )
+    const series = [...this.#daily.values()]
+      .flatMap((byMode) => Object.values(byMode))
+      .sort((a, b) => compare(a.currency, b.currency) || compare(a.mode, b.mode))
     const daily = series.flatMap((s) =>
       this.#days.map((day, i): DailyPoint => ({
         day,

@@ -106,9 +106,13 @@ function once<T>(read: () => Promise<T>): () => Promise<T> {
   }
 }
 
+/** Records of one store read at once while looking for its name; each further read takes four times more. */
+const NAME_BATCH = 16
+
 /**
  * Each store's name as the month's newest record of that store that names it gives it. The newest record
- * of each store is read first; only a store whose newest record has no name has its others read.
+ * of each store is read first; a store whose newest record has no name has its others read newest first,
+ * in growing batches, until one names it: a few records, not the store's whole month.
  */
 export async function monthStoreNames(
   connectionId: string,
@@ -128,8 +132,10 @@ export async function monthStoreNames(
   }
   await nameFrom([...keysByStore.values()].map((keys) => keys[0] as RecordKey))
   const unnamed = [...keysByStore].filter(([storeId]) => !names.has(storeId))
-  // Newest first within a store: the first name found is the newest.
-  for (const [, keys] of unnamed) await nameFrom(keys.slice(1))
+  // Newest first within a store and a batch: the first name found is the newest.
+  for (const [storeId, keys] of unnamed)
+    for (let i = 1, n = NAME_BATCH; i < keys.length && !names.has(storeId); i += n, n *= 4)
+      await nameFrom(keys.slice(i, i + n))
   return names
 }
 
@@ -205,16 +211,14 @@ export async function loadMonth(connection: CachedConnection, period: string): P
   const id = connection.id
   const range = periodRange(period, connection.timeZone)
   // The charge list's digests are read while the history's digests and then their marks are.
-  const [{ read, found }, charges] = await Promise.all([
+  const [{ read, marks }, charges] = await Promise.all([
     monthDigests(id, range.from, range.to).then(async (read) => ({
       read,
-      found: await cache.marks.getMany(id, read.digests),
+      marks: await cache.marks.mapOf(id, read.digests),
     })),
     cache.charges.digestsInRange(id, range.from, range.to),
   ])
   const { digests } = read
-  const marks = new Map<RecordKey, MarkRecord>()
-  found.forEach((m) => m && marks.set(m.key, m))
   const summary = summarizeDigests({ digests, charges, marks, timeZone: connection.timeZone, period })
   const differences = crossCheck(crossCheckedCharges(digests), charges)
   const totals = totalsByCurrency(summary.rows)

@@ -22,7 +22,7 @@ import type {
 } from './shared/month-end-bench-types'
 import { runInChromium } from './support/chromium-runner'
 import { profilePage } from './support/cpu-profile'
-import { yearOfData } from './support/year-data'
+import { monthOfData, yearOfData } from './support/year-data'
 
 export interface MonthEndBenchResult {
   fill: MonthEndFillResult
@@ -33,19 +33,24 @@ export interface MonthEndBenchResult {
 
 /**
  * Fills a cache of about `wanted` history records and measures Month-end on `period` and the ledger
- * export of the newest `exportRows[i]` records (each at most the cache).
+ * export of the newest `exportRows[i]` records (each at most the cache). `fill` 'year': the records
+ * spread over a year (the month holds about 8.5 % of them); 'month': all of them in `period`, so that a
+ * month of a given size is measured as such rather than carried from a smaller one.
  */
 export async function runMonthEndBench(
   wanted: number,
   exportRows: readonly number[],
   period = '2026-09',
+  fill: 'year' | 'month' = 'year',
 ): Promise<MonthEndBenchResult> {
-  const { data, names } = yearOfData(406, wanted)
+  const timeZone = 'Asia/Tokyo'
+  const { data, names } =
+    fill === 'month' ? monthOfData(406, wanted, period, timeZone) : yearOfData(406, wanted)
   const args: MonthEndFillArgs = {
     records: data.history.length,
     charges: data.charges.length,
     period,
-    timeZone: 'Asia/Tokyo',
+    timeZone,
   }
   const dir = mkdtempSync(join(tmpdir(), 'closebook-month-end-bench-'))
   const started = Date.now()
@@ -85,6 +90,9 @@ export async function runMonthEndBench(
         log(
           `filled ${fill.cached} records, ${fill.charges} charges, ${fill.marks} marks in ${fill.fillMs} ms`,
         )
+        // MONTH_END_LOAD_PROFILE=<file>: the loads' JavaScript CPU profile, top self times logged.
+        const loadProfile = process.env['MONTH_END_LOAD_PROFILE']
+        const stopLoadProfile = loadProfile ? await profilePage(page, loadProfile) : null
         const loads = await step(page, profileDir, () =>
           page.evaluate(
             (a) =>
@@ -94,6 +102,7 @@ export async function runMonthEndBench(
             args,
           ),
         )
+        if (stopLoadProfile) log(`the loads' JavaScript profile: ${await stopLoadProfile()}`)
         const phases = await page.evaluate(
           (a) =>
             (

@@ -29,6 +29,17 @@ describe('crossCheck', () => {
     expect(diffs.map((d) => d.kind)).toEqual(['currency'])
   })
 
+  it('pairs each history charge with its own entry among many, the last copy of an id', () => {
+    // Charge 3 is listed twice: an older copy with another amount, then the current one.
+    const list = [1, 2, 3, 3, 4, 5, 6].map((n, i) => charge(n, i === 2 ? { charged_amount: 1 } : {}))
+    const diffs = crossCheck([history(5), history(3), history(2), history(7), history(1)], list)
+    expect(diffs.map((d) => [d.kind, d.chargeId])).toEqual([
+      ['missing_in_history', charge(4).id],
+      ['missing_in_history', charge(6).id],
+      ['missing_in_charges', history(7).resourceId],
+    ])
+  })
+
   it('compares currency and status case-insensitively', () => {
     expect(crossCheck([history(1, { currency: 'jpy', status: 'Successful' })], [charge(1)])).toEqual([])
   })

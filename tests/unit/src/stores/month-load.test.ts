@@ -292,3 +292,28 @@ describe('month load from day rows', () => {
     await expectSameMonth(await loadMonth(TOKYO, PERIOD), want)
   })
 })
+
+describe('store names of a month', () => {
+  it('names a store by its newest named record, reading a few of its records, not its month', async () => {
+    // 400 records of one store; the newest 20 carry no store name, the ones before are each named apart.
+    const history = Array.from({ length: 400 }, (_, n) =>
+      varied(n * 3, RANGE.from + n * MINUTE, {
+        store_id: STORE_1,
+        store_name: n >= 380 ? '' : `Store as named by record ${n}`,
+      }),
+    )
+    await cache.history.putPage(CONN, history, checkpoint())
+    const read = { records: 0 }
+    const getMany = cache.history.getMany.bind(cache.history)
+    cache.history.getMany = (connectionId, keys) => {
+      read.records += keys.length
+      return getMany(connectionId, keys)
+    }
+
+    const month = await loadMonth(TOKYO, PERIOD)
+    expect(month.storeNames).toEqual(new Map([[STORE_1, 'Store as named by record 379']]))
+    // The newest, then 16 (all unnamed but one short), then 64 finds it: 81 records at most.
+    expect(read.records).toBeGreaterThan(20)
+    expect(read.records).toBeLessThanOrEqual(81)
+  })
+})
