@@ -1440,6 +1440,10 @@ export const en = {
     writing: 'Writing the CSV… A large filter takes a while.',
     cancel: 'Cancel the CSV export',
   },
+  keychainWait: {
+    waiting: 'Waiting for the system keychain… If it shows a password dialog, answer it there.',
+    stop: 'Stop waiting for the keychain',
+  },
 } as const
 
 type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> }

@@ -1444,4 +1444,9 @@ export const ja: MessageSchema = {
     writing: 'CSV を書き出しています… 件数が多いと時間がかかります。',
     cancel: 'CSV の書き出しを中止',
   },
+  keychainWait: {
+    waiting:
+      'システムのキーチェーンの応答を待っています… パスワードの入力画面が表示されている場合は、そちらで入力してください。',
+    stop: 'キーチェーンの待機を中止',
+  },
 }

@@ -58,7 +58,7 @@ export function cancelledKeychainError(): DesktopApiError {
 export class KeyringSecretStore implements SecretStore {
   private readonly timeoutMs: number
   private readonly entryOf: (service: string, account: string) => NativeEntry
-  /** The last native call started: the next one starts when it has settled. */
+  /** The last operation's work: the next one starts when it has ended. */
   private tail: Promise<unknown> = Promise.resolve()
   /** Operations still waiting, so that a cancel can end them. */
   private readonly waiting = new Set<() => void>()
@@ -121,17 +121,21 @@ export class KeyringSecretStore implements SecretStore {
     })
   }
 
-  /** Runs `work` within the bound; its native calls go through `step`, one at a time across the store. */
+  /**
+   * Runs `work` within the bound, after every earlier operation's work has ended (so two probes never
+   * interleave on their shared account); a native call is not started once the operation gave up.
+   */
   private operation<T>(work: (step: Step) => Promise<T>): Promise<T> {
     let gaveUp: DesktopApiError | undefined
-    const step: Step = (run, account) => {
-      const started = this.tail.then(() => {
-        if (gaveUp) throw gaveUp
-        return run(this.entryOf(this.service, account))
-      })
-      this.tail = started.catch(() => undefined)
-      return started
+    const step: Step = async (run, account) => {
+      if (gaveUp) throw gaveUp
+      return run(this.entryOf(this.service, account))
     }
+    const turn = this.tail.then(() => {
+      if (gaveUp) throw gaveUp
+      return work(step)
+    })
+    this.tail = turn.catch(() => undefined)
     return new Promise<T>((resolve, reject) => {
       const end = (error: DesktopApiError): void => {
         gaveUp = error
@@ -145,7 +149,7 @@ export class KeyringSecretStore implements SecretStore {
         this.waiting.delete(cancel)
       }
       this.waiting.add(cancel)
-      work(step).then(
+      turn.then(
         (value) => {
           finish()
           resolve(value)

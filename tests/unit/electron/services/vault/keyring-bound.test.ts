@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ConnectionRegistry } from '../../../../../electron/services/connections/connection-registry'
 import { ConnectionsService } from '../../../../../electron/services/connections/connections-service'
+import { vaultHandlers } from '../../../../../electron/services/handlers/vault-handlers'
 import { CredentialVault } from '../../../../../electron/services/vault/credentials'
 import {
   KeyringSecretStore,
@@ -101,7 +102,13 @@ describe('KeyringSecretStore against a keychain that never answers', () => {
     keychain.hung = true
     const store = new KeyringSecretStore('closebook-test', { timeoutMs: BOUND_MS, entry: keychain.entry })
     const vault = new CredentialVault(store)
-    for (const call of [vault.read('c1'), vault.remove('c1'), store.get('x'), store.delete('x')]) {
+    const calls: Promise<unknown>[] = [
+      vault.read('c1'),
+      vault.remove('c1'),
+      store.get('x'),
+      store.delete('x'),
+    ]
+    for (const call of calls) {
       const { error, ms } = await timed(call)
       expect(error).toMatchObject({ code: 'keychain_timeout' })
       expect(ms).toBeLessThan(BOUND_MS + LATE_MS)
@@ -149,6 +156,42 @@ describe('KeyringSecretStore against a keychain that never answers', () => {
     expect(error).toMatchObject({ code: 'cancelled', details: { reason: 'keychain_cancelled' } })
     expect(ms).toBeLessThan(LATE_MS)
     expect(store.cancelWaiting()).toBe(0)
+  })
+})
+
+describe('vault:cancelWaits', () => {
+  it('ends a connection save waiting for the keychain with cancelled, and nothing is saved', async () => {
+    const keychain = new FakeKeychain()
+    keychain.hung = true
+    const dataDir = mkdtempSync(join(tmpdir(), 'closebook-kr-cancel-'))
+    const store = new KeyringSecretStore('closebook-test', { timeoutMs: 60_000, entry: keychain.entry })
+    const connections = new ConnectionsService({
+      registry: new ConnectionRegistry(dataDir),
+      secretStore: store,
+      clock: { now: () => Date.now() },
+    })
+    const handlers = vaultHandlers(connections, store)
+    const ctx = { host: 'web' as const, signal: new AbortController().signal }
+    try {
+      const saving = timed(
+        connections.create({
+          label: 'Cancelled',
+          baseUrl: 'https://api.example.test',
+          secret: SECRET,
+          appToken: makeJwt({ exp: Math.floor(Date.now() / 1000) + 3600 }),
+          timeZone: 'UTC',
+        }),
+      )
+      await new Promise((r) => setTimeout(r, 20))
+      expect(await handlers['vault:cancelWaits']({}, ctx)).toEqual({ cancelled: 1 })
+      const { error, ms } = await saving
+      expect(error).toMatchObject({ code: 'cancelled' })
+      expect(ms).toBeLessThan(LATE_MS)
+      expect(await connections.list()).toEqual([])
+      expect(await handlers['vault:cancelWaits']({}, ctx)).toEqual({ cancelled: 0 })
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 })
 
