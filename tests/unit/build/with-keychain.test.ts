@@ -26,7 +26,7 @@ if (skipReason) console.log(`with-keychain tests skipped: ${skipReason}`)
 const noPrompter =
   spawnSync(PYTHON, ['-c', 'import dbus'], { stdio: 'ignore' }).status === 0
     ? null
-    : `${PYTHON} with python3-dbus is not installed (it stands in for a prompter that never answers)`
+    : `${PYTHON} with python3-dbus is not installed (scripts/install-system-deps.sh installs it)`
 if (!skipReason && noPrompter) console.log(`never-answering keychain test skipped: ${noPrompter}`)
 
 const work = mkdtempSync(join(tmpdir(), 'closebook-with-keychain-'))

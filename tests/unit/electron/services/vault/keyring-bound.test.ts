@@ -31,11 +31,14 @@ class FakeKeychain {
   started = 0
   inFlight = 0
   mostInFlight = 0
+  /** Every native call, in the order started: `set a`, `get probe-…`, … */
+  readonly calls: string[] = []
 
   entry = (service: string, account: string): NativeEntry => {
     const key = `${service}/${account}`
-    const run = <T>(work: () => T): Promise<T> => {
+    const run = <T>(work: () => T, kind: string): Promise<T> => {
       this.started++
+      this.calls.push(`${kind} ${account.replace(/^probe-\d+$/, 'probe')}`)
       if (this.hung) return new Promise<T>(() => undefined)
       this.inFlight++
       this.mostInFlight = Math.max(this.mostInFlight, this.inFlight)
@@ -47,9 +50,9 @@ class FakeKeychain {
       )
     }
     return {
-      setPassword: (password) => run(() => void this.values.set(key, password)),
-      getPassword: () => run(() => this.values.get(key) ?? null),
-      deleteCredential: () => run(() => this.values.delete(key)),
+      setPassword: (password) => run(() => void this.values.set(key, password), 'set'),
+      getPassword: () => run(() => this.values.get(key) ?? null, 'get'),
+      deleteCredential: () => run(() => this.values.delete(key), 'delete'),
     }
   }
 }
@@ -203,6 +206,9 @@ describe('KeyringSecretStore with a keychain that answers', () => {
     // Probes share one throwaway account: run at once, they would delete each other's entry.
     const results = await Promise.all([store.probe(), store.probe(), store.set('a', 'v'), store.probe()])
     expect(results).toEqual([{ available: true }, { available: true }, undefined, { available: true }])
+    // Each operation's calls together, in the order asked: no probe's set and get with another's between.
+    const probe = ['set probe', 'get probe', 'delete probe']
+    expect(keychain.calls).toEqual([...probe, ...probe, 'set a', ...probe])
     expect(await store.get('a')).toBe('v')
     expect(await store.delete('a')).toBe(true)
     expect(await store.get('a')).toBeNull()
