@@ -58,7 +58,7 @@ export function teamApiError(error: unknown): DesktopApiError {
   return new DesktopApiError('internal', 'The team workspace call failed unexpectedly.')
 }
 
-/** A keychain that failed to answer is no answer, but one that did not answer in time is said as such. */
+/** A keychain failure reads as no password; a wait that timed out or was cancelled is passed on as such. */
 function noEntryUnlessWaitFailed(error: unknown): null {
   if (error instanceof DesktopApiError) throw error
   return null
