@@ -5,9 +5,10 @@
  *
  * Every operation (a probe, a read, a write, a delete) is bounded: after `timeoutMs` it fails with
  * `keychain_timeout` instead of waiting, as the native call would, for as long as a prompt stays open (the
- * Secret Service client waits up to a year). Native calls run one at a time: a call that never returns
- * holds one worker thread, not one per retry, and later operations fail within their bound without
- * starting another. An operation that gave up never starts a native call afterwards.
+ * Secret Service client waits up to a year). Operations take turns, whole: a native call that never
+ * returns holds one worker thread, not one per retry, and the operations after it fail within their bound
+ * without starting another. An operation that gave up (bound or cancel) starts no native call afterwards;
+ * one already running may still finish in the keychain, and its caller has been told it failed.
  */
 import { readFile } from 'node:fs/promises'
 import { AsyncEntry } from '@napi-rs/keyring'
