@@ -18,10 +18,6 @@ fi
 dir="$(mktemp -d "${TMPDIR:-/tmp}/closebook-keyring.XXXXXX")"
 cleanup() { rm -rf "$dir"; }
 trap cleanup EXIT
-# Stopped by a signal: "$@" gets it too (same process group); wait for it, then remove the keyring.
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # The daemon alone sees the run's XDG_DATA_HOME (its keyrings/ folder); "$@" keeps the caller's. The daemon
 # is stopped, and waited for, before the folder is removed, so nothing writes to it afterwards.
@@ -48,8 +44,18 @@ inner='
   fi
   exit "$status"
 '
-status=0
 mkdir -m 700 "$dir/data" "$dir/control"
-CLOSEBOOK_KEYRING_DIR="$dir" dbus-run-session -- bash -c "$inner" bash "$@" \
-  2> >(grep -v 'Failed to set fd limit' >&2) || status=$?
+CLOSEBOOK_KEYRING_DIR="$dir" dbus-run-session -- bash -c "$inner" bash "$@" <&0 \
+  2> >(grep -v 'Failed to set fd limit' >&2) &
+session=$!
+# A signal to this script goes on to the session, as when the script ended in `exec dbus-run-session`;
+# the keyring folder is removed once the session has ended.
+for signal in HUP INT TERM; do
+  trap 'kill -'"$signal"' "$session" 2>/dev/null' "$signal"
+done
+status=0
+while :; do
+  if wait "$session"; then status=0; else status=$?; fi
+  kill -0 "$session" 2>/dev/null || break
+done
 exit "$status"
