@@ -5,11 +5,11 @@
 # (recomputes the workbook's formulas headless, an evaluator independent of ours), Noto CJK fonts (the
 # Japanese screenshots of the user guide, `npm run docs:screenshots`, show kanji and kana, not boxes),
 # PostgreSQL (the team workspace's tests initdb a throwaway cluster of their own from its server binaries;
-# never a shared server).
+# never a shared server), python3-dbus (stands in for a keychain unlock dialog nobody answers).
 # Installs only what is missing, so a second run costs a few seconds.
 set -euo pipefail
 
-packages=(chromium gnome-keyring dbus dbus-x11 libsecret-1-0 python3-openpyxl libreoffice-calc-nogui fonts-noto-cjk postgresql)
+packages=(chromium gnome-keyring dbus dbus-x11 libsecret-1-0 python3-openpyxl libreoffice-calc-nogui fonts-noto-cjk postgresql python3-dbus)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -136,7 +136,7 @@ export function createHandlers(services: AppServices): Handlers {
     ...appHandlers(services),
     ...filesHandlers(services.files),
     ...connectionsHandlers(services.connections, services.gateway),
-    ...vaultHandlers(services.connections),
+    ...vaultHandlers(services.connections, services.secretStore),
     ...apiHandlers(services.gateway),
     ...sandboxHandlers(services.demo),
     ...exportHandlers(services.workbooks),

@@ -19,6 +19,7 @@ export const CHANNELS = [
   'connections:delete',
   'connections:test',
   'vault:status',
+  'vault:cancelWaits',
   'api:listPage',
   'api:queueState',
   'api:cancelJob',

@@ -9,6 +9,7 @@ export const API_ERROR_CODES = [
   'unknown_call',
   'forbidden_sender',
   'no_keychain',
+  'keychain_timeout',
   'not_found',
   'conflict',
   'unauthorized',

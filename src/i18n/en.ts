@@ -949,6 +949,8 @@ export const en = {
     forbidden_sender: 'This window is not allowed to make that call.',
     no_keychain:
       'No system keychain is available, so real credentials cannot be saved. The demo works without it.',
+    keychain_timeout:
+      'The system keychain did not answer in time, so Closebook stopped waiting. It may be locked, with its password dialog waiting, or not running: unlock or start it, then try again.',
     not_found: 'Not found: it may have been deleted.',
     conflict: 'This conflicts with something that already exists.',
     unauthorized:
@@ -1437,6 +1439,10 @@ export const en = {
   ledgerExport: {
     writing: 'Writing the CSV… A large filter takes a while.',
     cancel: 'Cancel the CSV export',
+  },
+  keychainWait: {
+    waiting: 'Waiting for the system keychain… If it shows a password dialog, answer it there.',
+    stop: 'Stop waiting for the keychain',
   },
 } as const
 

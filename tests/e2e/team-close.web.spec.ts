@@ -80,8 +80,11 @@ async function joinWorkspace(d: Desktop, port: number, login: string, password: 
   await team.getByLabel(m.team.user).fill(login)
   await team.getByLabel(m.team.password, { exact: true }).fill(password)
   await expect(team.getByTestId('team-plain')).toHaveText(m.team.plain)
+  const saving = Date.now()
   await team.getByRole('button', { name: m.team.save }).click()
   await expect(team.getByLabel(m.team.password, { exact: true })).toHaveValue('', { timeout: STEP })
+  // The save goes through the keychain: its time is the figure to watch when this walk is slow.
+  console.log(`team walk: ${login}'s team settings saved in ${Date.now() - saving} ms`)
   await team.getByRole('button', { name: m.team.test }).click()
   await expect(team.getByTestId('team-test-ok')).toContainText(`Connected as ${login}`, { timeout: STEP })
 }

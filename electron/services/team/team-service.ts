@@ -58,6 +58,12 @@ export function teamApiError(error: unknown): DesktopApiError {
   return new DesktopApiError('internal', 'The team workspace call failed unexpectedly.')
 }
 
+/** A keychain failure reads as no password; a wait that timed out or was cancelled is passed on as such. */
+function noEntryUnlessWaitFailed(error: unknown): null {
+  if (error instanceof DesktopApiError) throw error
+  return null
+}
+
 export class TeamService {
   private config: TeamConfigInput | null = null
   private loaded = false
@@ -243,8 +249,8 @@ export class TeamService {
 
   /** The login's saved password, or the one an earlier Closebook kept under the single account. */
   private async passwordOf(config: TeamConfigInput): Promise<string | null> {
-    const own = await this.secrets.get(teamAccountOf(config)).catch(() => null)
-    return own ?? (await this.secrets.get(TEAM_ACCOUNT).catch(() => null))
+    const own = await this.secrets.get(teamAccountOf(config)).catch(noEntryUnlessWaitFailed)
+    return own ?? (await this.secrets.get(TEAM_ACCOUNT).catch(noEntryUnlessWaitFailed))
   }
 
   private async withSession<T>(work: (session: TeamSession) => Promise<T>): Promise<T> {

@@ -79,7 +79,8 @@ export class BackupSigner {
     let value: string | null
     try {
       value = await this.store.get(SIGNING_KEYS_ACCOUNT)
-    } catch {
+    } catch (error) {
+      if (error instanceof DesktopApiError) throw error
       throw noKeychainError(await this.store.probe())
     }
     if (value === null) return []

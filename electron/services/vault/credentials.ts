@@ -11,7 +11,7 @@
 import { Buffer } from 'node:buffer'
 import { z } from 'zod'
 import { DesktopApiError, invalidArgument, type FieldIssue } from '../../shared/errors'
-import type { KeychainStatus, SecretStore } from './secret-store'
+import { isKeychainTimeout, type KeychainStatus, type SecretStore } from './secret-store'
 
 export interface Credentials {
   secret: string
@@ -133,18 +133,28 @@ export function noKeychainError(status: KeychainStatus): DesktopApiError {
 export class CredentialVault {
   constructor(private readonly store: SecretStore) {}
 
-  probe(): Promise<KeychainStatus> {
-    return this.store.probe()
+  /** A keychain that does not answer in time is, for the status, not available (and says so). */
+  async probe(): Promise<KeychainStatus> {
+    try {
+      return await this.store.probe()
+    } catch (error) {
+      if (isKeychainTimeout(error)) return { available: false, reason: error.message }
+      throw error
+    }
   }
 
-  /** Refuses (no_keychain) unless a probe right now shows a working keychain. */
+  /**
+   * Refuses (no_keychain) unless a probe right now shows a working keychain; a keychain that does not
+   * answer in time is `keychain_timeout`, and a cancelled wait `cancelled`.
+   */
   async save(connectionId: string, credentials: Credentials): Promise<void> {
     const status = await this.store.probe()
     if (!status.available) throw noKeychainError(status)
     const value = JSON.stringify({ secret: credentials.secret, appToken: credentials.appToken })
     try {
       await this.store.set(credentialsAccount(connectionId), value)
-    } catch {
+    } catch (error) {
+      if (error instanceof DesktopApiError) throw error
       throw noKeychainError({ available: false, reason: 'the keychain refused to store the entry' })
     }
   }
@@ -154,7 +164,8 @@ export class CredentialVault {
     let value: string | null
     try {
       value = await this.store.get(credentialsAccount(connectionId))
-    } catch {
+    } catch (error) {
+      if (error instanceof DesktopApiError) throw error
       value = null
     }
     if (value === null) {
@@ -171,10 +182,12 @@ export class CredentialVault {
     }
   }
 
+  /** A keychain that did not answer fails the removal (so nothing else is removed), never "no entry". */
   async remove(connectionId: string): Promise<boolean> {
     try {
       return await this.store.delete(credentialsAccount(connectionId))
-    } catch {
+    } catch (error) {
+      if (error instanceof DesktopApiError) throw error
       return false
     }
   }

@@ -198,4 +198,12 @@ export const connectionsContract = {
     args: z.strictObject({ refresh: z.boolean().optional() }),
     result: keychainStatusSchema,
   },
+  /**
+   * Stops waiting for the keychain: every keychain operation still waiting (an unlock dialog nobody
+   * answers) fails at once with `cancelled`, and the save it belonged to changes nothing further.
+   */
+  'vault:cancelWaits': {
+    args: z.strictObject({}),
+    result: z.object({ cancelled: z.number().int().nonnegative() }),
+  },
 } as const
