@@ -70,18 +70,29 @@ function indexed(part: Omit<HistoryPartRecord, 'keys' | 'refundKeys' | 'refundTi
   return { ...part, keys, refundKeys, refundTimes, facets: [...facets.values()] }
 }
 
-/** `records` grouped by connection, then UTC day, then key (a key given twice keeps its later copy). */
+/**
+ * `records` grouped by connection, then UTC day, then key: a key given twice keeps its later copy, on that
+ * copy's day only.
+ */
 function byConnectionDay(
   records: Iterable<HistoryRecord>,
 ): Map<string, Map<number, Map<RecordKey, HistoryRecord>>> {
-  const out = new Map<string, Map<number, Map<RecordKey, HistoryRecord>>>()
+  const latest = new Map<string, Map<RecordKey, HistoryRecord>>()
   for (const r of records) {
-    let days = out.get(r.connectionId)
-    if (!days) out.set(r.connectionId, (days = new Map<number, Map<RecordKey, HistoryRecord>>()))
-    const day = searchDayOf(r.createdAt)
-    let keys = days.get(day)
-    if (!keys) days.set(day, (keys = new Map<RecordKey, HistoryRecord>()))
-    keys.set(r.key, r)
+    let keyed = latest.get(r.connectionId)
+    if (!keyed) latest.set(r.connectionId, (keyed = new Map<RecordKey, HistoryRecord>()))
+    keyed.set(r.key, r)
+  }
+  const out = new Map<string, Map<number, Map<RecordKey, HistoryRecord>>>()
+  for (const [connectionId, keyed] of latest) {
+    const days = new Map<number, Map<RecordKey, HistoryRecord>>()
+    for (const [key, r] of keyed) {
+      const day = searchDayOf(r.createdAt)
+      let ofDay = days.get(day)
+      if (!ofDay) days.set(day, (ofDay = new Map<RecordKey, HistoryRecord>()))
+      ofDay.set(key, r)
+    }
+    out.set(connectionId, days)
   }
   return out
 }

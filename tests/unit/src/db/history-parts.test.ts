@@ -80,6 +80,18 @@ describe('history day parts', () => {
     expect(await historyInRange(db, CONN, T0, T0 + 24 * HOUR)).toEqual([])
   })
 
+  it('keeps a record given twice in one write once, as its later copy, on that copy’s day', async () => {
+    const [first] = records(0, 1)
+    const later = historyRecordOf(
+      CONN,
+      historyItem(0, { created_on: new Date(T0 + 30 * HOUR).toISOString(), status: 'failed' }),
+      T0,
+    )
+    await put([first!, later])
+    expect(await layout()).toEqual({ [`${day0 + 1}:0`]: [later.key] })
+    expect(historyPartRowsOf([first!, later]).flatMap((p) => p.keys)).toEqual([[CONN, later.key]])
+  })
+
   it('builds from scratch the parts appending builds, whole days from part 0', () => {
     const rs = records(0, 30)
     const parts = historyPartRowsOf(rs, 4)
