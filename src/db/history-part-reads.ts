@@ -56,6 +56,44 @@ async function readByKeys(
   return keys.map((k) => found.get(k))
 }
 
+/**
+ * Records of `hits` (keys with their creation times, as the day digests and tokens give them), in order:
+ * the parts of the hits' UTC days, a run of consecutive days per request, then by key what those parts do
+ * not hold (rows from before v15). Undefined where not cached.
+ */
+export async function historyOfHits(
+  tables: HistoryTables,
+  connectionId: string,
+  hits: readonly { key: RecordKey; createdAt: number }[],
+): Promise<(HistoryRecord | undefined)[]> {
+  if (hits.length === 0) return Dexie.Promise.resolve([])
+  const days = [...new Set(hits.map((h) => searchDayOf(h.createdAt)))].sort((a, b) => a - b)
+  const runs: [number, number][] = []
+  for (const d of days) {
+    const last = runs[runs.length - 1]
+    if (last && d === last[1] + 1) last[1] = d
+    else runs.push([d, d])
+  }
+  const wanted = new Set(hits.map((h) => h.key))
+  const found = new Map<RecordKey, HistoryRecord>()
+  const read = await Promise.all(
+    runs.map(([lo, hi]) =>
+      tables.historyParts
+        .where('[connectionId+day+part]')
+        .between([connectionId, lo], [connectionId, hi + 1])
+        .toArray(),
+    ),
+  )
+  for (const part of read.flat())
+    for (const row of part.rows) if (wanted.has(row.key)) found.set(row.key, historyRecordOfRow(row))
+  const missing = hits.map((h) => h.key).filter((k) => !found.has(k))
+  if (missing.length > 0) {
+    const older = await historyByKeys(tables, connectionId, missing)
+    for (const r of older) if (r) found.set(r.key, r)
+  }
+  return hits.map((h) => found.get(h.key))
+}
+
 /** The days whose parts may hold records created in [from, to) (either end may be infinite). */
 function daysOf(from: number, to: number): { lo: number; hi: number } {
   return {

@@ -18,7 +18,13 @@ import {
   type HistoryQuery,
 } from './history-filter'
 import { DEFAULT_SEARCH_LIMITS, searchHits, type SearchHit, type SearchLimits } from './history-search'
-import { chargeWithRefunds, historyByKeys, historyInRange, refundsOfCharges } from './history-part-reads'
+import {
+  chargeWithRefunds,
+  historyByKeys,
+  historyInRange,
+  historyOfHits,
+  refundsOfCharges,
+} from './history-part-reads'
 import { HistoryWriter, type FingerprintOf, type PutPageResult } from './history-writer'
 import { MarksRepository } from './marks-repository'
 import {
@@ -347,15 +353,17 @@ export class HistoryRepository {
     return this.fetchPage({ ...query, offset }, hits)
   }
 
-  /** The page's records, by key, from the hits of its walk in order (at least offset + limit when there are). */
+  /**
+   * The page's records from the hits of its walk in order (at least offset + limit when there are): read
+   * from the parts of the hits' days, which their times name, so no key is looked up one by one.
+   */
   private async fetchPage(
     query: HistoryQuery,
-    hits: readonly { key: RecordKey }[],
+    hits: readonly { key: RecordKey; createdAt: number }[],
   ): Promise<HistoryRecord[]> {
-    return this.fetch(
-      query.connectionId,
-      hits.slice(query.offset, query.offset + query.limit).map((h) => h.key),
-    )
+    const page = hits.slice(query.offset, query.offset + query.limit)
+    const rows = await historyOfHits(this.db, query.connectionId, page)
+    return rows.filter((r): r is HistoryRecord => r !== undefined)
   }
 
   /** The search's matches of `filter` (history-search.ts), with its reconciled test. */

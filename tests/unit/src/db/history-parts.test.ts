@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf, searchDayOf } from '../../../../src/db/history-record'
-import { historyPartRowsOf, putHistoryParts } from '../../../../src/db/history-parts'
+import { historyPartRowsOf } from '../../../../src/db/history-parts'
 import {
   allHistory,
   countHistory,
@@ -27,9 +27,11 @@ afterEach(() => db.close())
 const records = (from: number, count: number, over = {}): HistoryRecord[] =>
   Array.from({ length: count }, (_, i) => historyRecordOf(CONN, historyItem(from + i, over), T0))
 
-/** Files `rs` through putHistoryParts with parts of `size`, in one transaction. */
-const put = (rs: readonly HistoryRecord[], size = 4) =>
-  db.transaction('rw', [db.history, db.historyParts], () => putHistoryParts(db, CONN, rs, size))
+/** Files `rs` through the history writer with history parts of `size`, in one transaction. */
+const put = (rs: readonly HistoryRecord[], size = 4) => {
+  const writer = new HistoryWriter(db, fingerprintOf, 3, 3, size)
+  return db.transaction('rw', writer.historyTables(), () => writer.putHistory(rs))
+}
 
 /** Each part as `day:part` → its records' resource numbers' keys, in filing order. */
 async function layout(): Promise<Record<string, string[]>> {
@@ -58,26 +60,6 @@ describe('history day parts', () => {
     expect(await layout()).toEqual(before)
     expect((await historyByKeys(db, CONN, [changed.key]))[0]).toEqual(changed)
     expect(await countHistory(db)).toBe(6)
-  })
-
-  it('moves a record whose time changed to its new day’s part, and drops a part it empties', async () => {
-    const rs = records(0, 2)
-    await put(rs)
-    const moved = historyRecordOf(
-      CONN,
-      historyItem(1, { created_on: new Date(T0 + 50 * HOUR).toISOString() }),
-      T0,
-    )
-    await put([moved])
-    expect(await layout()).toEqual({ [`${day0}:0`]: [rs[0]!.key], [`${day0 + 2}:0`]: [moved.key] })
-    const only = historyRecordOf(
-      CONN,
-      historyItem(0, { created_on: new Date(T0 + 51 * HOUR).toISOString() }),
-      T0,
-    )
-    await put([only])
-    expect(await layout()).toEqual({ [`${day0 + 2}:0`]: [moved.key, only.key] })
-    expect(await historyInRange(db, CONN, T0, T0 + 24 * HOUR)).toEqual([])
   })
 
   it('keeps a record given twice in one write once, as its later copy, on that copy’s day', async () => {
