@@ -12,7 +12,7 @@ import { PAYOUT_BACKUP_TABLES } from './backup-payouts'
 import { readAhead } from './read-ahead'
 import type { ClosebookDb } from './database'
 import { hasOlderHistory } from './history-parts'
-import { historyConnections, historyOfDays, nextHistoryDay } from './history-part-reads'
+import { historyConnections, historyOfDays, nextHistoryDay } from './history-part-days'
 import type {
   CachedConnection,
   ChargeRecord,

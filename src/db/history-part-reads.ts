@@ -17,7 +17,7 @@ import {
 } from './history-parts'
 import { connectionBounds, readInChunks } from './repository-helpers'
 
-const recordsOf = (part: HistoryPartRecord): HistoryRecord[] => part.rows.map(historyRecordOfRow)
+export const recordsOf = (part: HistoryPartRecord): HistoryRecord[] => part.rows.map(historyRecordOfRow)
 
 /**
  * Records by key, in the keys' order (undefined where not cached): from the parts holding them, then the
@@ -103,7 +103,7 @@ function daysOf(from: number, to: number): { lo: number; hi: number } {
 }
 
 /** Parts and older rows merged: a key in both keeps the part's copy; by time, then key. */
-function merged(inParts: readonly HistoryRecord[], older: readonly HistoryRecord[]): HistoryRecord[] {
+export function merged(inParts: readonly HistoryRecord[], older: readonly HistoryRecord[]): HistoryRecord[] {
   if (older.length === 0) return [...inParts].sort(byTimeThenKey)
   const byKey = new Map(older.map((r) => [r.key, r]))
   for (const r of inParts) byKey.set(r.key, r)
@@ -337,79 +337,4 @@ export async function allHistory(tables: HistoryTables): Promise<HistoryRecord[]
             ? 1
             : 0,
   )
-}
-
-const DAY_MS = 86_400_000
-
-/** Every connection holding history (parts or older rows), in id order: one key read per connection. */
-export async function historyConnections(tables: HistoryTables): Promise<string[]> {
-  const ids = new Set<string>()
-  for (const table of [tables.historyParts, tables.history] as const) {
-    let after: string | null = null
-    for (;;) {
-      const [key] = (await (
-        after === null ? table.orderBy(':id') : table.where(':id').above([after, Dexie.maxKey])
-      )
-        .limit(1)
-        .primaryKeys()) as unknown as [string][]
-      if (!key) break
-      ids.add(key[0])
-      after = key[0]
-    }
-  }
-  return [...ids].sort()
-}
-
-/** The first UTC day from `from` on holding any of a connection's records; null when none. */
-export async function nextHistoryDay(
-  tables: HistoryTables,
-  connectionId: string,
-  from: number,
-  older: boolean,
-): Promise<number | null> {
-  const [part] = await tables.historyParts
-    .where('[connectionId+day+part]')
-    .between([connectionId, from], [connectionId, Dexie.maxKey])
-    .limit(1)
-    .primaryKeys()
-  let day = part ? part[1] : null
-  if (older) {
-    const row = await tables.history
-      .where('[connectionId+createdAt]')
-      .between([connectionId, from === 0 ? -Infinity : from * DAY_MS], [connectionId, Infinity], true, false)
-      .first()
-    if (row) {
-      const rowDay = Math.max(from, searchDayOf(row.createdAt))
-      if (day === null || rowDay < day) day = rowDay
-    }
-  }
-  return day
-}
-
-/** A connection's records of UTC days [lo, hi), by time then key: parts and (`older`) older rows. */
-export async function historyOfDays(
-  tables: HistoryTables,
-  connectionId: string,
-  lo: number,
-  hi: number,
-  older: boolean,
-): Promise<HistoryRecord[]> {
-  const [parts, rows] = await Promise.all([
-    tables.historyParts
-      .where('[connectionId+day+part]')
-      .between([connectionId, lo], [connectionId, hi])
-      .toArray(),
-    older
-      ? tables.history
-          .where('[connectionId+createdAt]')
-          .between(
-            [connectionId, lo === 0 ? -Infinity : lo * DAY_MS],
-            [connectionId, hi * DAY_MS],
-            true,
-            false,
-          )
-          .toArray()
-      : [],
-  ])
-  return merged(parts.flatMap(recordsOf), rows)
 }
