@@ -11,6 +11,8 @@ import { BackupDigest } from './backup-digest'
 import { PAYOUT_BACKUP_TABLES } from './backup-payouts'
 import { readAhead } from './read-ahead'
 import type { ClosebookDb } from './database'
+import { hasOlderHistory } from './history-parts'
+import { historyConnections, historyOfDays, nextHistoryDay } from './history-part-days'
 import type {
   CachedConnection,
   ChargeRecord,
@@ -82,36 +84,27 @@ export async function* pagesByKey(
 }
 
 /**
- * History in time order: per connection (in id order), oldest first, ties in key order (the time index's
- * own order), `pageRows` rows per read. Each read resumes at the last time read, skipping the rows of
- * that time already given, so a read costs its page whatever the history's size. A restore then meets
+ * History in time order: per connection (in id order), oldest first, ties in key order, a window of whole
+ * UTC days per read: its day parts and the rows written before them (history-parts.ts), merged. Each
+ * window is as many days as the last one's density says hold about `pageRows` records (at most twice as
+ * many days), and starts at the next day holding any, so empty years cost one read. A restore then meets
  * each day's records together and files its day rows as it reads (backup-days.ts). A row the time index
  * lacks (no finite `createdAt`) would be left out: streamBackup's row count refuses that.
  */
-export async function* historyPagesByTime(table: Table, pageRows: number): AsyncGenerator<unknown[]> {
-  const index = '[connectionId+createdAt]'
-  type Timed = { connectionId: string; createdAt: number }
-  let first = (await table.orderBy(index).first()) as Timed | undefined
-  while (first) {
-    const { connectionId } = first
-    let from = first.createdAt
-    let skip = 0
-    for (;;) {
-      const page = (await table
-        .where(index)
-        .between([connectionId, from], [connectionId, Infinity], true, true)
-        .offset(skip)
-        .limit(pageRows)
-        .toArray()) as Timed[]
-      if (page.length > 0) yield page
-      if (page.length < pageRows) break
-      const last = page[page.length - 1]!.createdAt
-      let tied = 0
-      while (tied < page.length && page[page.length - 1 - tied]!.createdAt === last) tied++
-      skip = last === from ? skip + tied : tied
-      from = last
+export async function* historyPagesByTime(db: ClosebookDb, pageRows: number): AsyncGenerator<unknown[]> {
+  for (const connectionId of await historyConnections(db)) {
+    const older = await hasOlderHistory(db.history, connectionId)
+    let span = 1
+    let day = await nextHistoryDay(db, connectionId, 0, older)
+    while (day !== null) {
+      const end = day + span
+      const page = await historyOfDays(db, connectionId, day, end, older)
+      if (page.length > 0) {
+        yield page
+        span = Math.max(1, Math.min(span * 2, Math.floor((span * pageRows) / page.length)))
+      }
+      day = await nextHistoryDay(db, connectionId, end, older)
     }
-    first = (await table.where(index).above([connectionId, Infinity]).first()) as Timed | undefined
   }
 }
 
@@ -120,7 +113,7 @@ interface PagedTable {
   store: string
   keyOf: (row: never) => IndexableType
   /** The table's pages, when not in primary-key order (pagesByKey). */
-  pages?: (table: Table, pageRows: number) => AsyncGenerator<unknown[]>
+  pages?: (db: ClosebookDb, pageRows: number) => AsyncGenerator<unknown[]>
   /** Stored row → the rows the file holds (marks and audit are stored grouped). */
   rowsOf?: (row: never) => unknown[]
 }
@@ -228,9 +221,7 @@ export async function* streamBackup(
     for (const spec of specs) {
       const table = db.table<unknown, IndexableType>(spec.store)
       // The next page is read while this one is turned into text and handed to the host.
-      const pages = readAhead(
-        spec.pages ? spec.pages(table, pageRows) : pagesByKey(table, pageRows, spec.keyOf),
-      )
+      const pages = readAhead(spec.pages ? spec.pages(db, pageRows) : pagesByKey(table, pageRows, spec.keyOf))
       for await (const page of pages) {
         options.signal?.throwIfAborted()
         for (const stored of page) {

@@ -13,6 +13,7 @@ import {
 import { appendAuditEntries, auditEntriesOf, auditRowsOf } from './audit-repository'
 import { PAYOUT_BACKUP_TABLES, PAYOUT_ROW_SCHEMAS, type PayoutBackupTable } from './backup-payouts'
 import type { ClosebookDb } from './database'
+import { allHistory, countHistory } from './history-part-reads'
 import { withoutDeadFields } from './history-record'
 import { HistoryWriter } from './history-writer'
 import { markDayOf, markDayRowsOf, putMarkDays } from './marks-repository'
@@ -339,7 +340,7 @@ export async function exportBackup(db: ClosebookDb, now: Date = new Date()): Pro
     ] = await Promise.all([
       db.connections.toArray(),
       db.stores.toArray(),
-      db.history.toArray().then((rows) => rows.map(withoutDeadFields)),
+      allHistory(db).then((rows) => rows.map(withoutDeadFields)),
       // Charges cached before schema v10, then the day parts (charge-days.ts).
       Promise.all([db.charges.toArray(), db.chargeParts.toArray()]).then(([older, parts]) => [
         ...older,
@@ -435,7 +436,8 @@ export async function countBackupRows(db: ClosebookDb, name: BackupTableName): P
     // Charges cached before schema v10, and those of the day parts, which their day rows list once each.
     n = await db.charges.count()
     await db.chargeDays.each((r) => void (n += r.ids.length))
-  } else n = await db.table(name).count()
+  } else if (name === 'history') n = await countHistory(db)
+  else n = await db.table(name).count()
   return n
 }
 

@@ -3,6 +3,7 @@
  * stored in day parts (charge-days.ts) and, for charges cached before schema v10, in `charges`.
  */
 import type { ClosebookDb } from './database'
+import { historyByKeys } from './history-part-reads'
 import { chargeDayOf, chargeDaysOf, hasOlderCharges } from './charge-days'
 import { dayRowBatches } from './day-digests'
 import { HistoryWriter } from './history-writer'
@@ -78,41 +79,51 @@ export class ChargesRepository {
   ): Promise<(ChargeRecord | undefined)[]> {
     const { db } = this
     if (ids.length === 0) return []
-    return db.transaction('r', [db.charges, db.chargeDays, db.chargeParts, db.history], async () => {
-      const found: (ChargeRecord | undefined)[] = await readInChunks(ids, (chunk) =>
-        db.charges.bulkGet(chunk.map((id): [string, string] => [connectionId, id])),
-      )
-      const missing = ids.flatMap((id, i) => (found[i] ? [] : [id]))
-      if (missing.length === 0) return found
-      const hinted = new Map<string, number>()
-      ids.forEach((id, i) => {
-        const at = near[i]
-        if (at !== undefined) hinted.set(id, at)
-      })
-      const unknown = missing.filter((id) => !hinted.has(id))
-      const history = await readInChunks(unknown, (chunk) =>
-        db.history.bulkGet(chunk.map((id) => [connectionId, recordKeyOf('charge', id)])),
-      )
-      unknown.forEach((id, j) => {
-        const at = history[j]?.createdAt
-        if (at !== undefined) hinted.set(id, at)
-      })
-      const days = new Map<string, ReadonlySet<number>>()
-      for (const id of missing) {
-        const at = hinted.get(id)
-        if (at === undefined) continue
-        const day = chargeDayOf(at)
-        days.set(id, new Set([day - 1, day, day + 1]))
-      }
-      const undated = new Set(missing.filter((id) => !hinted.has(id)))
-      if (undated.size > 0)
-        for (const [id, day] of await this.daysOf(connectionId, undated)) days.set(id, new Set([day]))
-      const held = await this.held(connectionId, days)
-      ids.forEach((id, i) => {
-        if (!found[i]) found[i] = held.get(id)
-      })
-      return found
-    })
+    return db.transaction(
+      'r',
+      [db.charges, db.chargeDays, db.chargeParts, db.history, db.historyParts],
+      async () => {
+        const found: (ChargeRecord | undefined)[] = await readInChunks(ids, (chunk) =>
+          db.charges.bulkGet(chunk.map((id): [string, string] => [connectionId, id])),
+        )
+        const missing = ids.flatMap((id, i) => (found[i] ? [] : [id]))
+        if (missing.length === 0) return found
+        const hinted = new Map<string, number>()
+        ids.forEach((id, i) => {
+          const at = near[i]
+          if (at !== undefined) hinted.set(id, at)
+        })
+        const unknown = missing.filter((id) => !hinted.has(id))
+        // Never an await without a request inside the transaction: it would commit before the reads below.
+        const history =
+          unknown.length > 0
+            ? await historyByKeys(
+                db,
+                connectionId,
+                unknown.map((id) => recordKeyOf('charge', id)),
+              )
+            : []
+        unknown.forEach((id, j) => {
+          const at = history[j]?.createdAt
+          if (at !== undefined) hinted.set(id, at)
+        })
+        const days = new Map<string, ReadonlySet<number>>()
+        for (const id of missing) {
+          const at = hinted.get(id)
+          if (at === undefined) continue
+          const day = chargeDayOf(at)
+          days.set(id, new Set([day - 1, day, day + 1]))
+        }
+        const undated = new Set(missing.filter((id) => !hinted.has(id)))
+        if (undated.size > 0)
+          for (const [id, day] of await this.daysOf(connectionId, undated)) days.set(id, new Set([day]))
+        const held = await this.held(connectionId, days)
+        ids.forEach((id, i) => {
+          if (!found[i]) found[i] = held.get(id)
+        })
+        return found
+      },
+    )
   }
 
   /** The day each of `ids` is filed on, from every day row of the connection, newest day first. */

@@ -7,6 +7,7 @@ import Dexie, { type IndexableType, type Table } from 'dexie'
 import { MIGRATIONS, type MigrationProgress, type ReportMigrationProgress } from './migrations'
 import type { QuarantineRecord } from './quarantine-repository'
 import { historyRecordOfRow, type StoredHistoryRow } from './history-row'
+import type { HistoryPartRecord } from './history-parts'
 import type {
   CachedConnection,
   ChargeRecord,
@@ -117,6 +118,8 @@ export function slotTableName(name: GenerationTableName, generation: number): st
 export interface GenerationTables {
   /** Written as StoredHistoryRow (history-row.ts), read as whole records through the reading hook. */
   history: Table<HistoryRecord, [string, RecordKey], StoredHistoryRow>
+  /** History since schema v15, in day parts (history-parts.ts). */
+  historyParts: Table<HistoryPartRecord, [string, number, number]>
   chargeDays: Table<ChargeDayRecord, [string, number]>
   chargeParts: Table<ChargePartRecord, [string, number, number]>
   markDays: Table<MarkDayRecord, [string, number]>
@@ -174,6 +177,9 @@ export class ClosebookDb extends Dexie {
   /** Written as StoredHistoryRow (history-row.ts), read as whole records through the reading hook. */
   get history(): GenerationTables['history'] {
     return this.live('history')
+  }
+  get historyParts(): GenerationTables['historyParts'] {
+    return this.live('historyParts')
   }
   get chargeDays(): GenerationTables['chargeDays'] {
     return this.live('chargeDays')

@@ -6,7 +6,6 @@
  * then read only the page's records, by key. (The stored rows leave those fields to `raw`, so their old
  * indexes no longer answer: history-row.ts.) Time ranges are half-open: `from` inclusive, `to` exclusive.
  */
-import type { Collection } from 'dexie'
 import type { ClosebookDb } from './database'
 import { byTimeThenKey, matchesSearch, searchDayOf, searchTermsOf } from './history-record'
 import { dayRowBatches, digestsInRange, markTargetOf } from './day-digests'
@@ -19,18 +18,22 @@ import {
   type HistoryQuery,
 } from './history-filter'
 import { DEFAULT_SEARCH_LIMITS, searchHits, type SearchHit, type SearchLimits } from './history-search'
-import type { StoredHistoryRow } from './history-row'
+import {
+  chargeWithRefunds,
+  historyByKeys,
+  historyInRange,
+  historyOfHits,
+  refundsOfCharges,
+} from './history-part-reads'
 import { HistoryWriter, type FingerprintOf, type PutPageResult } from './history-writer'
 import { MarksRepository } from './marks-repository'
 import {
-  recordKeyOf,
   type HistoryRecord,
   type MarkTarget,
   type RecordDigest,
   type RecordKey,
   type SyncCheckpoint,
 } from '../domain/records'
-import { readInChunks } from './repository-helpers'
 import { daySummariesOf } from './day-summaries'
 import { countFromSummaries } from './summary-count'
 
@@ -45,9 +48,6 @@ const DIGEST_BATCH_DAYS = 31
  * per day so far say the page still needs (a common value fills a page in a day, a rare one reads on).
  */
 const DIGEST_FIRST_DAYS = 2
-
-type HistoryCollection = Collection<HistoryRecord, [string, RecordKey], StoredHistoryRow>
-type HistoryKey = [string, RecordKey]
 
 export class HistoryRepository {
   /** Writes go through the history writer, the one owner of the day indexes. */
@@ -75,11 +75,14 @@ export class HistoryRepository {
   }
 
   async get(connectionId: string, key: RecordKey): Promise<HistoryRecord | undefined> {
-    return this.db.history.get([connectionId, key])
+    const [found] = await this.getMany(connectionId, [key])
+    return found
   }
 
+  /** Records by key, in the keys' order (undefined where not cached): day parts, then older rows. */
   async getMany(connectionId: string, keys: readonly RecordKey[]): Promise<(HistoryRecord | undefined)[]> {
-    return this.db.history.bulkGet(keys.map((k) => [connectionId, k] as [string, RecordKey]))
+    const { db } = this
+    return db.transaction('r', [db.history, db.historyParts], () => historyByKeys(db, connectionId, keys))
   }
 
   /**
@@ -88,18 +91,41 @@ export class HistoryRepository {
    */
   async queryPage(query: HistoryQuery, counts?: DayCounts | null): Promise<HistoryRecord[]> {
     const { db } = this
-    return db.transaction('r', [db.history, db.markDays, db.dayTokens, db.dayDigests], async () => {
-      if (query.reconciled === 'changed') {
-        const rows = await this.changedRows(query)
-        return rows.slice(query.offset, query.offset + query.limit)
-      }
-      const terms = searchTermsOf(query.search ?? '')
-      if (terms.length > 0) return this.searchPage(query, terms)
-      if (pagedByDigests(query)) return this.digestPage(query, counts ?? null)
-      let coll = await this.dateCollection(query)
-      if (query.order === 'desc') coll = coll.reverse()
-      return coll.offset(query.offset).limit(query.limit).toArray()
-    })
+    return db.transaction(
+      'r',
+      [...this.recordTables(), db.markDays, db.dayTokens, db.dayDigests],
+      async () => {
+        if (query.reconciled === 'changed') {
+          const rows = await this.changedRows(query)
+          return rows.slice(query.offset, query.offset + query.limit)
+        }
+        const terms = searchTermsOf(query.search ?? '')
+        if (terms.length > 0) return this.searchPage(query, terms)
+        if (pagedByDigests(query)) return this.digestPage(query, counts ?? null)
+        return this.rangePage(query, counts ?? null)
+      },
+    )
+  }
+
+  /** The tables whole records are read from: day parts and the rows from before them. */
+  private recordTables() {
+    return [this.db.history, this.db.historyParts]
+  }
+
+  /**
+   * One page of a range-only filter: the digests of its days in order, then the page's records by key.
+   * Deep in the range the day summaries say which day holds the page's first row.
+   */
+  private async rangePage(query: HistoryQuery, counts: DayCounts | null): Promise<HistoryRecord[]> {
+    const { db } = this
+    if (query.limit === Infinity && query.offset === 0 && query.order === 'asc') {
+      const all = await this.inRange(query.connectionId, query.from, query.to)
+      const keyTest = await this.reconciledTest(query)
+      return keyTest ? all.filter((r) => keyTest(r.key)) : all
+    }
+    const byDay =
+      counts ?? (query.offset > 0 ? await countFromSummaries(db.dayDigests, daySummariesOf(db), query) : null)
+    return this.digestPage(query, byDay)
   }
 
   /**
@@ -122,27 +148,31 @@ export class HistoryRepository {
     if (filter.reconciled === 'changed') return (await this.queryAll(filter)).map(markTargetOf)
     const { db } = this
     const terms = searchTermsOf(filter.search ?? '')
-    return db.transaction('r', [db.dayDigests, db.dayTokens, db.markDays, db.history], async () => {
-      if (terms.length > 0) {
-        const hits = await this.search(filter, terms, 'asc', Infinity, true)
-        // A hit without a digest (never expected: both are written together) is read from its record.
-        const unDigested = hits.filter((h) => !h.digest).map((h) => h.key)
-        const read = new Map(
-          (await this.fetch(connectionId, unDigested)).map((r) => [r.key, markTargetOf(r)]),
-        )
-        return hits.flatMap((h): MarkTarget[] => {
-          const target = h.digest
-            ? { connectionId, key: h.key, createdAt: h.createdAt, fingerprint: h.digest.fingerprint }
-            : read.get(h.key)
-          return target ? [target] : []
+    return db.transaction(
+      'r',
+      [db.dayDigests, db.dayTokens, db.markDays, ...this.recordTables()],
+      async () => {
+        if (terms.length > 0) {
+          const hits = await this.search(filter, terms, 'asc', Infinity, true)
+          // A hit without a digest (never expected: both are written together) is read from its record.
+          const unDigested = hits.filter((h) => !h.digest).map((h) => h.key)
+          const read = new Map(
+            (await this.fetch(connectionId, unDigested)).map((r) => [r.key, markTargetOf(r)]),
+          )
+          return hits.flatMap((h): MarkTarget[] => {
+            const target = h.digest
+              ? { connectionId, key: h.key, createdAt: h.createdAt, fingerprint: h.digest.fingerprint }
+              : read.get(h.key)
+            return target ? [target] : []
+          })
+        }
+        const targets: MarkTarget[] = []
+        await this.eachDigest(filter, (d) => {
+          targets.push({ connectionId, key: d.key, createdAt: d.createdAt, fingerprint: d.fingerprint })
         })
-      }
-      const targets: MarkTarget[] = []
-      await this.eachDigest(filter, (d) => {
-        targets.push({ connectionId, key: d.key, createdAt: d.createdAt, fingerprint: d.fingerprint })
-      })
-      return targets
-    })
+        return targets
+      },
+    )
   }
 
   /**
@@ -200,17 +230,21 @@ export class HistoryRepository {
   /** How many records the same filter matches (for the ledger's pager and totals). */
   async count(filter: HistoryFilter): Promise<number> {
     const { db } = this
-    return db.transaction('r', [db.history, db.markDays, db.dayDigests, db.dayTokens], async () => {
-      if (filter.reconciled === 'changed') return (await this.changedRows(filter)).length
-      const terms = searchTermsOf(filter.search ?? '')
-      if (terms.length > 0) return (await this.search(filter, terms, 'asc', Infinity)).length
-      if (filter.reconciled === undefined)
-        return (await countFromSummaries(db.dayDigests, daySummariesOf(db), filter)).total
-      // A row per day, not an index entry per record checked against its record (~0.1 ms each at 500k).
-      let n = 0
-      await this.eachDigest(filter, () => void n++)
-      return n
-    })
+    return db.transaction(
+      'r',
+      [...this.recordTables(), db.markDays, db.dayDigests, db.dayTokens],
+      async () => {
+        if (filter.reconciled === 'changed') return (await this.changedRows(filter)).length
+        const terms = searchTermsOf(filter.search ?? '')
+        if (terms.length > 0) return (await this.search(filter, terms, 'asc', Infinity)).length
+        if (filter.reconciled === undefined)
+          return (await countFromSummaries(db.dayDigests, daySummariesOf(db), filter)).total
+        // A row per day, not an index entry per record checked against its record (~0.1 ms each at 500k).
+        let n = 0
+        await this.eachDigest(filter, () => void n++)
+        return n
+      },
+    )
   }
 
   /**
@@ -219,15 +253,7 @@ export class HistoryRepository {
    */
   async byChargeId(connectionId: string, chargeId: string): Promise<HistoryRecord[]> {
     const { db } = this
-    return db.transaction('r', db.history, async () => {
-      const [charge, linked] = await Promise.all([
-        db.history.get([connectionId, recordKeyOf('charge', chargeId)]),
-        db.history.where('[connectionId+chargeId]').equals([connectionId, chargeId]).toArray(),
-      ])
-      const byKey = new Map(linked.map((r) => [r.key, r]))
-      if (charge) byKey.set(charge.key, charge)
-      return [...byKey.values()].sort(byTimeThenKey)
-    })
+    return db.transaction('r', this.recordTables(), () => chargeWithRefunds(db, connectionId, chargeId))
   }
 
   /**
@@ -235,18 +261,14 @@ export class HistoryRepository {
    * come weeks after its last order, and are read as far as the cache holds them.
    */
   async refundsOf(connectionId: string, chargeIds: readonly string[]): Promise<HistoryRecord[]> {
-    if (chargeIds.length === 0) return []
     const { db } = this
-    const rows = await db.history
-      .where('[connectionId+chargeId]')
-      .anyOf(chargeIds.map((id) => [connectionId, id]))
-      .toArray()
-    return rows.filter((r) => r.type === 'refund').sort(byTimeThenKey)
+    return db.transaction('r', this.recordTables(), () => refundsOfCharges(db, connectionId, chargeIds))
   }
 
   /** Every record of a connection in [from, to), oldest first. */
   async inRange(connectionId: string, from: number, to: number): Promise<HistoryRecord[]> {
-    return this.dateRange(connectionId, from, to).toArray()
+    const { db } = this
+    return db.transaction('r', this.recordTables(), () => historyInRange(db, connectionId, from, to))
   }
 
   /**
@@ -255,23 +277,6 @@ export class HistoryRepository {
    */
   async digestsInRange(connectionId: string, from: number, to: number): Promise<RecordDigest[]> {
     return digestsInRange(this.db.dayDigests, connectionId, from, to)
-  }
-
-  /** A connection's records in [from, to) through the date index: createdAt, then key. */
-  private dateRange(connectionId: string, from: number, to: number): HistoryCollection {
-    return this.db.history
-      .where('[connectionId+createdAt]')
-      .between([connectionId, from], [connectionId, to], true, false)
-  }
-
-  /**
-   * A filter without field, search or changed filter: its range on the date index, and the reconciled
-   * state tested on each key. (A Dexie filter sees the stored row, which may lack the item's fields.)
-   */
-  private async dateCollection(filter: HistoryFilter): Promise<HistoryCollection> {
-    const coll = this.dateRange(filter.connectionId, filter.from, filter.to)
-    const keyTest = await this.reconciledTest(filter)
-    return keyTest ? coll.filter((r) => keyTest(r.key)) : coll
   }
 
   /**
@@ -296,10 +301,7 @@ export class HistoryRepository {
 
   /** Records by key, in the keys' order, a few hundred per request (each request is cloned in one task). */
   private async fetch(connectionId: string, keys: readonly RecordKey[]): Promise<HistoryRecord[]> {
-    const rows = await readInChunks(
-      keys.map((k): HistoryKey => [connectionId, k]),
-      (chunk) => this.db.history.bulkGet(chunk),
-    )
+    const rows = await historyByKeys(this.db, connectionId, keys)
     return rows.filter((r): r is HistoryRecord => r !== undefined)
   }
 
@@ -351,15 +353,17 @@ export class HistoryRepository {
     return this.fetchPage({ ...query, offset }, hits)
   }
 
-  /** The page's records, by key, from the hits of its walk in order (at least offset + limit when there are). */
+  /**
+   * The page's records from the hits of its walk in order (at least offset + limit when there are): read
+   * from the parts of the hits' days, which their times name, so no key is looked up one by one.
+   */
   private async fetchPage(
     query: HistoryQuery,
-    hits: readonly { key: RecordKey }[],
+    hits: readonly { key: RecordKey; createdAt: number }[],
   ): Promise<HistoryRecord[]> {
-    return this.fetch(
-      query.connectionId,
-      hits.slice(query.offset, query.offset + query.limit).map((h) => h.key),
-    )
+    const page = hits.slice(query.offset, query.offset + query.limit)
+    const rows = await historyOfHits(this.db, query.connectionId, page)
+    return rows.filter((r): r is HistoryRecord => r !== undefined)
   }
 
   /** The search's matches of `filter` (history-search.ts), with its reconciled test. */
@@ -389,8 +393,10 @@ export class HistoryRepository {
   private async changedRows(filter: HistoryFilter & { order?: 'asc' | 'desc' }): Promise<HistoryRecord[]> {
     const { connectionId } = filter
     const marks = await new MarksRepository(this.db).listChangedSinceReconciled(connectionId)
-    const keys = marks.map((m) => [connectionId, m.key] as [string, RecordKey])
-    const rows = (await this.db.history.bulkGet(keys)).filter((r): r is HistoryRecord => r !== undefined)
+    const rows = await this.fetch(
+      connectionId,
+      marks.map((m) => m.key),
+    )
     const tests = this.recordTests(filter, searchTermsOf(filter.search ?? ''))
     const matched = rows.filter(
       (r) => r.createdAt >= filter.from && r.createdAt < filter.to && tests.every((t) => t(r)),

@@ -5,7 +5,8 @@
  * keep their own frozen copies). Sync's pages, a quarantine re-fetch, clearing a connection's synced data
  * and restore all come through here, so the derived rows cannot drift from the records they describe.
  * The same holds for the charge list, stored in day parts with a row per day (charge-days.ts). History is
- * stored as lean rows (history-row.ts).
+ * stored as lean rows in day parts (history-parts.ts); rows written before those stay in `history` until
+ * a write of their record moves them.
  */
 import type { Table } from 'dexie'
 import { fingerprintOf as reconcileFingerprintOf } from '../domain/fingerprint'
@@ -19,7 +20,7 @@ import {
 } from './charge-days'
 import { dayDigestRowsOf, putDigests } from './day-digests'
 import { dayTokenRowsOf, putTokens, TOKEN_PART_SIZE } from './day-tokens'
-import { storedHistoryRowOf } from './history-row'
+import { clearHistory, HISTORY_PART_SIZE, historyPartRowsOf, putHistoryParts } from './history-parts'
 import { flagChangedMarks } from './marks-repository'
 import type { ChargeRecord, HistoryRecord, RecordKey, StoreRecord, SyncCheckpoint } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
@@ -31,17 +32,6 @@ export interface PutPageResult {
   written: number
   /** Keys whose reconciled mark was flagged changed-since-reconciled by this page. */
   flagged: RecordKey[]
-}
-
-/**
- * Records per bulkPut: IndexedDB clones every value of a request on the UI thread in one task, so a group
- * commit of several pages is put a few hundred records at a time (the UI gets a turn between requests,
- * and the transaction stays open while one is pending).
- */
-const PUT_CHUNK = 200
-
-async function putInChunks<T, K, R>(table: Table<T, K, R>, rows: readonly R[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += PUT_CHUNK) await table.bulkPut(rows.slice(i, i + PUT_CHUNK))
 }
 
 /** `records` grouped by connection, each group in the order given. */
@@ -69,12 +59,14 @@ export class HistoryWriter {
     private readonly partSize: number = TOKEN_PART_SIZE,
     /** Charges per part (CHARGE_PART_SIZE); tests make it small. */
     private readonly chargePartSize: number = CHARGE_PART_SIZE,
+    /** Records per history part (HISTORY_PART_SIZE); tests make it small. */
+    private readonly historyPartSize: number = HISTORY_PART_SIZE,
   ) {}
 
   /** The tables a write of history records touches: a caller's own transaction must include them. */
   historyTables(): Table[] {
     const { db } = this
-    return [db.history, db.dayDigests, db.dayTokens, db.stores]
+    return [db.history, db.historyParts, db.dayDigests, db.dayTokens, db.stores]
   }
 
   /** The tables a write of charge-list records touches: a caller's own transaction must include them. */
@@ -141,8 +133,8 @@ export class HistoryWriter {
    */
   async putHistory(records: readonly HistoryRecord[]): Promise<void> {
     const { db } = this
-    await putInChunks(db.history, records.map(storedHistoryRowOf))
     for (const [connectionId, mine] of byConnection(records)) {
+      await putHistoryParts(db, connectionId, mine, this.historyPartSize)
       await putDigests(db.dayDigests, connectionId, mine)
       await putTokens(db.dayTokens, connectionId, mine, this.partSize)
       await this.rememberStores(connectionId, mine)
@@ -184,7 +176,7 @@ export class HistoryWriter {
    */
   async addFresh(records: readonly HistoryRecord[]): Promise<void> {
     const { db } = this
-    await db.history.bulkAdd(records.map(storedHistoryRowOf))
+    await db.historyParts.bulkAdd(historyPartRowsOf(records, this.historyPartSize))
     await db.dayDigests.bulkAdd(dayDigestRowsOf(records))
     await db.dayTokens.bulkAdd(dayTokenRowsOf(records))
   }
@@ -281,7 +273,7 @@ export class HistoryWriter {
   async clearConnection(connectionId: string): Promise<void> {
     const { db } = this
     const [lo, hi] = connectionBounds(connectionId)
-    await db.history.where('[connectionId+createdAt]').between(lo, hi).delete()
+    await clearHistory(db, connectionId)
     await db.dayDigests.where('[connectionId+day]').between(lo, hi).delete()
     await db.dayTokens.where('[connectionId+day+part]').between(lo, hi).delete()
     await db.charges.where('[connectionId+id]').between(lo, hi).delete()

@@ -14,6 +14,7 @@ import { emptyPlan, type MarkPlan, type MatchLink } from '../domain/mark-plan'
 import { planServerMarks, type ServerMarkInput } from '../domain/team-mark-plan'
 import { appendAuditEntries } from './audit-repository'
 import type { ClosebookDb } from './database'
+import { historyByKeys } from './history-part-reads'
 import { DayRows, PeriodLockedError, putMarkDays } from './marks-repository'
 import type { HistoryRecord, MarkRecord, MarkRef, PeriodLock, RecordKey } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
@@ -159,7 +160,7 @@ export class MarkingService {
   async applyServerMarks(connectionId: string, server: readonly ServerMarkInput[]): Promise<ApplyResult> {
     const { db } = this
     if (server.length === 0) return { put: 0, deleted: 0, auditSeqs: [] }
-    return db.transaction('rw', [db.markDays, db.audit, db.locks, db.history], async () => {
+    return db.transaction('rw', [db.markDays, db.audit, db.locks, db.history, db.historyParts], async () => {
       const records = await this.#records(connectionId, [...new Set(server.map((s) => s.key))])
       const { result } = await this.#planAndWrite(
         connectionId,
@@ -174,7 +175,7 @@ export class MarkingService {
 
   /** The cached records of `keys` (a record no longer cached has no day row to find its mark in). */
   async #records(connectionId: string, keys: readonly RecordKey[]): Promise<HistoryRecord[]> {
-    const found = await this.db.history.bulkGet(keys.map((k): [string, RecordKey] => [connectionId, k]))
+    const found = await historyByKeys(this.db, connectionId, keys)
     return found.filter((r): r is HistoryRecord => r !== undefined)
   }
 
@@ -240,7 +241,16 @@ export class MarkingService {
   /** What accepting or removing an import writes: marks and audit, the records, the file and its rows. */
   #importTables(): Table[] {
     const { db } = this
-    return [db.markDays, db.audit, db.locks, db.history, db.imports, db.importedRows, ...this.#teamTables()]
+    return [
+      db.markDays,
+      db.audit,
+      db.locks,
+      db.history,
+      db.historyParts,
+      db.imports,
+      db.importedRows,
+      ...this.#teamTables(),
+    ]
   }
 
   async #locks(connectionId: string): Promise<Map<string, PeriodLock>> {

@@ -5,6 +5,7 @@
  * by id, so nothing is counted twice.
  */
 import type { ClosebookDb } from './database'
+import { historyByKeys } from './history-part-reads'
 import { ChargesRepository } from './charges-repository'
 import { LedgerLinkLookup, type LinkedRecord } from './ledger-link-lookup'
 import { byTimeThenId, connectionBounds } from './repository-helpers'
@@ -181,10 +182,10 @@ export class PayoutsRepository {
     )
     const byCharge = new Map(inParts)
     for (const c of chargeRecords) if (c) byCharge.set(c.id, c)
-    const history = await this.db.history.bulkGet(
-      links.map(
-        (l) => [connectionId, recordKeyOf(l.kind, l.recordId)] as [string, ReturnType<typeof recordKeyOf>],
-      ),
+    const history = await historyByKeys(
+      this.db,
+      connectionId,
+      links.map((l) => recordKeyOf(l.kind, l.recordId)),
     )
     const out = new Map<string, LedgerRecords>()
     links.forEach((link, i) => {

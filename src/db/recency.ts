@@ -1,15 +1,15 @@
 /**
  * What sync asks the cache about recency and changeable records (src/sync/recheck.ts): the newest
  * `created_on` per partition of the data, where incremental windows start (never the local clock), and the
- * records in given statuses, through the status index (which rows written by the current history writer fill only for
- * statuses that can still change: history-row.ts).
+ * records in given statuses that can still change (history-parts.ts).
  */
-import Dexie, { type Table } from 'dexie'
+import type { Table } from 'dexie'
 import type { ClosebookDb } from './database'
 import { dayRowBatches } from './day-digests'
 import { searchDayOf } from './history-record'
+import { historyWithStatus as partsWithStatus, newestHistoryTime } from './history-part-reads'
 import type { HistoryRecord, SyncResource } from '../domain/records'
-import { connectionBounds, readInChunks } from './repository-helpers'
+import { connectionBounds } from './repository-helpers'
 
 /** Day rows read per request when looking for a store's newest record, newest day first. */
 const NEWEST_BATCH_DAYS = 8
@@ -27,13 +27,8 @@ export async function newestCreatedAt(
   storeId: string | null,
 ): Promise<number | null> {
   if (resource === 'transaction_history') {
-    if (storeId === null) {
-      const newest = await db.history
-        .where('[connectionId+createdAt]')
-        .between(...connectionBounds(connectionId))
-        .last()
-      return newest?.createdAt ?? null
-    }
+    if (storeId === null)
+      return db.transaction('r', [db.history, db.historyParts], () => newestHistoryTime(db, connectionId))
     return newestInDigests(db, connectionId, storeId)
   }
   return newestCharge(db, connectionId, storeId)
@@ -97,10 +92,9 @@ function newestOf(count: number, timeAt: (i: number) => number | null): number |
 }
 
 /**
- * History records whose status passes `wanted`, read through the status index one status at a time. The
- * distinct statuses are found by hopping from one to the next (one read each), so a status never seen
- * before is still offered to `wanted`, and the history is never scanned. The index holds only statuses
- * that can still change for rows written by the current history writer (history-row.ts), so a final status is never
+ * History records whose status passes `wanted`, among statuses that can still change: day parts through
+ * their status facets, rows from before them through the status index (history-parts.ts). A status never
+ * seen before is still offered to `wanted`, and the history is never scanned; a final status is never
  * offered: the re-check asks for the others only.
  */
 export async function historyWithStatus(
@@ -108,27 +102,7 @@ export async function historyWithStatus(
   connectionId: string,
   wanted: (status: string) => boolean,
 ): Promise<HistoryRecord[]> {
-  const index = () => db.history.where('[connectionId+status+createdAt]')
-  const out: HistoryRecord[] = []
-  let from = ''
-  for (;;) {
-    const next = await index()
-      .between([connectionId, from, Dexie.minKey], [connectionId, Dexie.maxKey, Dexie.maxKey])
-      .first()
-    if (!next) break
-    const { status } = next
-    if (wanted(status)) {
-      // Keys first, then the records a few hundred per request: a status can hold thousands of records
-      // (after a first sync, every awaiting charge), and one request's records are cloned in one task.
-      const keys = await index()
-        .between([connectionId, status, Dexie.minKey], [connectionId, status, Dexie.maxKey])
-        .primaryKeys()
-      for (const r of await readInChunks(keys, (chunk) => db.history.bulkGet(chunk))) if (r) out.push(r)
-    }
-    // The smallest string after `status`: the next status, whatever it is.
-    from = `${status}\u0000`
-  }
-  return out
+  return db.transaction('r', [db.history, db.historyParts], () => partsWithStatus(db, connectionId, wanted))
 }
 
 /**

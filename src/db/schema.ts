@@ -3,7 +3,7 @@
  * version steps that lead here are in migrations/ (one frozen file per version); a test checks that the
  * last step's stores are exactly these. A schema change adds a step there and updates this file.
  */
-export const CURRENT_VERSION = 14
+export const CURRENT_VERSION = 15
 
 export const CURRENT_SCHEMA = {
   connections: 'id',
@@ -19,6 +19,12 @@ export const CURRENT_SCHEMA = {
     '[connectionId+key], [connectionId+createdAt], [connectionId+type+createdAt], ' +
     '[connectionId+status+createdAt], [connectionId+storeId+createdAt], ' +
     '[connectionId+currency+createdAt], [connectionId+mode+createdAt], [connectionId+chargeId]',
+  /**
+   * Since v15 history is stored here, in parts of up to 512 records per connection × UTC day, found by
+   * key, a charge's refunds, refund time and changeable status or mode (history-parts.ts); `history`
+   * keeps the rows written before, which answer until sync writes their records again.
+   */
+  historyParts: '[connectionId+day+part], *keys, *refundKeys, *refundTimes, *facets',
   /**
    * Charge-list records written before schema v10, by id and time: they stay here (no upgrade pass) until
    * sync writes them again. Since v10 the charge list is `chargeParts`, found through `chargeDays`.
@@ -83,6 +89,7 @@ export const CURRENT_SCHEMA = {
     '[connectionId+key], [connectionId+createdAt], [connectionId+type+createdAt], ' +
     '[connectionId+status+createdAt], [connectionId+storeId+createdAt], ' +
     '[connectionId+currency+createdAt], [connectionId+mode+createdAt], [connectionId+chargeId]',
+  alt_historyParts: '[connectionId+day+part], *keys, *refundKeys, *refundTimes, *facets',
   alt_chargeDays: '[connectionId+day]',
   alt_chargeParts: '[connectionId+day+part], *ledgerKeys',
   alt_markDays: '[connectionId+day], [connectionId+changed]',
@@ -119,6 +126,7 @@ export type TableName = keyof typeof CURRENT_SCHEMA
  */
 export const GENERATION_TABLE_NAMES = [
   'history',
+  'historyParts',
   'chargeDays',
   'chargeParts',
   'markDays',
@@ -133,6 +141,7 @@ export const TABLE_NAMES = [
   'connections',
   'stores',
   'history',
+  'historyParts',
   'charges',
   'chargeDays',
   'chargeParts',

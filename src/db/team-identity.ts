@@ -1,18 +1,14 @@
 /** What the cache knows of a connection's identity at the service: merchant ids of its transfers, modes of its records. */
 import type { ConnectionIdentity } from '../domain/team-grants'
 import type { ClosebookDb } from './database'
+import { hasMode } from './history-part-reads'
 
 const MODES = ['live', 'test'] as const
 
 export async function connectionIdentity(db: ClosebookDb, connectionId: string): Promise<ConnectionIdentity> {
   const modes: ('live' | 'test')[] = []
   for (const mode of MODES) {
-    const one = await db.history
-      .where('[connectionId+mode+createdAt]')
-      .between([connectionId, mode, -Infinity], [connectionId, mode, Infinity])
-      .limit(1)
-      .count()
-    if (one > 0) modes.push(mode)
+    if (await hasMode(db, connectionId, mode)) modes.push(mode)
   }
   const merchantIds = new Set<string>()
   await db.payoutTransfers

@@ -9,20 +9,15 @@ import { ChargesRepository } from '../db/charges-repository'
 import { CheckpointsRepository } from '../db/checkpoints-repository'
 import { ConnectionsRepository } from '../db/connections-repository'
 import type { ClosebookDb } from '../db/database'
+import { hasHistory, refundsInWindow } from '../db/history-part-reads'
 import { historyRecordOf } from '../db/history-record'
 import { HistoryRepository } from '../db/history-repository'
 import type { HistoryWriter, PageWrite } from '../db/history-writer'
 import { historyLedgerLinksOf } from '../db/ledger-links'
 import { historyWithStatus, newestCreatedAt } from '../db/recency'
 import { quarantineIdOf, quarantineIdOfRecord, QuarantineRepository } from '../db/quarantine-repository'
-import { connectionBounds, readInChunks } from '../db/repository-helpers'
-import {
-  recordKeyOf,
-  type ChargeRecord,
-  type HistoryRecord,
-  type SyncCheckpoint,
-  type SyncResource,
-} from '../domain/records'
+import { readInChunks } from '../db/repository-helpers'
+import { recordKeyOf, type ChargeRecord, type SyncCheckpoint, type SyncResource } from '../domain/records'
 import { fingerprintOf } from '../domain/fingerprint'
 import { isChangeableStatus, type ChangeableRecord } from './recheck'
 import type { PageWriteResult, SyncStorePort } from './sync-engine'
@@ -203,18 +198,15 @@ export class CacheSyncStore implements SyncStorePort {
 
   async savePlan(connectionId: string, plan: SyncCheckpoint[]): Promise<void> {
     const { db } = this
-    const tables = [db.checkpoints, db.history, db.charges, db.chargeDays]
+    const tables = [db.checkpoints, db.history, db.historyParts, db.charges, db.chargeDays]
     const empty = await db.transaction('rw', tables, async () => {
       await this.checkpoints.reset(connectionId)
       await db.checkpoints.bulkPut(plan)
       const [history, charges] = await Promise.all([
-        db.history
-          .where('[connectionId+createdAt]')
-          .between(...connectionBounds(connectionId))
-          .first(),
+        hasHistory(db, connectionId),
         this.charges.any(connectionId),
       ])
-      return history === undefined && !charges
+      return !history && !charges
     })
     if (empty) this.emptyAtPlan.add(connectionId)
     else this.emptyAtPlan.delete(connectionId)
@@ -337,15 +329,11 @@ export class CacheSyncStore implements SyncStorePort {
   ): Promise<{ chargeId: string; storeId: string }[]> {
     // Every page of the plan is in: what comes next (refreshed charges) replaces records of this run.
     this.emptyAtPlan.delete(connectionId)
-    // The window's refunds through the type index, read a few hundred at a time: reading every record of
-    // the window (a first sync's whole history) held the UI thread for seconds in one task.
+    // The window's refunds from the refund time index's keys: reading every record of the window (a first
+    // sync's whole history) held the UI thread for seconds in one task.
     const { db } = this
-    const refundKeys = await db.history
-      .where('[connectionId+type+createdAt]')
-      .between([connectionId, 'refund', from], [connectionId, 'refund', to], true, false)
-      .primaryKeys()
-    const refunds = (await readInChunks(refundKeys, (keys) => db.history.bulkGet(keys))).filter(
-      (r): r is HistoryRecord => r !== undefined,
+    const refunds = await db.transaction('r', [db.history, db.historyParts], () =>
+      refundsInWindow(db, connectionId, from, to),
     )
     if (refunds.length === 0) return []
     // Refund ids per charge, found once: testing every charge against every refund held the UI thread

@@ -333,13 +333,16 @@ export async function benchE2eSync({ quick }: { quick: boolean }): Promise<Metri
             const open = indexedDB.open('closebook')
             open.onerror = () => fail(open.error ?? new Error('IndexedDB open failed'))
             open.onsuccess = () => {
-              // The charge list is stored in day parts (schema v10): count the charges the parts hold.
-              const tx = open.result.transaction(['history', 'chargeParts'])
+              // The charge list is stored in day parts (schema v10), history too (v15) beside its rows from
+              // before: count the records the parts hold (their key index has an entry each).
+              const tx = open.result.transaction(['history', 'historyParts', 'chargeParts'])
               const h = tx.objectStore('history').count()
+              const hp = tx.objectStore('historyParts').index('keys').count()
               const parts = tx.objectStore('chargeParts').getAll()
               tx.oncomplete = () => {
                 const rows = parts.result as { charges: unknown[] }[]
-                ok({ history: h.result, charges: rows.reduce((n, r) => n + r.charges.length, 0) })
+                const history = h.result + hp.result
+                ok({ history, charges: rows.reduce((n, r) => n + r.charges.length, 0) })
                 open.result.close()
               }
             }

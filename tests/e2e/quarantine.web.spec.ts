@@ -19,18 +19,22 @@ test.describe('quarantine on the web host', () => {
         open.onsuccess = () => resolve(open.result)
         open.onerror = () => reject(open.error ?? new Error('open failed'))
       })
-      const tx = db.transaction(['history', 'quarantine'], 'readwrite')
-      const first = await new Promise<{
+      // Synced history is stored in day parts (schema v15): the first part's first record, whose store
+      // the lean row may leave to its payload.
+      const tx = db.transaction(['historyParts', 'quarantine'], 'readwrite')
+      type Row = {
         connectionId: string
         resourceId: string
-        storeId: string
+        storeId?: string
         createdAt: number
-        raw: { created_on: string }
-      }>((resolve, reject) => {
-        const req = tx.objectStore('history').openCursor()
-        req.onsuccess = () => resolve(req.result?.value as never)
+        raw: { created_on: string; store_id: string }
+      }
+      const row = await new Promise<Row>((resolve, reject) => {
+        const req = tx.objectStore('historyParts').openCursor()
+        req.onsuccess = () => resolve((req.result?.value as { rows: Row[] }).rows[0] as Row)
         req.onerror = () => reject(req.error ?? new Error('read failed'))
       })
+      const first = { ...row, storeId: row.storeId ?? row.raw.store_id }
       tx.objectStore('quarantine').put({
         connectionId: first.connectionId,
         id: `transaction_history|charge|${first.resourceId}`,

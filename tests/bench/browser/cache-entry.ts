@@ -6,6 +6,7 @@
  */
 import type { HistoryItem } from '../../../electron/shared/payment-api'
 import { ClosebookDb } from '../../../src/db/database'
+import { countHistory } from '../../../src/db/history-part-reads'
 import { daySummariesOf } from '../../../src/db/day-summaries'
 import { historyRecordOf } from '../../../src/db/history-record'
 import { HistoryRepository, type HistoryFilter } from '../../../src/db/history-repository'
@@ -107,7 +108,7 @@ async function run(args: CacheBenchArgs, at: (stage: string) => Promise<void>): 
     } else fillMs += performance.now() - t
     i += records.length
   }
-  const cached = await db.history.count()
+  const cached = await countHistory(db)
 
   /**
    * What the ledger does on a filter change (ledger-store refresh): load the first two blocks in one query,

@@ -14,6 +14,7 @@ import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-a
 import { createCache, setAppCacheForTests, type Cache } from '../../../src/db/cache'
 import { chargeRecordOf } from '../../../src/db/charge-record'
 import { ClosebookDb } from '../../../src/db/database'
+import { countHistory } from '../../../src/db/history-part-reads'
 import { historyRecordOf } from '../../../src/db/history-record'
 import { markDayOf, markDayRowsOf, putMarkDays } from '../../../src/db/marks-repository'
 import { fingerprintOf } from '../../../src/domain/fingerprint'
@@ -124,7 +125,7 @@ async function fill(args: MonthEndFillArgs): Promise<MonthEndFillResult> {
   for (let i = 0; i < rows.length; i += 30)
     await db.transaction('rw', db.markDays, () => putMarkDays(db.markDays, rows.slice(i, i + 30)))
   return {
-    cached: await db.history.count(),
+    cached: await countHistory(db),
     charges: args.charges,
     marks: marks.length,
     fillMs: Math.round(performance.now() - t),

@@ -13,6 +13,7 @@ import { Prng } from '../../../electron/sandbox/prng'
 import { diffCacheWithSandbox, type CacheDiff } from '../support/compare'
 import { startHarness } from '../support/harness'
 import { fetchQuarantinedAgain } from '../../../src/sync/quarantine-refetch'
+import { allHistory } from '../../../src/db/history-part-reads'
 
 export interface ConvergenceResult extends CacheDiff {
   seed: number
@@ -126,7 +127,7 @@ export async function convergenceRun(seed: number, records: number): Promise<Con
     if (crash === 'host') await h.startHost()
 
     // 2. The accountant marks some of what is cached.
-    const cached = await h.db.history.toArray()
+    const cached = await allHistory(h.db)
     const chosen = cached.filter(() => rng.chance(0.2)).slice(0, 25)
     const marks: MarkRecord[] = chosen.map((rec) => ({
       connectionId: h.connectionId,

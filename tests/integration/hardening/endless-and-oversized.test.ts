@@ -22,6 +22,7 @@ import {
   T0,
   type HostileService,
 } from './hostile-server'
+import { allHistory, countHistory } from '../../../src/db/history-part-reads'
 
 const MB = 1024 * 1024
 /** Requests any of these servers may answer in one test before it gives up answering: a guard failed. */
@@ -122,7 +123,7 @@ describe('a sync that would never end', () => {
     expect(stopped.map((p) => p.error?.reason)).toEqual(['cursor_repeated'])
     expect(h.requests()).toBe(3)
     // The two pages before the loop are stored; the checkpoint stays at the last good cursor.
-    expect(await db.history.count()).toBe(2)
+    expect(await countHistory(db)).toBe(2)
     expect((await store.loadPlan(h.connectionId))[0]?.cursor).toBe(idOf(9002))
     const text = say('en', stopMessage(stopped[0]?.error ?? null))
     expect(text).toMatch(/cursor it had already sent \(after 3 pages\).*what was stored before stays/)
@@ -139,7 +140,7 @@ describe('a sync that would never end', () => {
     const { result, db } = await h.sync()
     expect(result.partitions.map((p) => p.error?.reason)).toEqual(['too_dense'])
     expect(h.requests()).toBe(21)
-    expect(await db.history.count()).toBe(2_000)
+    expect(await countHistory(db)).toBe(2_000)
   }, 60_000)
 
   it('the same, at an instant far enough back that the partition is split: the parts share one bound', async () => {
@@ -207,7 +208,7 @@ describe('unbounded answers', () => {
     })
     const { result, db } = await h.sync()
     expect(result.partitions.map((p) => p.error?.reason)).toEqual(['too_many_items'])
-    expect(await db.history.count()).toBe(0)
+    expect(await countHistory(db)).toBe(0)
     expect(say('en', stopMessage(result.partitions[0]?.error ?? null))).toBe(
       'The payment service sent 30,000 items in a page of at most 100. The page was refused; nothing of it was stored.'.replace(
         '30,000',
@@ -232,7 +233,7 @@ describe('unbounded answers', () => {
     const measured = await peakMemory(() => h.sync())
     const { result, db } = measured.value
     expect(result.state).toBe('done')
-    const stored = await db.history.toArray()
+    const stored = await allHistory(db)
     expect(stored).toHaveLength(2)
     const byId = new Map(stored.map((r) => [r.raw.resource_id, r.raw]))
     expect(byId.get(idOf(1))?.metadata?.['blob']).toHaveLength(MAX_STORED_TEXT + 1)

@@ -1,5 +1,6 @@
 import { ChargesRepository } from '../../../src/db/charges-repository'
 import type { Harness } from './harness'
+import { historyInRange } from '../../../src/db/history-part-reads'
 
 export interface CacheDiff {
   /** Sandbox records absent from the cache. */
@@ -18,7 +19,7 @@ export async function diffCacheWithSandbox(h: Harness): Promise<CacheDiff> {
     [h.connectionId, -Infinity],
     [h.connectionId, Infinity],
   ] as const
-  const history = await h.db.history.where('[connectionId+createdAt]').between(range[0], range[1]).toArray()
+  const history = await historyInRange(h.db, h.connectionId, range[0][1], range[1][1])
   // Through the day rows, as month-end reads a period: a charge they miss counts as missing.
   const charges = await new ChargesRepository(h.db).inRange(h.connectionId, -Infinity, Infinity)
   const cached = new Map<string, unknown>()

@@ -16,6 +16,7 @@ import {
 } from '../../../src/sync/sync-engine'
 import { diffCacheWithSandbox } from '../support/compare'
 import { startHarness, type Harness } from '../support/harness'
+import { allHistory } from '../../../src/db/history-part-reads'
 
 const SINCE = Date.parse('2026-07-01T00:00:00Z')
 const HOUR = 3600_000
@@ -212,17 +213,19 @@ describe('changeable records are re-checked, however old', () => {
     const refunded = await h.store.staleRefundedCharges(h.connectionId, 0, Date.now() + HOUR)
     expect(refunded).toEqual([])
     // The real service's element names its id `refund_id`: rewritten so, the charges are still up to date.
-    const rows = await h.db.history.toArray()
+    const rows = await allHistory(h.db)
     const charge = rows.find((r) => r.type === 'charge' && (r.raw.user_data?.refunds?.length ?? 0) > 0)
     if (!charge) throw new Error('no refunded charge')
     const realShape = (charge.raw.user_data?.refunds ?? []).map(({ id, ...rest }) => ({
       refund_id: id,
       ...rest,
     }))
-    await h.db.history.put({
-      ...charge,
-      raw: { ...charge.raw, user_data: { ...charge.raw.user_data, refunds: realShape } },
-    })
+    const { writer } = h.store
+    await h.db.transaction('rw', writer.historyTables(), () =>
+      writer.putHistory([
+        { ...charge, raw: { ...charge.raw, user_data: { ...charge.raw.user_data, refunds: realShape } } },
+      ]),
+    )
     expect(await h.store.staleRefundedCharges(h.connectionId, 0, Date.now() + HOUR)).toEqual([])
   }, 60_000)
 })

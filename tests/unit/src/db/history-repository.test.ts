@@ -1,4 +1,3 @@
-import Dexie from 'dexie'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf, matchesSearch } from '../../../../src/db/history-record'
@@ -29,6 +28,7 @@ import {
   storedMarks,
   uuid,
 } from './fixtures'
+import { allHistory, countHistory } from '../../../../src/db/history-part-reads'
 
 const fingerprint = (r: HistoryRecord): string => `${r.amount}|${r.currency}|${r.status}`
 
@@ -64,7 +64,7 @@ describe('putPage', () => {
   it('writes records and the checkpoint together', async () => {
     const res = await repo.putPage(CONN, [record(1), record(2)], checkpoint({ cursor: uuid(2), records: 2 }))
     expect(res).toEqual({ written: 2, flagged: [] })
-    expect(await db.history.count()).toBe(2)
+    expect(await countHistory(db)).toBe(2)
     expect((await db.checkpoints.get([CONN, checkpoint().partitionId]))?.cursor).toBe(uuid(2))
   })
 
@@ -81,7 +81,7 @@ describe('putPage', () => {
     const updated = record(1, { metadata: { order_id: 'ORD-NEW' } })
     await repo.putPage(CONN, [updated], checkpoint({ cursor: uuid(1) }))
 
-    expect(await db.history.count()).toBe(1)
+    expect(await countHistory(db)).toBe(1)
     expect((await repo.get(CONN, original.key))?.orderRef).toBe('ORD-NEW')
     // Fingerprint unchanged: the mark is exactly as the accountant left it.
     expect(await markOf(original)).toEqual(m)
@@ -128,7 +128,7 @@ describe('putPage', () => {
       failing.putPage(CONN, [record(1, { amount: 5 }), record(2)], checkpoint({ cursor: 'after' })),
     ).rejects.toThrow('boom')
 
-    expect(await db.history.count()).toBe(1)
+    expect(await countHistory(db)).toBe(1)
     expect((await repo.get(CONN, r1.key))?.amount).toBe(r1.amount)
     expect((await db.checkpoints.get([CONN, checkpoint().partitionId]))?.cursor).toBe('before')
     expect((await markOf(r1))?.changedSinceReconciled).toBe(0)
@@ -138,13 +138,13 @@ describe('putPage', () => {
   it('rolls back the records when the checkpoint cannot be stored', async () => {
     const bad = { ...checkpoint(), partitionId: undefined } as unknown as ReturnType<typeof checkpoint>
     await expect(repo.putPage(CONN, [record(1)], bad)).rejects.toThrow()
-    expect(await db.history.count()).toBe(0)
+    expect(await countHistory(db)).toBe(0)
     expect(await db.checkpoints.count()).toBe(0)
   })
 
   it('rejects a page that mixes connections', async () => {
     await expect(repo.putPage(CONN, [record(1, {}, 'other')], checkpoint())).rejects.toThrow(/connection/)
-    expect(await db.history.count()).toBe(0)
+    expect(await countHistory(db)).toBe(0)
   })
 })
 
@@ -304,9 +304,7 @@ describe('queries', () => {
     )
     await repo.putPage(CONN, spread, checkpoint())
     const year = { connectionId: CONN, from: T0, to: T0 + 400 * DAY }
-    const all = (await db.history.toArray()).sort(
-      (a, b) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : 1),
-    )
+    const all = (await allHistory(db)).sort((a, b) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : 1))
     const ofStore2 = all.filter((r) => r.storeId === STORE_2)
     expect(ofStore2).toHaveLength(6 + 37)
     expect(await repo.count({ ...year, storeId: STORE_2 })).toBe(6 + 37)
@@ -326,32 +324,33 @@ describe('queries', () => {
     )
   })
 
-  it('stores rows that give the field indexes no entry, but for refunds and statuses that can still change', async () => {
+  it('files records in day parts as lean rows: a key entry each, refund entries for refunds, status entries only for statuses that can still change', async () => {
     const pending = record(30, { status: 'pending' })
     const refund = record(31, { type: 'refund', charge_id: uuid(1) })
     await repo.putPage(CONN, [pending, refund], checkpoint())
-    const entries = (index: string) =>
-      db.history
-        .where(index)
-        .between([CONN, Dexie.minKey, Dexie.minKey], [CONN, Dexie.maxKey, Dexie.maxKey])
-        .primaryKeys()
-    expect(await entries('[connectionId+storeId+createdAt]')).toEqual([])
-    expect(await entries('[connectionId+currency+createdAt]')).toEqual([])
-    expect(await entries('[connectionId+mode+createdAt]')).toEqual([])
-    const refundKeys = (await db.history.toArray())
-      .filter((r) => r.type === 'refund')
-      .map((r) => [CONN, r.key])
-    expect(await entries('[connectionId+type+createdAt]')).toEqual(expect.arrayContaining(refundKeys))
-    expect(await entries('[connectionId+type+createdAt]')).toHaveLength(refundKeys.length)
-    const changeable = (await db.history.toArray()).filter((r) => isChangeableStatus(r.status))
-    expect(changeable.map((r) => r.key)).toContain(pending.key)
-    expect((await entries('[connectionId+status+createdAt]')).length).toBe(changeable.length)
-    expect(
-      await db.history
-        .where('[connectionId+chargeId]')
-        .between([CONN, Dexie.minKey], [CONN, Dexie.maxKey])
-        .primaryKeys(),
-    ).toHaveLength(refundKeys.length)
+    const all = await allHistory(db)
+    expect(await db.history.count()).toBe(0)
+    const entries = (index: string) => db.historyParts.orderBy(index).keys()
+    expect(await entries('keys')).toHaveLength(all.length)
+    const refunds = all.filter((r) => r.type === 'refund')
+    expect(refunds.map((r) => r.key)).toContain(refund.key)
+    expect(await entries('refundKeys')).toEqual(
+      expect.arrayContaining(refunds.map((r) => [CONN, r.chargeId])),
+    )
+    expect(await entries('refundKeys')).toHaveLength(refunds.length)
+    expect(await entries('refundTimes')).toHaveLength(refunds.length)
+    const changeable = new Set(all.filter((r) => isChangeableStatus(r.status)).map((r) => r.status))
+    expect(changeable).toContain('pending')
+    const statuses = (await entries('facets')).flatMap((k) => {
+      const [, facet, value] = k as unknown as [string, string, string]
+      return facet === 'status' ? [value] : []
+    })
+    expect(new Set(statuses)).toEqual(changeable)
+    for (const part of await db.historyParts.toArray())
+      for (const row of part.rows) {
+        expect(row.storeId).toBeUndefined()
+        expect(row.currency).toBeUndefined()
+      }
     // And every read gives the whole record back.
     expect(await repo.get(CONN, pending.key)).toEqual(pending)
     expect(await repo.getMany(CONN, [refund.key])).toEqual([refund])
@@ -368,7 +367,7 @@ describe('queries', () => {
     })
     expect(target).toEqual(markTargetOf(changed))
     expect(await db.dayDigests.toArray()).toEqual(
-      dayDigestRowsOf([...(await db.history.toArray())]).sort(
+      dayDigestRowsOf([...(await allHistory(db))]).sort(
         (a, b) => a.connectionId.localeCompare(b.connectionId) || a.day - b.day,
       ),
     )

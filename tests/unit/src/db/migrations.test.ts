@@ -26,10 +26,12 @@ import expectedV8 from './migrations/expected-v8.json'
 
 /**
  * What the released v8 code left, plus the tables later versions add empty (v10: the charge days and
- * parts; v11: the payout tables; v12: the team workspace).
+ * parts; v11: the payout tables; v12: the team workspace; v15: the history's day parts, which leave
+ * the records in `history`).
  */
 const expected = {
   ...expectedV8,
+  historyParts: [],
   chargeDays: [],
   chargeParts: [],
   payoutTransfers: [],

@@ -6,7 +6,9 @@
  * synced, charge list included, and marked through its own code: full rows up to v8, rows that leave
  * their item fields to `raw` from v9, the charge list in day parts from v10). The fresh cache gets the
  * same history items and charge-list items through today's sync store, then the same marks (marks are
- * the accountant's, not synced).
+ * the accountant's, not synced). Versions 13 and 14 converted no data, so a v14 cache is the v12 one opened
+ * by them: its records are rows of `history`, and v15 keeps them there until sync writes them again into
+ * day parts, so a cache holding both answers the same too.
  */
 import Dexie from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
@@ -55,14 +57,22 @@ function cacheOf(version: number): Record<string, object[]> {
 
 type Deps = { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }
 
-/** A cache as version `version` left it, opened by today's code (its upgrade steps run). */
-async function upgradedCache(version: number): Promise<ClosebookDb> {
+/**
+ * A cache as version `version` left it, opened by today's code (its upgrade steps run); `openedBy`: first
+ * opened by that later version's code.
+ */
+async function upgradedCache(version: number, openedBy?: number): Promise<ClosebookDb> {
   const deps: Deps = { indexedDB: new IDBFactory(), IDBKeyRange }
   const old = new Dexie('closebook', deps)
   for (const step of MIGRATIONS.slice(0, version)) old.version(step.version).stores(step.stores)
   await old.open()
   for (const [table, rows] of Object.entries(cacheOf(version))) await old.table(table).bulkAdd(rows)
   old.close()
+  if (openedBy !== undefined) {
+    const between = new ClosebookDb('closebook', deps, { upToVersion: openedBy })
+    await between.open()
+    between.close()
+  }
   const db = new ClosebookDb('closebook', deps)
   await db.open()
   return db
@@ -113,7 +123,19 @@ function pagesOf<Row extends { connectionId: string; syncedAt: number }>(
 async function freshlySynced(version: number, upgraded: ClosebookDb): Promise<ClosebookDb> {
   const db = new ClosebookDb('closebook', { indexedDB: new IDBFactory(), IDBKeyRange })
   await db.open()
-  const rows = cacheOf(version)['history'] as CachedRow[]
+  await syncHistory(db, cacheOf(version)['history'] as CachedRow[])
+  for (const page of pagesOf(cachedCharges(version))) {
+    const cp = { ...partitionOf(page.connectionId, 'charges'), done: true }
+    const store = new CacheSyncStore(db)
+    await store.putPage({ resource: 'charges', items: page.rows.map((c) => c.raw) }, cp, page.syncedAt)
+  }
+  await db.markDays.clear()
+  await db.markDays.bulkPut(await upgraded.markDays.toArray())
+  return db
+}
+
+/** `rows`' items written through today's sync store, a page per connection and sync time. */
+async function syncHistory(db: ClosebookDb, rows: readonly CachedRow[]): Promise<void> {
   const store = new CacheSyncStore(db)
   for (const connectionId of new Set(rows.map((r) => r.connectionId)))
     await store.savePlan(connectionId, [partitionOf(connectionId, 'transaction_history')])
@@ -122,13 +144,6 @@ async function freshlySynced(version: number, upgraded: ClosebookDb): Promise<Cl
     const items = page.rows.map((r) => r.raw)
     await store.putPage({ resource: 'transaction_history', items }, cp, page.syncedAt)
   }
-  for (const page of pagesOf(cachedCharges(version))) {
-    const cp = { ...partitionOf(page.connectionId, 'charges'), done: true }
-    await store.putPage({ resource: 'charges', items: page.rows.map((c) => c.raw) }, cp, page.syncedAt)
-  }
-  await db.markDays.clear()
-  await db.markDays.bulkPut(await upgraded.markDays.toArray())
-  return db
 }
 
 /** A record as the app reads it, without the fields of old rows that nothing reads any more. */
@@ -272,4 +287,36 @@ describe('a cache of each released schema, once opened', () => {
       fresh.close()
     })
   }
+})
+
+describe('a v14 cache at v15: records in rows of `history` until sync writes them again', () => {
+  it('answers every query as a fresh sync does, with its records in rows, in day parts, or some in each', async () => {
+    const rows = cacheOf(12)['history'] as CachedRow[]
+    const upgraded = await upgradedCache(12, 14)
+    const fresh = await freshlySynced(12, upgraded)
+    const expected = await answers(fresh, rows)
+    // Opened at v15, nothing moved: every record is still a row of `history`, and answers as before.
+    expect(await upgraded.history.count()).toBe(rows.length)
+    expect(await upgraded.historyParts.count()).toBe(0)
+    expect(await answers(upgraded, rows)).toEqual(expected)
+    // Sync writes some of them again (c3's and every second record of the others): those leave `history`.
+    // (The marks are put back as they were: a fixture's mark may flag on a sync, which is not storage.)
+    const marks = await upgraded.markDays.toArray()
+    const resync = async (some: readonly CachedRow[]) => {
+      await syncHistory(upgraded, some)
+      await upgraded.markDays.clear()
+      await upgraded.markDays.bulkPut(marks)
+    }
+    const again = rows.filter((r, i) => r.connectionId === 'c3' || i % 2 === 0)
+    await resync(again)
+    expect(await upgraded.history.count()).toBe(rows.length - again.length)
+    expect(await upgraded.historyParts.count()).toBeGreaterThan(0)
+    expect(await answers(upgraded, rows)).toEqual(expected)
+    // And all of them: none is left in rows.
+    await resync(rows)
+    expect(await upgraded.history.count()).toBe(0)
+    expect(await answers(upgraded, rows)).toEqual(expected)
+    upgraded.close()
+    fresh.close()
+  })
 })

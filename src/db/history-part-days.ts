@@ -1,0 +1,85 @@
+/**
+ * History a UTC day at a time, for a backup's pass over it in time order (backup-write.ts): which
+ * connections hold history, the next day holding any of a connection's records, and a run of days' records,
+ * each the union of the day parts and the rows of `history` from before them (history-parts.ts).
+ */
+import Dexie from 'dexie'
+import type { HistoryRecord } from '../domain/records'
+import { searchDayOf } from './history-record'
+import type { HistoryTables } from './history-parts'
+import { merged, recordsOf } from './history-part-reads'
+
+const DAY_MS = 86_400_000
+
+/** Every connection holding history (parts or older rows), in id order: one key read per connection. */
+export async function historyConnections(tables: HistoryTables): Promise<string[]> {
+  const ids = new Set<string>()
+  for (const table of [tables.historyParts, tables.history] as const) {
+    let after: string | null = null
+    for (;;) {
+      const [key] = (await (
+        after === null ? table.orderBy(':id') : table.where(':id').above([after, Dexie.maxKey])
+      )
+        .limit(1)
+        .primaryKeys()) as unknown as [string][]
+      if (!key) break
+      ids.add(key[0])
+      after = key[0]
+    }
+  }
+  return [...ids].sort()
+}
+
+/** The first UTC day from `from` on holding any of a connection's records; null when none. */
+export async function nextHistoryDay(
+  tables: HistoryTables,
+  connectionId: string,
+  from: number,
+  older: boolean,
+): Promise<number | null> {
+  const [part] = await tables.historyParts
+    .where('[connectionId+day+part]')
+    .between([connectionId, from], [connectionId, Dexie.maxKey])
+    .limit(1)
+    .primaryKeys()
+  let day = part ? part[1] : null
+  if (older) {
+    const row = await tables.history
+      .where('[connectionId+createdAt]')
+      .between([connectionId, from === 0 ? -Infinity : from * DAY_MS], [connectionId, Infinity], true, false)
+      .first()
+    if (row) {
+      const rowDay = Math.max(from, searchDayOf(row.createdAt))
+      if (day === null || rowDay < day) day = rowDay
+    }
+  }
+  return day
+}
+
+/** A connection's records of UTC days [lo, hi), by time then key: parts and (`older`) older rows. */
+export async function historyOfDays(
+  tables: HistoryTables,
+  connectionId: string,
+  lo: number,
+  hi: number,
+  older: boolean,
+): Promise<HistoryRecord[]> {
+  const [parts, rows] = await Promise.all([
+    tables.historyParts
+      .where('[connectionId+day+part]')
+      .between([connectionId, lo], [connectionId, hi])
+      .toArray(),
+    older
+      ? tables.history
+          .where('[connectionId+createdAt]')
+          .between(
+            [connectionId, lo === 0 ? -Infinity : lo * DAY_MS],
+            [connectionId, hi * DAY_MS],
+            true,
+            false,
+          )
+          .toArray()
+      : [],
+  ])
+  return merged(parts.flatMap(recordsOf), rows)
+}
