@@ -23,6 +23,7 @@ import type {
   ChargeDayRecord,
   ChargePartRecord,
   DayDigestRecord,
+  DaySummaryRecord,
   DayTokensRecord,
   MarkDayRecord,
   SettingRecord,
@@ -122,6 +123,7 @@ export interface GenerationTables {
   markDays: Table<MarkDayRecord, [string, number]>
   dayDigests: Table<DayDigestRecord, [string, number]>
   dayTokens: Table<DayTokensRecord, [string, number, number]>
+  daySummaries: Table<DaySummaryRecord, [string, number]>
   audit: Table<AuditRow, number>
 }
 
@@ -189,6 +191,9 @@ export class ClosebookDb extends Dexie {
   }
   get dayTokens(): GenerationTables['dayTokens'] {
     return this.live('dayTokens')
+  }
+  get daySummaries(): GenerationTables['daySummaries'] {
+    return this.live('daySummaries')
   }
   get audit(): GenerationTables['audit'] {
     return this.live('audit')

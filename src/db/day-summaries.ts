@@ -1,8 +1,10 @@
 /**
- * Day summaries of the day digests, kept in memory per cache: for each connection × UTC day, how many
- * records share each combination of the filter fields (store, type, status, currency, mode, brand). A
- * count over whole days adds up the combinations its field tests pass instead of reading and decoding
- * every digest of the period; only the days its range cuts (and days not yet summarised) are read.
+ * Day summaries of the day digests: for each connection × UTC day, how many records share each
+ * combination of the filter fields (store, type, status, currency, mode, brand). They are stored beside
+ * the digests (`daySummaries`, written with them: day-digests.ts) and kept in memory per cache once read.
+ * A count over whole days adds up the combinations its field tests pass instead of reading and decoding
+ * every digest of the period; only the days its range cuts (and days of a cache written before the
+ * stored summaries, which have none) are read from their digests.
  *
  * A day's summary is dropped when its digest row is written (either generation slot), and all of them
  * when the live generation moves, from this window or another (table-changes.ts); a summary built from
@@ -11,18 +13,10 @@
 import type { RecordDigest } from '../domain/records'
 import type { ClosebookDb } from './database'
 import type { RangeSet } from 'dexie'
+import type { FieldCombo } from './storage-rows'
 import { watchTableKeys, watchTables } from './table-changes'
 
-/** The fields a field filter tests (history-filter.ts fieldTests), and how many of a day's records share them. */
-export interface FieldCombo {
-  storeId: string
-  type: RecordDigest['type']
-  status: string
-  currency: string
-  mode: RecordDigest['mode']
-  brand: string
-  n: number
-}
+export type { FieldCombo } from './storage-rows'
 
 /** How many of `records` share each combination of the filter fields. */
 export function summaryOf(records: readonly RecordDigest[]): FieldCombo[] {

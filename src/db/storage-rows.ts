@@ -20,6 +20,28 @@ export interface DayDigestRecord {
   records: RecordDigest[]
 }
 
+/** The fields a field filter tests (history-filter.ts fieldTests), and how many of a day's records share them. */
+export interface FieldCombo {
+  storeId: string
+  type: RecordDigest['type']
+  status: string
+  currency: string
+  mode: RecordDigest['mode']
+  brand: string
+  n: number
+}
+
+/**
+ * Storage row (schema v16, `daySummaries`): how many of a connection's records of one UTC day share each
+ * combination of the filter fields, in the order of their first record in the day's digest row. Written
+ * with that digest row, by the same writer (day-digests.ts), so the two always describe the same records.
+ */
+export interface DaySummaryRecord {
+  connectionId: string
+  day: number
+  combos: FieldCombo[]
+}
+
 /**
  * The compact columns of a charge day row (charge-columns.ts): entry `i` of each is a field of charge
  * `ids[i]`, what Month-end's summary and cross-check read of it.

@@ -14,6 +14,7 @@ import { v11 } from './v11'
 import { v12 } from './v12'
 import { v13 } from './v13'
 import { v14 } from './v14'
+import { v16 } from './v16'
 
 export const MIGRATIONS: readonly MigrationStep[] = [
   v1,
@@ -30,5 +31,6 @@ export const MIGRATIONS: readonly MigrationStep[] = [
   v12,
   v13,
   v14,
+  v16,
 ]
 export type { MigrationProgress, MigrationStep, ReportMigrationProgress } from './step'

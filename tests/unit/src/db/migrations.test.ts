@@ -26,7 +26,8 @@ import expectedV8 from './migrations/expected-v8.json'
 
 /**
  * What the released v8 code left, plus the tables later versions add empty (v10: the charge days and
- * parts; v11: the payout tables; v12: the team workspace).
+ * parts; v11: the payout tables; v12: the team workspace; v16: the day summaries, which days written
+ * before do without).
  */
 const expected = {
   ...expectedV8,
@@ -44,6 +45,7 @@ const expected = {
   teamRefused: [],
   teamAudit: [],
   teamState: [],
+  daySummaries: [],
 }
 
 const { changedToday } = vi.hoisted(() => ({
