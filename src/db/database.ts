@@ -24,9 +24,9 @@ import type {
   ChargePartRecord,
   DayDigestRecord,
   DaySummaryRecord,
-  DayTokensRecord,
   MarkDayRecord,
   SettingRecord,
+  StoredDayTokensRow,
 } from './storage-rows'
 import { GENERATION_TABLE_NAMES, TABLE_NAMES, type GenerationTableName, type TableName } from './schema'
 import type { BankAccount, TransferStatusChange } from '../domain/payouts'
@@ -122,7 +122,8 @@ export interface GenerationTables {
   chargeParts: Table<ChargePartRecord, [string, number, number]>
   markDays: Table<MarkDayRecord, [string, number]>
   dayDigests: Table<DayDigestRecord, [string, number]>
-  dayTokens: Table<DayTokensRecord, [string, number, number]>
+  /** Read through tokenColumnsOf (day-tokens.ts): a row is packed or, written before, plain columns. */
+  dayTokens: Table<StoredDayTokensRow, [string, number, number]>
   daySummaries: Table<DaySummaryRecord, [string, number]>
   audit: Table<AuditRow, number>
 }

@@ -85,9 +85,10 @@ export interface ChargePartRecord {
 }
 
 /**
- * Storage row (schema v7, `dayTokens`): the search tokens of up to TOKEN_PART_SIZE records of one
+ * A `dayTokens` part as the search reads it: the search tokens of up to TOKEN_PART_SIZE records of one
  * connection × UTC day, in no particular order (day-tokens.ts). `texts[i]` holds the tokens of record
  * `keys[i]`, created at `times[i]`, each preceded by a newline; `fields[i]` its store, type and so on.
+ * Stored so (schema v7) until the packed rows; rows written before keep this shape and read the same.
  */
 export interface DayTokensRecord {
   connectionId: string
@@ -99,6 +100,28 @@ export interface DayTokensRecord {
   /** The fields a search may be narrowed by: record i's TOKEN_ROW_FIELDS at i × 6 to i × 6 + 5. */
   fields: string[]
 }
+
+/**
+ * A `dayTokens` part as the history writer stores it now (day-tokens.ts packedTokenRowOf): the same
+ * columns, each but the times joined into one string, so reading a part clones a few values instead of
+ * one per key, text and field (about 4,600 for a full part, where that per-value cost set the search
+ * count's pace). Same key, same table: no schema step.
+ */
+export interface PackedDayTokensRecord {
+  connectionId: string
+  day: number
+  part: number
+  times: number[]
+  /** The keys, joined by a newline (a record key never holds one). */
+  keyText: string
+  /** The texts, joined by two newlines (a text never holds two in a row: no token is empty). */
+  text: string
+  /** The fields, joined by U+0001. */
+  fieldText: string
+}
+
+/** A stored `dayTokens` row, whichever shape wrote it. */
+export type StoredDayTokensRow = DayTokensRecord | PackedDayTokensRecord
 
 /**
  * Storage row of the marks (schema v6): a connection's marks on the records of one UTC day. A bulk mark

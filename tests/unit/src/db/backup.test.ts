@@ -13,7 +13,7 @@ import { chargeRecordOf } from '../../../../src/db/charge-record'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import { dayDigestRowsOf, daySummaryRowOf } from '../../../../src/db/day-digests'
-import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
+import { dayTokenRowsOf, tokenColumnsOf } from '../../../../src/db/day-tokens'
 import { HistoryRepository } from '../../../../src/db/history-repository'
 import { MarksRepository, ORPHAN_MARK_DAY } from '../../../../src/db/marks-repository'
 import type { AuditEntry, HistoryRecord } from '../../../../src/domain/records'
@@ -116,7 +116,7 @@ describe('backup', () => {
     )
     // So is the search index: the restored records are found, the old cache's are not.
     expect(await other.dayTokens.toArray()).toEqual(dayTokenRowsOf(await db.history.toArray()))
-    expect((await other.dayTokens.toArray()).flatMap((r) => r.keys)).toHaveLength(3)
+    expect((await other.dayTokens.toArray()).flatMap((r) => tokenColumnsOf(r).keys)).toHaveLength(3)
     expect(await countTables(other)).toEqual({
       connections: 1,
       stores: 1,

@@ -6,7 +6,7 @@ import { ChargesRepository } from '../../../../src/db/charges-repository'
 import { chargeDayRowsOf } from '../../../../src/db/charge-days'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { dayDigestRowsOf, daySummaryRowOf } from '../../../../src/db/day-digests'
-import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
+import { dayTokenRowsOf, tokenColumnsOf } from '../../../../src/db/day-tokens'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import { HistoryWriter } from '../../../../src/db/history-writer'
 import type { HistoryRecord } from '../../../../src/domain/records'
@@ -37,10 +37,10 @@ async function expectIndexesOf(held: HistoryRecord[]): Promise<void> {
   expect(sort(await db.dayDigests.toArray())).toEqual(sort(dayDigestRowsOf(held)))
   // Each digest row's summary, as counting it whole would give.
   expect(sort(await db.daySummaries.toArray())).toEqual(sort(dayDigestRowsOf(held).map(daySummaryRowOf)))
-  const tokens = sort(await db.dayTokens.toArray())
+  const tokens = sort((await db.dayTokens.toArray()).map((row) => tokenColumnsOf(row)))
   const keysOf = (rows: typeof tokens) =>
     rows.flatMap((r) => r.keys.map((k) => `${r.connectionId}|${r.day}|${k}`))
-  const fresh = sort(dayTokenRowsOf(held))
+  const fresh = sort(dayTokenRowsOf(held).map((row) => tokenColumnsOf(row)))
   expect(keysOf(tokens).sort()).toEqual(keysOf(fresh).sort())
   expect(tokens.flatMap((r) => r.texts).sort()).toEqual(fresh.flatMap((r) => r.texts).sort())
 }
