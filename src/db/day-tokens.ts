@@ -59,6 +59,36 @@ export function tokenTextOf(r: Pick<HistoryRecord, 'connectionId' | 'createdAt' 
 const KEY_JOIN = '\n'
 const TEXT_JOIN = SEPARATOR + SEPARATOR
 const FIELD_JOIN = '\u0001'
+const COMBO_JOIN = '\u0002'
+
+/**
+ * A part's fields as its distinct combinations (each FIELD_COUNT values joined, joined in turn) and, per
+ * record, its combination's number as one character: a part of a day's records shares a few dozen.
+ */
+function fieldCombosOf(
+  fields: readonly string[],
+  records: number,
+): { fieldCombos: string; fieldIndex: string } {
+  const combos: string[] = []
+  const numbers = new Map<string, number>()
+  let fieldIndex = ''
+  for (let i = 0; i < records; i++) {
+    const combo = fields.slice(i * FIELD_COUNT, (i + 1) * FIELD_COUNT).join(FIELD_JOIN)
+    let n = numbers.get(combo)
+    if (n === undefined) numbers.set(combo, (n = combos.push(combo) - 1))
+    fieldIndex += String.fromCharCode(n)
+  }
+  return { fieldCombos: combos.join(COMBO_JOIN), fieldIndex }
+}
+
+/** The fields fieldCombosOf packed, record by record. */
+function fieldsOfCombos(row: PackedDayTokensRecord): string[] {
+  const combos = row.fieldCombos.split(COMBO_JOIN).map((c) => c.split(FIELD_JOIN))
+  const fields: string[] = []
+  for (let i = 0; i < row.fieldIndex.length; i++)
+    for (const value of combos[row.fieldIndex.charCodeAt(i)] ?? []) fields.push(value)
+  return fields
+}
 
 /**
  * The row the writer stores for a part: packed (PackedDayTokensRecord), or the columns as they are when a
@@ -70,7 +100,9 @@ export function packedTokenRowOf(part: DayTokensRecord): StoredDayTokensRow {
     keys.length > 0 &&
     keys.every((k) => !k.includes(KEY_JOIN)) &&
     texts.every((t) => !t.includes(TEXT_JOIN) && !t.endsWith(SEPARATOR)) &&
-    fields.every((f) => !f.includes(FIELD_JOIN))
+    keys.length <= 0xffff &&
+    fields.length === keys.length * FIELD_COUNT &&
+    fields.every((f) => !f.includes(FIELD_JOIN) && !f.includes(COMBO_JOIN))
   if (!packable) return part
   return {
     connectionId,
@@ -79,7 +111,7 @@ export function packedTokenRowOf(part: DayTokensRecord): StoredDayTokensRow {
     times,
     keyText: keys.join(KEY_JOIN),
     text: texts.join(TEXT_JOIN),
-    fieldText: fields.join(FIELD_JOIN),
+    ...fieldCombosOf(fields, keys.length),
   }
 }
 
@@ -102,7 +134,7 @@ export function tokenColumnsOf(
     keys: row.keyText.split(KEY_JOIN) as RecordKey[],
     times,
     texts: row.text.split(TEXT_JOIN),
-    fields: fields === 'with fields' ? row.fieldText.split(FIELD_JOIN) : [],
+    fields: fields === 'with fields' ? fieldsOfCombos(row) : [],
   }
   if (columns.keys.length !== times.length || columns.texts.length !== times.length)
     throw new Error(`token part ${connectionId} ${day}/${part} does not unpack to ${times.length} records`)

@@ -103,9 +103,9 @@ export interface DayTokensRecord {
 
 /**
  * A `dayTokens` part as the history writer stores it now (day-tokens.ts packedTokenRowOf): the same
- * columns, each but the times joined into one string, so reading a part clones a few values instead of
- * one per key, text and field (about 4,600 for a full part, where that per-value cost set the search
- * count's pace). Same key, same table: no schema step.
+ * columns, the keys and texts each joined into one string and the fields as their distinct combinations,
+ * so reading a part clones a few values instead of one per key, text and field (about 4,600 for a full
+ * part, where that per-value cost set the search count's pace). Same key, same table: no schema step.
  */
 export interface PackedDayTokensRecord {
   connectionId: string
@@ -116,8 +116,10 @@ export interface PackedDayTokensRecord {
   keyText: string
   /** The texts, joined by two newlines (a text never holds two in a row: no token is empty). */
   text: string
-  /** The fields, joined by U+0001. */
-  fieldText: string
+  /** The distinct combinations of the records' fields: each one's values joined by U+0001, joined by U+0002. */
+  fieldCombos: string
+  /** Per record, the number of its combination in `fieldCombos`, as one UTF-16 code unit. */
+  fieldIndex: string
 }
 
 /** A stored `dayTokens` row, whichever shape wrote it. */

@@ -45,6 +45,7 @@ describe('packed token parts', () => {
   it('keeps a part whose values hold a joiner as plain columns, which read the same', () => {
     for (const columns of [
       part(['\na'], ['st\u0001ore', 'charge', 'successful', 'JPY', 'live', 'visa']),
+      part(['\na'], ['store', 'charge', 'successful', 'JPY', 'live', 'vi\u0002sa']),
       { ...part(['\na']), keys: ['charge:a\nb' as RecordKey] },
     ]) {
       const stored = packedTokenRowOf(columns)
