@@ -23,9 +23,9 @@ import type {
   ChargeDayRecord,
   ChargePartRecord,
   DayDigestRecord,
-  DaySummaryRecord,
   MarkDayRecord,
   SettingRecord,
+  StoredDaySummaryRow,
   StoredDayTokensRow,
 } from './storage-rows'
 import { GENERATION_TABLE_NAMES, TABLE_NAMES, type GenerationTableName, type TableName } from './schema'
@@ -124,7 +124,7 @@ export interface GenerationTables {
   dayDigests: Table<DayDigestRecord, [string, number]>
   /** Read through tokenColumnsOf (day-tokens.ts): a row is packed or, written before, plain columns. */
   dayTokens: Table<StoredDayTokensRow, [string, number, number]>
-  daySummaries: Table<DaySummaryRecord, [string, number]>
+  daySummaries: Table<StoredDaySummaryRow, [string, number]>
   audit: Table<AuditRow, number>
 }
 

@@ -7,22 +7,25 @@
  */
 import type { Table } from 'dexie'
 import { fingerprintOf } from '../domain/fingerprint'
-import { summaryOf } from './day-summaries'
+import { packedSummaryRowOf, summaryOf } from './day-summaries'
 import { byDayAndKey, byTimeThenKey, searchDayOf } from './history-record'
 import type { HistoryRecord, MarkTarget, RecordDigest, RecordKey } from '../domain/records'
-import type { DayDigestRecord, DaySummaryRecord } from './storage-rows'
+import type { DayDigestRecord, StoredDaySummaryRow } from './storage-rows'
 
 type DayKey = [string, number]
 
 /** The tables a write of day digests keeps in step: the digest rows and their summaries. */
 export interface DigestTables {
   dayDigests: Table<DayDigestRecord, DayKey>
-  daySummaries: Table<DaySummaryRecord, DayKey>
+  daySummaries: Table<StoredDaySummaryRow, DayKey>
 }
 
-/** The summary row of a digest row (its records as stored, so the same row always gives the same summary). */
-export function daySummaryRowOf(row: DayDigestRecord): DaySummaryRecord {
-  return { connectionId: row.connectionId, day: row.day, combos: summaryOf(row.records) }
+/**
+ * The stored summary row of a digest row (from its records as stored, so the same row always gives the
+ * same summary).
+ */
+export function daySummaryRowOf(row: DayDigestRecord): StoredDaySummaryRow {
+  return packedSummaryRowOf({ connectionId: row.connectionId, day: row.day, combos: summaryOf(row.records) })
 }
 
 /**

@@ -13,7 +13,12 @@
 import type { RecordDigest } from '../domain/records'
 import type { ClosebookDb } from './database'
 import type { RangeSet } from 'dexie'
-import type { FieldCombo } from './storage-rows'
+import type {
+  DaySummaryRecord,
+  FieldCombo,
+  PackedDaySummaryRecord,
+  StoredDaySummaryRow,
+} from './storage-rows'
 import { watchTableKeys, watchTables } from './table-changes'
 
 export type { FieldCombo } from './storage-rows'
@@ -37,6 +42,51 @@ export function summaryOf(records: readonly RecordDigest[]): FieldCombo[] {
       })
   }
   return [...combos.values()]
+}
+
+const VALUE_JOIN = '\u0001'
+const COMBO_JOIN = '\u0002'
+const comboValues = (c: FieldCombo): string[] => [c.storeId, c.type, c.status, c.currency, c.mode, c.brand]
+
+/** The stored row of a day's summary: packed, or plain when one of its values holds a joiner. */
+export function packedSummaryRowOf(row: DaySummaryRecord): StoredDaySummaryRow {
+  const { connectionId, day, combos } = row
+  const values = combos.map(comboValues)
+  if (
+    combos.length === 0 ||
+    values.some((v) => v.some((x) => x.includes(VALUE_JOIN) || x.includes(COMBO_JOIN)))
+  )
+    return row
+  return {
+    connectionId,
+    day,
+    comboText: values.map((v) => v.join(VALUE_JOIN)).join(COMBO_JOIN),
+    counts: combos.map((c) => c.n),
+  }
+}
+
+const isPacked = (row: StoredDaySummaryRow): row is PackedDaySummaryRecord => 'comboText' in row
+
+/** A stored summary's combinations, whichever shape it was stored in. */
+export function combosOfRow(row: StoredDaySummaryRow): FieldCombo[] {
+  if (!isPacked(row)) return row.combos
+  const combos = row.comboText.split(COMBO_JOIN).map((text, i): FieldCombo => {
+    const [storeId = '', type, status = '', currency = '', mode, brand = ''] = text.split(VALUE_JOIN)
+    return {
+      storeId,
+      type: type as FieldCombo['type'],
+      status,
+      currency,
+      mode: mode as FieldCombo['mode'],
+      brand,
+      n: row.counts[i] ?? 0,
+    }
+  })
+  if (combos.length !== row.counts.length)
+    throw new Error(
+      `day summary ${row.connectionId} ${row.day} does not unpack to ${row.counts.length} combinations`,
+    )
+  return combos
 }
 
 /** The summaries of one cache (ClosebookDb), by connection and day. */

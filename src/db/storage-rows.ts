@@ -32,15 +32,31 @@ export interface FieldCombo {
 }
 
 /**
- * Storage row (schema v16, `daySummaries`): how many of a connection's records of one UTC day share each
- * combination of the filter fields, in the order of their first record in the day's digest row. Written
- * with that digest row, by the same writer (day-digests.ts), so the two always describe the same records.
+ * A day's summary (schema v16, `daySummaries`): how many of a connection's records of one UTC day share
+ * each combination of the filter fields, in the order of their first record in the day's digest row.
+ * Stored with that digest row, by the same writer (day-digests.ts), so the two always describe the same
+ * records; stored in this shape only when a value holds a joiner of the packed one.
  */
 export interface DaySummaryRecord {
   connectionId: string
   day: number
   combos: FieldCombo[]
 }
+
+/**
+ * A `daySummaries` row as the digest writer stores it (day-summaries.ts packedSummaryRowOf): the combos'
+ * fields in one string (a combo's six values joined by U+0001, combos joined by U+0002) and their counts,
+ * so reading a year of days clones two values a day instead of seven a combination.
+ */
+export interface PackedDaySummaryRecord {
+  connectionId: string
+  day: number
+  comboText: string
+  counts: number[]
+}
+
+/** A stored `daySummaries` row: packed, or plain when a value holds a joiner. */
+export type StoredDaySummaryRow = DaySummaryRecord | PackedDaySummaryRecord
 
 /**
  * The compact columns of a charge day row (charge-columns.ts): entry `i` of each is a field of charge

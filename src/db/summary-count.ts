@@ -8,7 +8,7 @@
  */
 import type { DayCounts } from './day-counts'
 import type { DigestTables } from './day-digests'
-import { summaryOf, type DaySummaries, type FieldCombo } from './day-summaries'
+import { combosOfRow, summaryOf, type DaySummaries, type FieldCombo } from './day-summaries'
 import { fieldTests, type HistoryFilter } from './history-filter'
 import { searchDayOf } from './history-record'
 
@@ -65,8 +65,9 @@ export async function countFromSummaries(
       .toArray()
     for (const row of stored) {
       if (!wholeDay(row.day, from, to)) continue
-      summaries.put(version, connectionId, row.day, row.combos)
-      counted.set(row.day, countCombos(row.combos))
+      const combos = combosOfRow(row)
+      summaries.put(version, connectionId, row.day, combos)
+      counted.set(row.day, countCombos(combos))
     }
   }
   const unread = notHeld.filter((day) => !counted.has(day))

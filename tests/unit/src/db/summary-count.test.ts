@@ -1,7 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { restoreBackupFile } from '../../../../src/db/backup-stream'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { DaySummaries, daySummariesOf } from '../../../../src/db/day-summaries'
+import {
+  DaySummaries,
+  combosOfRow,
+  daySummariesOf,
+  packedSummaryRowOf,
+  summaryOf,
+} from '../../../../src/db/day-summaries'
+import { recordDigestOf } from '../../../../src/db/day-digests'
 import { fieldTests } from '../../../../src/db/history-filter'
 import { historyRecordOf, searchDayOf } from '../../../../src/db/history-record'
 import { HistoryRepository, type HistoryFilter } from '../../../../src/db/history-repository'
@@ -222,6 +229,19 @@ describe('counts from day summaries', () => {
     } finally {
       restored.close()
     }
+  })
+
+  it('stores a summary packed, or plain when a value holds a joiner, and reads either back the same', () => {
+    const combos = summaryOf(records.map(recordDigestOf))
+    expect(combos.length).toBeGreaterThan(10)
+    const packed = packedSummaryRowOf({ connectionId: CONN, day: 1, combos })
+    expect(packed).toHaveProperty('comboText')
+    expect(combosOfRow(packed)).toEqual(combos)
+    const odd = combos.map((c, i) => (i === 3 ? { ...c, brand: 'vi\u0002sa' } : c))
+    const plain = packedSummaryRowOf({ connectionId: CONN, day: 1, combos: odd })
+    expect(plain).not.toHaveProperty('comboText')
+    expect(combosOfRow(plain)).toEqual(odd)
+    expect(() => combosOfRow({ ...packed, counts: [1] })).toThrow(/does not unpack to 1 combinations/)
   })
 
   it('keeps no summary built from a read that a write may have overtaken', () => {
