@@ -188,7 +188,7 @@ export async function stagePage(
   const table = rows[0]?.table
   if (!table) return
   const { next } = rules
-  const dayRows = { dayDigests: next.dayDigests, dayTokens: next.dayTokens }
+  const dayRows = { dayDigests: next.dayDigests, daySummaries: next.daySummaries, dayTokens: next.dayTokens }
   const chargeRows = { chargeDays: next.chargeDays, chargeParts: next.chargeParts }
   const scope = [
     ...db.stagedTables(),

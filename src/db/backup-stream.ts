@@ -102,7 +102,7 @@ async function stageDayRows(
   }
   // The history writer owns the day rows, the next generation's included.
   const writer = new HistoryWriter(db)
-  const history = { dayDigests: next.dayDigests, dayTokens: next.dayTokens }
+  const history = { dayDigests: next.dayDigests, daySummaries: next.daySummaries, dayTokens: next.dayTokens }
   // What the read filed before the file left time order is filed again, whole days at a time.
   const ids = [...connectionIds.history]
   if (ids.length > 0) await db.transaction('rw', Object.values(history), () => writer.clearFreshDays(history))

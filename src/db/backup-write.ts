@@ -28,9 +28,9 @@ import type {
   ChargeDayRecord,
   ChargePartRecord,
   DayDigestRecord,
-  DayTokensRecord,
   MarkDayRecord,
   SettingRecord,
+  StoredDayTokensRow,
 } from './storage-rows'
 
 export const PAGE_ROWS = 2_000
@@ -43,7 +43,7 @@ export const PAGE_ROWS = 2_000
  */
 const ROW_WEIGHT: Readonly<Record<string, (row: never) => number>> = {
   dayDigests: (r: DayDigestRecord) => r.records.length,
-  dayTokens: (r: DayTokensRecord) => r.keys.length,
+  dayTokens: (r: StoredDayTokensRow) => r.times.length,
   markDays: (r: MarkDayRecord) => r.marks.length,
   chargeDays: (r: ChargeDayRecord) => r.ids.length,
   chargeParts: (r: ChargePartRecord) => r.charges.length,

@@ -24,9 +24,10 @@ import type {
   ChargeDayRecord,
   ChargePartRecord,
   DayDigestRecord,
-  DayTokensRecord,
   MarkDayRecord,
   SettingRecord,
+  StoredDaySummaryRow,
+  StoredDayTokensRow,
 } from './storage-rows'
 import { GENERATION_TABLE_NAMES, TABLE_NAMES, type GenerationTableName, type TableName } from './schema'
 import type { BankAccount, TransferStatusChange } from '../domain/payouts'
@@ -124,7 +125,9 @@ export interface GenerationTables {
   chargeParts: Table<ChargePartRecord, [string, number, number]>
   markDays: Table<MarkDayRecord, [string, number]>
   dayDigests: Table<DayDigestRecord, [string, number]>
-  dayTokens: Table<DayTokensRecord, [string, number, number]>
+  /** Read through tokenColumnsOf (day-tokens.ts): a row is packed or, written before, plain columns. */
+  dayTokens: Table<StoredDayTokensRow, [string, number, number]>
+  daySummaries: Table<StoredDaySummaryRow, [string, number]>
   audit: Table<AuditRow, number>
 }
 
@@ -195,6 +198,9 @@ export class ClosebookDb extends Dexie {
   }
   get dayTokens(): GenerationTables['dayTokens'] {
     return this.live('dayTokens')
+  }
+  get daySummaries(): GenerationTables['daySummaries'] {
+    return this.live('daySummaries')
   }
   get audit(): GenerationTables['audit'] {
     return this.live('audit')

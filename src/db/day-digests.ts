@@ -2,15 +2,47 @@
  * Day digests (schema v6, `dayDigests`): per connection × UTC day, the filter fields, time and
  * fingerprint of every record of that day (RecordDigest). Every write of history keeps them in step —
  * sync's putPage, restore, the v6 migration, clearing a connection's synced data — so whole-filter work
- * reads a few day rows instead of thousands of records.
+ * reads a few day rows instead of thousands of records. Since schema v16 each digest row is written
+ * with its summary (`daySummaries`, putDigestRows), the one way this module writes them.
  */
 import type { Table } from 'dexie'
 import { fingerprintOf } from '../domain/fingerprint'
+import { packedSummaryRowOf, summaryOf } from './day-summaries'
 import { byDayAndKey, byTimeThenKey, searchDayOf } from './history-record'
 import type { HistoryRecord, MarkTarget, RecordDigest, RecordKey } from '../domain/records'
-import type { DayDigestRecord } from './storage-rows'
+import type { DayDigestRecord, StoredDaySummaryRow } from './storage-rows'
 
 type DayKey = [string, number]
+
+/** The tables a write of day digests keeps in step: the digest rows and their summaries. */
+export interface DigestTables {
+  dayDigests: Table<DayDigestRecord, DayKey>
+  daySummaries: Table<StoredDaySummaryRow, DayKey>
+}
+
+/**
+ * The stored summary row of a digest row (from its records as stored, so the same row always gives the
+ * same summary).
+ */
+export function daySummaryRowOf(row: DayDigestRecord): StoredDaySummaryRow {
+  return packedSummaryRowOf({ connectionId: row.connectionId, day: row.day, combos: summaryOf(row.records) })
+}
+
+/**
+ * Writes whole digest rows and their summaries (`add`: into tables built from scratch, failing on a key
+ * already there). In a transaction that includes both tables, so a summary never outlives its row's
+ * version. Both requests go out together, with no await between them.
+ */
+export function putDigestRows(
+  tables: DigestTables,
+  rows: readonly DayDigestRecord[],
+  how: 'put' | 'add' = 'put',
+): Promise<unknown> {
+  const summaries = rows.map(daySummaryRowOf)
+  return how === 'add'
+    ? Promise.all([tables.dayDigests.bulkAdd(rows), tables.daySummaries.bulkAdd(summaries)])
+    : Promise.all([tables.dayDigests.bulkPut(rows), tables.daySummaries.bulkPut(summaries)])
+}
 
 export function recordDigestOf(r: HistoryRecord): RecordDigest {
   return {
@@ -59,23 +91,24 @@ export function dayDigestRowsOf(records: Iterable<HistoryRecord>): DayDigestReco
 
 /**
  * Replaces the digests of `records` (one connection's page) in their day rows: read the days touched,
- * merge by key, write them back. In a transaction that includes `table` and writes the records.
+ * merge by key, write them back with their summaries. In a transaction that includes both tables and
+ * writes the records.
  */
 export async function putDigests(
-  table: Table<DayDigestRecord, DayKey>,
+  tables: DigestTables,
   connectionId: string,
   records: readonly HistoryRecord[],
 ): Promise<void> {
   if (records.length === 0) return
   const byDay = byDayAndKey(records, recordDigestOf)
   const days = [...byDay.keys()]
-  const stored = await table.bulkGet(days.map((d): DayKey => [connectionId, d]))
+  const stored = await tables.dayDigests.bulkGet(days.map((d): DayKey => [connectionId, d]))
   const rows = days.map((day, i): DayDigestRecord => {
     const fresh = byDay.get(day) as Map<RecordKey, RecordDigest>
     const kept = (stored[i]?.records ?? []).filter((d) => !fresh.has(d.key))
     return { connectionId, day, records: [...kept, ...fresh.values()].sort(byTimeThenKey) }
   })
-  await table.bulkPut(rows)
+  await putDigestRows(tables, rows)
 }
 
 /**

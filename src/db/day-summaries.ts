@@ -1,8 +1,10 @@
 /**
- * Day summaries of the day digests, kept in memory per cache: for each connection × UTC day, how many
- * records share each combination of the filter fields (store, type, status, currency, mode, brand). A
- * count over whole days adds up the combinations its field tests pass instead of reading and decoding
- * every digest of the period; only the days its range cuts (and days not yet summarised) are read.
+ * Day summaries of the day digests: for each connection × UTC day, how many records share each
+ * combination of the filter fields (store, type, status, currency, mode, brand). They are stored beside
+ * the digests (`daySummaries`, written with them: day-digests.ts) and kept in memory per cache once read.
+ * A count over whole days adds up the combinations its field tests pass instead of reading and decoding
+ * every digest of the period; only the days its range cuts (and days of a cache written before the
+ * stored summaries, which have none) are read from their digests.
  *
  * A day's summary is dropped when its digest row is written (either generation slot), and all of them
  * when the live generation moves, from this window or another (table-changes.ts); a summary built from
@@ -11,18 +13,15 @@
 import type { RecordDigest } from '../domain/records'
 import type { ClosebookDb } from './database'
 import type { RangeSet } from 'dexie'
+import type {
+  DaySummaryRecord,
+  FieldCombo,
+  PackedDaySummaryRecord,
+  StoredDaySummaryRow,
+} from './storage-rows'
 import { watchTableKeys, watchTables } from './table-changes'
 
-/** The fields a field filter tests (history-filter.ts fieldTests), and how many of a day's records share them. */
-export interface FieldCombo {
-  storeId: string
-  type: RecordDigest['type']
-  status: string
-  currency: string
-  mode: RecordDigest['mode']
-  brand: string
-  n: number
-}
+export type { FieldCombo } from './storage-rows'
 
 /** How many of `records` share each combination of the filter fields. */
 export function summaryOf(records: readonly RecordDigest[]): FieldCombo[] {
@@ -43,6 +42,51 @@ export function summaryOf(records: readonly RecordDigest[]): FieldCombo[] {
       })
   }
   return [...combos.values()]
+}
+
+const VALUE_JOIN = '\u0001'
+const COMBO_JOIN = '\u0002'
+const comboValues = (c: FieldCombo): string[] => [c.storeId, c.type, c.status, c.currency, c.mode, c.brand]
+
+/** The stored row of a day's summary: packed, or plain when one of its values holds a joiner. */
+export function packedSummaryRowOf(row: DaySummaryRecord): StoredDaySummaryRow {
+  const { connectionId, day, combos } = row
+  const values = combos.map(comboValues)
+  if (
+    combos.length === 0 ||
+    values.some((v) => v.some((x) => x.includes(VALUE_JOIN) || x.includes(COMBO_JOIN)))
+  )
+    return row
+  return {
+    connectionId,
+    day,
+    comboText: values.map((v) => v.join(VALUE_JOIN)).join(COMBO_JOIN),
+    counts: combos.map((c) => c.n),
+  }
+}
+
+const isPacked = (row: StoredDaySummaryRow): row is PackedDaySummaryRecord => 'comboText' in row
+
+/** A stored summary's combinations, whichever shape it was stored in. */
+export function combosOfRow(row: StoredDaySummaryRow): FieldCombo[] {
+  if (!isPacked(row)) return row.combos
+  const combos = row.comboText.split(COMBO_JOIN).map((text, i): FieldCombo => {
+    const [storeId = '', type, status = '', currency = '', mode, brand = ''] = text.split(VALUE_JOIN)
+    return {
+      storeId,
+      type: type as FieldCombo['type'],
+      status,
+      currency,
+      mode: mode as FieldCombo['mode'],
+      brand,
+      n: row.counts[i] ?? 0,
+    }
+  })
+  if (combos.length !== row.counts.length)
+    throw new Error(
+      `day summary ${row.connectionId} ${row.day} does not unpack to ${row.counts.length} combinations`,
+    )
+  return combos
 }
 
 /** The summaries of one cache (ClosebookDb), by connection and day. */

@@ -9,7 +9,7 @@
 import type { Table } from 'dexie'
 import { bareSearchTokensOf, byDayAndKey, searchDayOf } from './history-record'
 import type { HistoryRecord, RecordKey } from '../domain/records'
-import type { DayTokensRecord } from './storage-rows'
+import type { DayTokensRecord, PackedDayTokensRecord, StoredDayTokensRow } from './storage-rows'
 
 /**
  * Records per part. Sync appends a page to its day's last part, so a page rewrites one part of a few
@@ -55,6 +55,100 @@ export function tokenTextOf(r: Pick<HistoryRecord, 'connectionId' | 'createdAt' 
   return text
 }
 
+/** Joins a packed row's keys, texts and fields (PackedDayTokensRecord). */
+const KEY_JOIN = '\n'
+const TEXT_JOIN = SEPARATOR + SEPARATOR
+const FIELD_JOIN = '\u0001'
+const COMBO_JOIN = '\u0002'
+
+/**
+ * A part's fields as its distinct combinations (each FIELD_COUNT values joined, joined in turn) and, per
+ * record, its combination's number as one character: a part of a day's records shares a few dozen.
+ */
+function fieldCombosOf(
+  fields: readonly string[],
+  records: number,
+): { fieldCombos: string; fieldIndex: string } {
+  const combos: string[] = []
+  const numbers = new Map<string, number>()
+  let fieldIndex = ''
+  for (let i = 0; i < records; i++) {
+    const combo = fields.slice(i * FIELD_COUNT, (i + 1) * FIELD_COUNT).join(FIELD_JOIN)
+    let n = numbers.get(combo)
+    if (n === undefined) numbers.set(combo, (n = combos.push(combo) - 1))
+    fieldIndex += String.fromCharCode(n)
+  }
+  return { fieldCombos: combos.join(COMBO_JOIN), fieldIndex }
+}
+
+/** The fields fieldCombosOf packed, record by record. */
+function fieldsOfCombos(row: PackedDayTokensRecord): string[] {
+  const combos = row.fieldCombos.split(COMBO_JOIN).map((c) => c.split(FIELD_JOIN))
+  const fields: string[] = []
+  for (let i = 0; i < row.fieldIndex.length; i++)
+    for (const value of combos[row.fieldIndex.charCodeAt(i)] ?? []) fields.push(value)
+  return fields
+}
+
+/**
+ * The row the writer stores for a part: packed (PackedDayTokensRecord), or the columns as they are when a
+ * value holds its column's joiner (never from the API's ids and fields; kept exact all the same).
+ */
+export function packedTokenRowOf(part: DayTokensRecord): StoredDayTokensRow {
+  const { connectionId, day, part: n, keys, times, texts, fields } = part
+  const packable =
+    keys.length > 0 &&
+    keys.every((k) => !k.includes(KEY_JOIN)) &&
+    texts.every((t) => !t.includes(TEXT_JOIN) && !t.endsWith(SEPARATOR)) &&
+    keys.length <= 0xffff &&
+    fields.length === keys.length * FIELD_COUNT &&
+    fields.every((f) => !f.includes(FIELD_JOIN) && !f.includes(COMBO_JOIN))
+  if (!packable) return part
+  return {
+    connectionId,
+    day,
+    part: n,
+    times,
+    keyText: keys.join(KEY_JOIN),
+    text: texts.join(TEXT_JOIN),
+    ...fieldCombosOf(fields, keys.length),
+  }
+}
+
+const isPacked = (row: StoredDayTokensRow): row is PackedDayTokensRecord => 'keyText' in row
+
+/**
+ * A stored part as columns, whichever shape it was written in. 'without fields' leaves a packed part's
+ * fields out (empty) where nothing tests them: splitting them is most of the work of reading it.
+ */
+export function tokenColumnsOf(
+  row: StoredDayTokensRow,
+  fields: 'with fields' | 'without fields' = 'with fields',
+): DayTokensRecord {
+  if (!isPacked(row)) return row
+  const { connectionId, day, part, times } = row
+  const columns: DayTokensRecord = {
+    connectionId,
+    day,
+    part,
+    keys: row.keyText.split(KEY_JOIN) as RecordKey[],
+    times,
+    texts: row.text.split(TEXT_JOIN),
+    fields: fields === 'with fields' ? fieldsOfCombos(row) : [],
+  }
+  if (columns.keys.length !== times.length || columns.texts.length !== times.length)
+    throw new Error(`token part ${connectionId} ${day}/${part} does not unpack to ${times.length} records`)
+  return columns
+}
+
+/**
+ * Whether any record of a stored part may match every term: false only when some term occurs nowhere in
+ * a packed part's text (one native search over the part, instead of a test per record).
+ */
+export function partMayMatch(row: StoredDayTokensRow, terms: readonly string[]): boolean {
+  return !isPacked(row) || terms.every((t) => row.text.includes(SEPARATOR + t))
+}
+
 /** Does a record's token text match every term (searchTermsOf)? */
 export function tokenTextMatches(text: string, terms: readonly string[]): boolean {
   return terms.every((t) => text.includes(SEPARATOR + t))
@@ -85,7 +179,13 @@ function entryOf(r: HistoryRecord): Entry {
   }
 }
 
-function partsOf(connectionId: string, day: number, entries: readonly Entry[], partSize: number, first = 0) {
+function partsOf(
+  connectionId: string,
+  day: number,
+  entries: readonly Entry[],
+  partSize: number,
+  first = 0,
+): DayTokensRecord[] {
   const rows: DayTokensRecord[] = []
   for (let i = 0; i < entries.length; i += partSize) {
     const slice = entries.slice(i, i + partSize)
@@ -116,13 +216,16 @@ export class DayTokensCollector {
     group.entries.push(entryOf(r))
   }
 
-  rows(): DayTokensRecord[] {
-    return [...this.#days.values()].flatMap((g) => partsOf(g.connectionId, g.day, g.entries, this.partSize))
+  /** The parts, as the writer stores them (packedTokenRowOf). */
+  rows(): StoredDayTokensRow[] {
+    return [...this.#days.values()].flatMap((g) =>
+      partsOf(g.connectionId, g.day, g.entries, this.partSize).map(packedTokenRowOf),
+    )
   }
 }
 
-/** Builds the parts of `records` from scratch (restore). */
-export function dayTokenRowsOf(records: Iterable<HistoryRecord>): DayTokensRecord[] {
+/** Builds the stored parts of `records` from scratch (restore). */
+export function dayTokenRowsOf(records: Iterable<HistoryRecord>): StoredDayTokensRow[] {
   const collector = new DayTokensCollector()
   for (const r of records) collector.add(r)
   return collector.rows()
@@ -134,17 +237,18 @@ export function dayTokenRowsOf(records: Iterable<HistoryRecord>): DayTokensRecor
  * parts that change are written. In a transaction that includes `table` and writes the records.
  */
 export async function putTokens(
-  table: Table<DayTokensRecord, PartKey>,
+  table: Table<StoredDayTokensRow, PartKey>,
   connectionId: string,
   records: readonly HistoryRecord[],
   partSize = TOKEN_PART_SIZE,
 ): Promise<void> {
   const written = await Promise.all(
     [...byDayAndKey(records, entryOf)].map(async ([day, fresh]) => {
-      const parts = await table
+      const stored = await table
         .where('[connectionId+day+part]')
         .between(...dayPartsRange(connectionId, day))
         .toArray()
+      const parts = stored.map((row) => tokenColumnsOf(row))
       const changed = new Set<DayTokensRecord>()
       for (const part of parts) {
         for (let i = 0; i < part.keys.length; i++) {
@@ -173,5 +277,5 @@ export async function putTokens(
       return [...changed, ...partsOf(connectionId, day, rest, partSize, last ? last.part + 1 : 0)]
     }),
   )
-  await table.bulkPut(written.flat())
+  await table.bulkPut(written.flat().map(packedTokenRowOf))
 }

@@ -93,7 +93,7 @@ export class HistoryRepository {
     const { db } = this
     return db.transaction(
       'r',
-      [...this.recordTables(), db.markDays, db.dayTokens, db.dayDigests],
+      [...this.recordTables(), db.markDays, db.dayTokens, db.dayDigests, db.daySummaries],
       async () => {
         if (query.reconciled === 'changed') {
           const rows = await this.changedRows(query)
@@ -124,7 +124,7 @@ export class HistoryRepository {
       return keyTest ? all.filter((r) => keyTest(r.key)) : all
     }
     const byDay =
-      counts ?? (query.offset > 0 ? await countFromSummaries(db.dayDigests, daySummariesOf(db), query) : null)
+      counts ?? (query.offset > 0 ? await countFromSummaries(db, daySummariesOf(db), query) : null)
     return this.digestPage(query, byDay)
   }
 
@@ -211,10 +211,9 @@ export class HistoryRepository {
   async countByDay(filter: HistoryFilter): Promise<DayCounts | null> {
     if (!pagedByDigests(filter)) return null
     const { db } = this
-    return db.transaction('r', [db.markDays, db.dayDigests], async () => {
+    return db.transaction('r', [db.markDays, db.dayDigests, db.daySummaries], async () => {
       // Without a reconciled state the day summaries answer for every day the range covers whole.
-      if (filter.reconciled === undefined)
-        return countFromSummaries(db.dayDigests, daySummariesOf(db), filter)
+      if (filter.reconciled === undefined) return countFromSummaries(db, daySummariesOf(db), filter)
       const days: { day: number; n: number }[] = []
       let total = 0
       await this.eachDigest(filter, (_, day) => {
@@ -230,21 +229,18 @@ export class HistoryRepository {
   /** How many records the same filter matches (for the ledger's pager and totals). */
   async count(filter: HistoryFilter): Promise<number> {
     const { db } = this
-    return db.transaction(
-      'r',
-      [...this.recordTables(), db.markDays, db.dayDigests, db.dayTokens],
-      async () => {
-        if (filter.reconciled === 'changed') return (await this.changedRows(filter)).length
-        const terms = searchTermsOf(filter.search ?? '')
-        if (terms.length > 0) return (await this.search(filter, terms, 'asc', Infinity)).length
-        if (filter.reconciled === undefined)
-          return (await countFromSummaries(db.dayDigests, daySummariesOf(db), filter)).total
-        // A row per day, not an index entry per record checked against its record (~0.1 ms each at 500k).
-        let n = 0
-        await this.eachDigest(filter, () => void n++)
-        return n
-      },
-    )
+    const tables = [...this.recordTables(), db.markDays, db.dayDigests, db.daySummaries, db.dayTokens]
+    return db.transaction('r', tables, async () => {
+      if (filter.reconciled === 'changed') return (await this.changedRows(filter)).length
+      const terms = searchTermsOf(filter.search ?? '')
+      if (terms.length > 0) return (await this.search(filter, terms, 'asc', Infinity)).length
+      if (filter.reconciled === undefined)
+        return (await countFromSummaries(db, daySummariesOf(db), filter)).total
+      // A row per day, not an index entry per record checked against its record (~0.1 ms each at 500k).
+      let n = 0
+      await this.eachDigest(filter, () => void n++)
+      return n
+    })
   }
 
   /**

@@ -4,10 +4,17 @@
  */
 import type { RecordDigest, RecordKey } from '../domain/records'
 import type { ClosebookDb } from './database'
-import { dayPartsRange, tokenFieldsTest, tokenTextMatches, TOKEN_PART_SIZE } from './day-tokens'
+import {
+  dayPartsRange,
+  partMayMatch,
+  tokenColumnsOf,
+  tokenFieldsTest,
+  tokenTextMatches,
+  TOKEN_PART_SIZE,
+} from './day-tokens'
 import { nextBatch, type HistoryFilter } from './history-filter'
 import { byTimeThenKey, searchDayOf } from './history-record'
-import type { DayTokensRecord } from './storage-rows'
+import type { StoredDayTokensRow } from './storage-rows'
 
 /** Sizes of the search's reads and writes; tests make them small to drive every path on a small set. */
 export interface SearchLimits {
@@ -36,10 +43,10 @@ export interface SearchHit {
   digest?: RecordDigest
 }
 
-/** One UTC day's token rows. */
+/** One UTC day's token rows, as stored. */
 interface TokenDay {
   day: number
-  parts: DayTokensRecord[]
+  parts: StoredDayTokensRow[]
 }
 
 /**
@@ -79,7 +86,10 @@ export async function searchHits(
     days.forEach(({ parts }, i) => {
       let digestOf: Map<RecordKey, RecordDigest> | undefined
       const dayHits: SearchHit[] = []
-      for (const part of parts) {
+      for (const row of parts) {
+        // A packed part that lacks a term anywhere is passed over without unpacking it.
+        if (!partMayMatch(row, terms)) continue
+        const part = tokenColumnsOf(row, fieldsTest ? 'with fields' : 'without fields')
         for (let j = 0; j < part.keys.length; j++) {
           const createdAt = part.times[j] as number
           if (createdAt < from || createdAt >= to) continue

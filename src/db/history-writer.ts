@@ -18,7 +18,7 @@ import {
   putChargeDays,
   type ChargeDayTables,
 } from './charge-days'
-import { dayDigestRowsOf, putDigests } from './day-digests'
+import { dayDigestRowsOf, putDigestRows, putDigests, type DigestTables } from './day-digests'
 import { dayTokenRowsOf, putTokens, TOKEN_PART_SIZE } from './day-tokens'
 import { clearHistory, HISTORY_PART_SIZE, historyPartRowsOf, putHistoryParts } from './history-parts'
 import { flagChangedMarks } from './marks-repository'
@@ -45,6 +45,9 @@ function byConnection<R extends { connectionId: string }>(records: readonly R[])
   return groups
 }
 
+/** The day-index tables a restore builds from scratch (a generation's slot): digests, summaries, tokens. */
+export type FreshDayTables = DigestTables & { dayTokens: Table }
+
 /** One page of a sync: its history or charge-list records and its checkpoint (putPages). */
 export type PageWrite = { connectionId: string; checkpoint: SyncCheckpoint } & (
   | { resource: 'transaction_history'; records: readonly HistoryRecord[] }
@@ -66,7 +69,7 @@ export class HistoryWriter {
   /** The tables a write of history records touches: a caller's own transaction must include them. */
   historyTables(): Table[] {
     const { db } = this
-    return [db.history, db.historyParts, db.dayDigests, db.dayTokens, db.stores]
+    return [db.history, db.historyParts, db.dayDigests, db.daySummaries, db.dayTokens, db.stores]
   }
 
   /** The tables a write of charge-list records touches: a caller's own transaction must include them. */
@@ -135,7 +138,7 @@ export class HistoryWriter {
     const { db } = this
     for (const [connectionId, mine] of byConnection(records)) {
       await putHistoryParts(db, connectionId, mine, this.historyPartSize)
-      await putDigests(db.dayDigests, connectionId, mine)
+      await putDigests(db, connectionId, mine)
       await putTokens(db.dayTokens, connectionId, mine, this.partSize)
       await this.rememberStores(connectionId, mine)
     }
@@ -177,7 +180,7 @@ export class HistoryWriter {
   async addFresh(records: readonly HistoryRecord[]): Promise<void> {
     const { db } = this
     await db.historyParts.bulkAdd(historyPartRowsOf(records, this.historyPartSize))
-    await db.dayDigests.bulkAdd(dayDigestRowsOf(records))
+    await putDigestRows(db, dayDigestRowsOf(records), 'add')
     await db.dayTokens.bulkAdd(dayTokenRowsOf(records))
   }
 
@@ -186,17 +189,14 @@ export class HistoryWriter {
    * restore's staging copies (backup-stream.ts), which it then switches in whole. The same rows addFresh
    * writes, so staged and live indexes cannot differ. Joins the caller's transaction over both tables.
    */
-  async fileFreshDays(
-    records: readonly HistoryRecord[],
-    target: { dayDigests: Table; dayTokens: Table },
-  ): Promise<void> {
-    await target.dayDigests.bulkPut(dayDigestRowsOf(records))
+  async fileFreshDays(records: readonly HistoryRecord[], target: FreshDayTables): Promise<void> {
+    await putDigestRows(target, dayDigestRowsOf(records))
     await target.dayTokens.bulkPut(dayTokenRowsOf(records))
   }
 
   /** Empties day tables being built from scratch (a restore's next generation). In a transaction over both. */
-  async clearFreshDays(target: { dayDigests: Table; dayTokens: Table }): Promise<void> {
-    await Promise.all([target.dayDigests.clear(), target.dayTokens.clear()])
+  async clearFreshDays(target: FreshDayTables): Promise<void> {
+    await Promise.all([target.dayDigests.clear(), target.daySummaries.clear(), target.dayTokens.clear()])
   }
 
   /**
@@ -275,6 +275,7 @@ export class HistoryWriter {
     const [lo, hi] = connectionBounds(connectionId)
     await clearHistory(db, connectionId)
     await db.dayDigests.where('[connectionId+day]').between(lo, hi).delete()
+    await db.daySummaries.where('[connectionId+day]').between(lo, hi).delete()
     await db.dayTokens.where('[connectionId+day+part]').between(lo, hi).delete()
     await db.charges.where('[connectionId+id]').between(lo, hi).delete()
     await db.chargeDays.where('[connectionId+day]').between(lo, hi).delete()

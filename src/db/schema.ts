@@ -3,7 +3,7 @@
  * version steps that lead here are in migrations/ (one frozen file per version); a test checks that the
  * last step's stores are exactly these. A schema change adds a step there and updates this file.
  */
-export const CURRENT_VERSION = 15
+export const CURRENT_VERSION = 16
 
 export const CURRENT_SCHEMA = {
   connections: 'id',
@@ -43,6 +43,11 @@ export const CURRENT_SCHEMA = {
   dayDigests: '[connectionId+day]',
   /** Per connection × UTC day part, the search tokens of up to 512 records (day-tokens.ts). */
   dayTokens: '[connectionId+day+part]',
+  /**
+   * Per connection × UTC day, how many records share each combination of the filter fields
+   * (day-summaries.ts): written with the day's digests; a day without one is counted from its digests.
+   */
+  daySummaries: '[connectionId+day]',
   /** One row per action, found by record or period through tags carrying their connection. */
   audit: '++seq, [connectionId+at], *keyTags, *periodTags',
   checkpoints: '[connectionId+partitionId]',
@@ -95,6 +100,7 @@ export const CURRENT_SCHEMA = {
   alt_markDays: '[connectionId+day], [connectionId+changed]',
   alt_dayDigests: '[connectionId+day]',
   alt_dayTokens: '[connectionId+day+part]',
+  alt_daySummaries: '[connectionId+day]',
   alt_audit: '++seq, [connectionId+at], *keyTags, *periodTags',
   /**
    * A restore's staging copies of the small tables (v9, v10; v13 dropped those of the generation tables):
@@ -132,6 +138,7 @@ export const GENERATION_TABLE_NAMES = [
   'markDays',
   'dayDigests',
   'dayTokens',
+  'daySummaries',
   'audit',
 ] as const satisfies readonly TableName[]
 export type GenerationTableName = (typeof GENERATION_TABLE_NAMES)[number]
@@ -148,6 +155,7 @@ export const TABLE_NAMES = [
   'markDays',
   'dayDigests',
   'dayTokens',
+  'daySummaries',
   'audit',
   'checkpoints',
   'locks',

@@ -20,6 +20,44 @@ export interface DayDigestRecord {
   records: RecordDigest[]
 }
 
+/** The fields a field filter tests (history-filter.ts fieldTests), and how many of a day's records share them. */
+export interface FieldCombo {
+  storeId: string
+  type: RecordDigest['type']
+  status: string
+  currency: string
+  mode: RecordDigest['mode']
+  brand: string
+  n: number
+}
+
+/**
+ * A day's summary (schema v16, `daySummaries`): how many of a connection's records of one UTC day share
+ * each combination of the filter fields, in the order of their first record in the day's digest row.
+ * Stored with that digest row, by the same writer (day-digests.ts), so the two always describe the same
+ * records; stored in this shape only when a value holds a joiner of the packed one.
+ */
+export interface DaySummaryRecord {
+  connectionId: string
+  day: number
+  combos: FieldCombo[]
+}
+
+/**
+ * A `daySummaries` row as the digest writer stores it (day-summaries.ts packedSummaryRowOf): the combos'
+ * fields in one string (a combo's six values joined by U+0001, combos joined by U+0002) and their counts,
+ * so reading a year of days clones two values a day instead of seven a combination.
+ */
+export interface PackedDaySummaryRecord {
+  connectionId: string
+  day: number
+  comboText: string
+  counts: number[]
+}
+
+/** A stored `daySummaries` row: packed, or plain when a value holds a joiner. */
+export type StoredDaySummaryRow = DaySummaryRecord | PackedDaySummaryRecord
+
 /**
  * The compact columns of a charge day row (charge-columns.ts): entry `i` of each is a field of charge
  * `ids[i]`, what Month-end's summary and cross-check read of it.
@@ -63,9 +101,10 @@ export interface ChargePartRecord {
 }
 
 /**
- * Storage row (schema v7, `dayTokens`): the search tokens of up to TOKEN_PART_SIZE records of one
+ * A `dayTokens` part as the search reads it: the search tokens of up to TOKEN_PART_SIZE records of one
  * connection × UTC day, in no particular order (day-tokens.ts). `texts[i]` holds the tokens of record
  * `keys[i]`, created at `times[i]`, each preceded by a newline; `fields[i]` its store, type and so on.
+ * Stored so (schema v7) until the packed rows; rows written before keep this shape and read the same.
  */
 export interface DayTokensRecord {
   connectionId: string
@@ -77,6 +116,30 @@ export interface DayTokensRecord {
   /** The fields a search may be narrowed by: record i's TOKEN_ROW_FIELDS at i × 6 to i × 6 + 5. */
   fields: string[]
 }
+
+/**
+ * A `dayTokens` part as the history writer stores it now (day-tokens.ts packedTokenRowOf): the same
+ * columns, the keys and texts each joined into one string and the fields as their distinct combinations,
+ * so reading a part clones a few values instead of one per key, text and field (about 4,600 for a full
+ * part, where that per-value cost set the search count's pace). Same key, same table: no schema step.
+ */
+export interface PackedDayTokensRecord {
+  connectionId: string
+  day: number
+  part: number
+  times: number[]
+  /** The keys, joined by a newline (a record key never holds one). */
+  keyText: string
+  /** The texts, joined by two newlines (a text never holds two in a row: no token is empty). */
+  text: string
+  /** The distinct combinations of the records' fields: each one's values joined by U+0001, joined by U+0002. */
+  fieldCombos: string
+  /** Per record, the number of its combination in `fieldCombos`, as one UTF-16 code unit. */
+  fieldIndex: string
+}
+
+/** A stored `dayTokens` row, whichever shape wrote it. */
+export type StoredDayTokensRow = DayTokensRecord | PackedDayTokensRecord
 
 /**
  * Storage row of the marks (schema v6): a connection's marks on the records of one UTC day. A bulk mark

@@ -1,15 +1,16 @@
 /**
  * The count of a filter without search or reconciled state (range, equality fields, brand), per day,
- * from the day summaries (day-summaries.ts): a day the range covers whole is counted from its summary;
- * a day it cuts, or one not summarised yet, is read (and summarised for the next count). The same
- * numbers a walk of every digest gives, without decoding a month of digests on every filter change.
+ * from the day summaries (day-summaries.ts): a day the range covers whole is counted from its summary,
+ * held in memory or else read from its stored row (a small row per day); a day it cuts, or one without
+ * a stored summary (written before schema v16), is read from its digests (and summarised in memory for
+ * the next count). The same numbers a walk of every digest gives, without decoding a month of digests
+ * on every filter change, or on the first one.
  */
-import type { Table } from 'dexie'
 import type { DayCounts } from './day-counts'
-import { summaryOf, type DaySummaries, type FieldCombo } from './day-summaries'
+import type { DigestTables } from './day-digests'
+import { combosOfRow, summaryOf, type DaySummaries, type FieldCombo } from './day-summaries'
 import { fieldTests, type HistoryFilter } from './history-filter'
 import { searchDayOf } from './history-record'
-import type { DayDigestRecord } from './storage-rows'
 
 type DayKey = [string, number]
 
@@ -26,10 +27,10 @@ const wholeDay = (day: number, from: number, to: number): boolean =>
 
 /**
  * Per day, how many records the filter matches (its reconciled state and search are not tested: callers
- * send only filters without them). In a transaction that includes `table`.
+ * send only filters without them). In a transaction that includes both tables.
  */
 export async function countFromSummaries(
-  table: Table<DayDigestRecord, DayKey>,
+  tables: DigestTables,
   summaries: DaySummaries,
   filter: HistoryFilter,
 ): Promise<DayCounts> {
@@ -40,18 +41,36 @@ export async function countFromSummaries(
   const countCombos = (combos: readonly FieldCombo[]): number =>
     combos.reduce((n, c) => (tests.every((t) => t(c)) ? n + c.n : n), 0)
   // The days that hold records: keys only, no digest decoded.
+  const table = tables.dayDigests
   const keys = await table
     .where('[connectionId+day]')
     .between([connectionId, searchDayOf(from)], [connectionId, searchDayOf(to - 1)], true, true)
     .primaryKeys()
   const present = keys.map((k) => k[1])
   const counted = new Map<number, number>()
-  const unread: number[] = []
+  const notHeld: number[] = []
   for (const day of present) {
     const combos = wholeDay(day, from, to) ? summaries.get(connectionId, day) : undefined
     if (combos) counted.set(day, countCombos(combos))
-    else unread.push(day)
+    else notHeld.push(day)
   }
+  // The stored summaries of the whole days not held in memory: one range read of small rows.
+  const wanted = notHeld.filter((day) => wholeDay(day, from, to))
+  const first = wanted[0]
+  const last = wanted[wanted.length - 1]
+  if (first !== undefined && last !== undefined) {
+    const stored = await tables.daySummaries
+      .where('[connectionId+day]')
+      .between([connectionId, first], [connectionId, last], true, true)
+      .toArray()
+    for (const row of stored) {
+      if (!wholeDay(row.day, from, to)) continue
+      const combos = combosOfRow(row)
+      summaries.put(version, connectionId, row.day, combos)
+      counted.set(row.day, countCombos(combos))
+    }
+  }
+  const unread = notHeld.filter((day) => !counted.has(day))
   for (let i = 0; i < unread.length; i += READ_DAYS) {
     const batch = unread.slice(i, i + READ_DAYS)
     const rows = await table.bulkGet(batch.map((day): DayKey => [connectionId, day]))

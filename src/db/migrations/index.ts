@@ -15,6 +15,7 @@ import { v12 } from './v12'
 import { v13 } from './v13'
 import { v14 } from './v14'
 import { v15 } from './v15'
+import { v16 } from './v16'
 
 export const MIGRATIONS: readonly MigrationStep[] = [
   v1,
@@ -32,5 +33,6 @@ export const MIGRATIONS: readonly MigrationStep[] = [
   v13,
   v14,
   v15,
+  v16,
 ]
 export type { MigrationProgress, MigrationStep, ReportMigrationProgress } from './step'

@@ -92,9 +92,10 @@ async function backupRun(args: BackupBenchArgs): Promise<BackupRunResult> {
       after: { state: 'reconciled' },
     }))
     const days = new Map(records.map((r) => [r.key, markDayOf(r.createdAt)]))
-    await db.transaction('rw', [db.history, db.dayDigests, db.dayTokens, db.markDays, db.audit], async () => {
+    const tables = [db.history, db.dayDigests, db.daySummaries, db.dayTokens, db.markDays, db.audit]
+    await db.transaction('rw', tables, async () => {
       await db.history.bulkPut(records)
-      await putDigests(db.dayDigests, CONNECTION, records)
+      await putDigests(db, CONNECTION, records)
       await putTokens(db.dayTokens, CONNECTION, records)
       await putMarkDays(
         db.markDays,

@@ -7,7 +7,7 @@ import type { ChargeItem } from '../../../electron/shared/payment-api'
 import { CHARGE_PART_SIZE, chargeDayRowsOf } from '../../../src/db/charge-days'
 import { ChargesRepository } from '../../../src/db/charges-repository'
 import { dayDigestRowsOf } from '../../../src/db/day-digests'
-import { dayTokenRowsOf, TOKEN_PART_SIZE } from '../../../src/db/day-tokens'
+import { dayTokenRowsOf, tokenColumnsOf, TOKEN_PART_SIZE } from '../../../src/db/day-tokens'
 import { MarkingService } from '../../../src/db/marking-service'
 import { MarksRepository } from '../../../src/db/marks-repository'
 import type { MarkRecord, SyncCheckpoint } from '../../../src/domain/records'
@@ -90,13 +90,15 @@ async function expectCacheEqualsSandbox(h: Harness): Promise<void> {
   expect(digests).toEqual(dayDigestRowsOf(history).sort((a, b) => a.day - b.day))
   // And the search index files every record once, on its day, with its tokens (parts may differ in
   // arrangement: pages append to a day's last part).
-  const tokenRows = await h.db.dayTokens
-    .where('[connectionId+day+part]')
-    .between([h.connectionId, -Infinity], [h.connectionId, Infinity])
-    .toArray()
+  const tokenRows = (
+    await h.db.dayTokens
+      .where('[connectionId+day+part]')
+      .between([h.connectionId, -Infinity], [h.connectionId, Infinity])
+      .toArray()
+  ).map((row) => tokenColumnsOf(row))
   const filed = (rows: DayTokensRecord[]) =>
     rows.flatMap((r) => r.keys.map((key, i) => [r.day, key, r.times[i], r.texts[i]].join('|'))).sort()
-  expect(filed(tokenRows)).toEqual(filed(dayTokenRowsOf(history)))
+  expect(filed(tokenRows)).toEqual(filed(dayTokenRowsOf(history).map((row) => tokenColumnsOf(row))))
   expect(tokenRows.every((r) => r.keys.length > 0 && r.keys.length <= TOKEN_PART_SIZE)).toBe(true)
   // The charges' day rows file every charge once, on its day, with its time and store, in the part that
   // holds it (parts may differ in arrangement from a fresh build: pages append to a day's last part).

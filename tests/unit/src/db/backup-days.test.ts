@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { restoreBackupFile, streamBackup } from '../../../../src/db/backup-stream'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { dayDigestRowsOf } from '../../../../src/db/day-digests'
+import { dayDigestRowsOf, daySummaryRowOf } from '../../../../src/db/day-digests'
 import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
 import { byTimeThenKey, historyRecordOf, searchDayOf } from '../../../../src/db/history-record'
 import { HistoryWriter } from '../../../../src/db/history-writer'
@@ -86,6 +86,7 @@ async function expectSameDayRows(): Promise<void> {
   )
   expect(await countHistory(other)).toBe(80)
   expect(await other.dayDigests.toArray()).toEqual(dayDigestRowsOf(records))
+  expect(await other.daySummaries.toArray()).toEqual(dayDigestRowsOf(records).map(daySummaryRowOf))
   expect(await other.dayTokens.toArray()).toEqual(dayTokenRowsOf(records))
 }
 

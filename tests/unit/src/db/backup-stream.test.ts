@@ -13,7 +13,7 @@ import {
 } from '../../../../src/db/backup-stream'
 import { chargeRecordOf } from '../../../../src/db/charge-record'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { dayDigestRowsOf } from '../../../../src/db/day-digests'
+import { dayDigestRowsOf, daySummaryRowOf } from '../../../../src/db/day-digests'
 import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import type { HistoryRecord } from '../../../../src/domain/records'
@@ -157,6 +157,9 @@ describe('streamed backup (version 2)', () => {
     await restoreBackupFile(other, file, { pageRows: 2 })
     expect(await exportBackup(other, new Date(T0))).toEqual(before)
     expect(await other.dayDigests.toArray()).toEqual(dayDigestRowsOf(await db.history.toArray()))
+    expect(await other.daySummaries.toArray()).toEqual(
+      dayDigestRowsOf(await db.history.toArray()).map(daySummaryRowOf),
+    )
     expect(await other.dayTokens.toArray()).toEqual(dayTokenRowsOf(await db.history.toArray()))
     expect(await other.markDays.toArray()).toEqual(await db.markDays.toArray())
     await expect(assertRestoreComplete(other)).resolves.toBeUndefined()

@@ -12,8 +12,8 @@ import {
 import { chargeRecordOf } from '../../../../src/db/charge-record'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf } from '../../../../src/db/history-record'
-import { dayDigestRowsOf } from '../../../../src/db/day-digests'
-import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
+import { dayDigestRowsOf, daySummaryRowOf } from '../../../../src/db/day-digests'
+import { dayTokenRowsOf, tokenColumnsOf } from '../../../../src/db/day-tokens'
 import { HistoryRepository } from '../../../../src/db/history-repository'
 import { MarksRepository, ORPHAN_MARK_DAY } from '../../../../src/db/marks-repository'
 import type { AuditEntry, HistoryRecord } from '../../../../src/domain/records'
@@ -111,9 +111,12 @@ describe('backup', () => {
     // Digests are derived, not backed up: rebuilt from the restored records, the old cache's gone.
     expect(await other.dayDigests.toArray()).toEqual(dayDigestRowsOf(await db.history.toArray()))
     expect((await other.dayDigests.toArray()).flatMap((r) => r.records)).toHaveLength(3)
+    expect(await other.daySummaries.toArray()).toEqual(
+      (await other.dayDigests.toArray()).map(daySummaryRowOf),
+    )
     // So is the search index: the restored records are found, the old cache's are not.
     expect(await other.dayTokens.toArray()).toEqual(dayTokenRowsOf(await db.history.toArray()))
-    expect((await other.dayTokens.toArray()).flatMap((r) => r.keys)).toHaveLength(3)
+    expect((await other.dayTokens.toArray()).flatMap((r) => tokenColumnsOf(r).keys)).toHaveLength(3)
     expect(await countTables(other)).toEqual({
       connections: 1,
       stores: 1,

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf, matchesSearch } from '../../../../src/db/history-record'
 import { dayDigestRowsOf, markTargetOf } from '../../../../src/db/day-digests'
-import { putTokens } from '../../../../src/db/day-tokens'
+import { putTokens, tokenColumnsOf } from '../../../../src/db/day-tokens'
 import {
   DEFAULT_SEARCH_LIMITS,
   HistoryRepository,
@@ -524,7 +524,9 @@ describe('search through the token index', () => {
       // Parts of 3 records (~11 a day, some part-filled by the replaced records) and of the default size.
       for (const partSize of [3, DEFAULT_SEARCH_LIMITS.partSize]) {
         await fileTokens(partSize)
-        const rows = (await db.dayTokens.toArray()).filter((r) => r.connectionId === CONN)
+        const rows = (await db.dayTokens.toArray())
+          .filter((r) => r.connectionId === CONN)
+          .map((row) => tokenColumnsOf(row))
         expect(rows.every((r) => r.keys.length <= partSize)).toBe(true)
         // Every record filed once, whatever the part size and the replacements.
         expect(rows.flatMap((r) => r.keys).sort()).toEqual(generated.map((r) => r.key).sort())

@@ -5,8 +5,8 @@ import { chargeRecordOf } from '../../../../src/db/charge-record'
 import { ChargesRepository } from '../../../../src/db/charges-repository'
 import { chargeDayRowsOf } from '../../../../src/db/charge-days'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { dayDigestRowsOf } from '../../../../src/db/day-digests'
-import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
+import { dayDigestRowsOf, daySummaryRowOf } from '../../../../src/db/day-digests'
+import { dayTokenRowsOf, tokenColumnsOf } from '../../../../src/db/day-tokens'
 import { historyRecordOf } from '../../../../src/db/history-record'
 import { HistoryWriter } from '../../../../src/db/history-writer'
 import type { HistoryRecord } from '../../../../src/domain/records'
@@ -36,10 +36,12 @@ async function expectIndexesOf(held: HistoryRecord[]): Promise<void> {
           : 1,
     )
   expect(sort(await db.dayDigests.toArray())).toEqual(sort(dayDigestRowsOf(held)))
-  const tokens = sort(await db.dayTokens.toArray())
+  // Each digest row's summary, as counting it whole would give.
+  expect(sort(await db.daySummaries.toArray())).toEqual(sort(dayDigestRowsOf(held).map(daySummaryRowOf)))
+  const tokens = sort((await db.dayTokens.toArray()).map((row) => tokenColumnsOf(row)))
   const keysOf = (rows: typeof tokens) =>
     rows.flatMap((r) => r.keys.map((k) => `${r.connectionId}|${r.day}|${k}`))
-  const fresh = sort(dayTokenRowsOf(held))
+  const fresh = sort(dayTokenRowsOf(held).map((row) => tokenColumnsOf(row)))
   expect(keysOf(tokens).sort()).toEqual(keysOf(fresh).sort())
   expect(tokens.flatMap((r) => r.texts).sort()).toEqual(fresh.flatMap((r) => r.texts).sort())
 }
@@ -109,14 +111,14 @@ describe('no other code writes the day indexes or the charges', () => {
     'db/database.ts',
   ])
   const WRITES =
-    /\b(dayDigests|dayTokens|charges|chargeDays)\b[^;\n]*\.(put|bulkPut|add|bulkAdd|delete|bulkDelete|clear|update|modify)\(|\b(putDigests|putTokens|putChargeDays)\(/
+    /\b(dayDigests|daySummaries|dayTokens|charges|chargeDays)\b[^;\n]*\.(put|bulkPut|add|bulkAdd|delete|bulkDelete|clear|update|modify)\(|\b(putDigests|putDigestRows|putTokens|putChargeDays)\(/
   const files = (dir: string): string[] =>
     readdirSync(dir).flatMap((name) => {
       const path = join(dir, name)
       return statSync(path).isDirectory() ? files(path) : /\.(ts|vue)$/.test(name) ? [path] : []
     })
 
-  it('finds every write of dayDigests, dayTokens, charges or chargeDays inside the history writer', () => {
+  it('finds every write of dayDigests, daySummaries, dayTokens, charges or chargeDays inside the history writer', () => {
     const offenders = files(SRC)
       .map((path) => relative(SRC, path).split('\\').join('/'))
       .filter((rel) => !ALLOWED.has(rel) && !rel.startsWith('db/migrations/'))

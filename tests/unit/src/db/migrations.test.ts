@@ -27,7 +27,7 @@ import expectedV8 from './migrations/expected-v8.json'
 /**
  * What the released v8 code left, plus the tables later versions add empty (v10: the charge days and
  * parts; v11: the payout tables; v12: the team workspace; v15: the history's day parts, which leave
- * the records in `history`).
+ * the records in `history`; v16: the day summaries, which days written before do without).
  */
 const expected = {
   ...expectedV8,
@@ -46,6 +46,7 @@ const expected = {
   teamRefused: [],
   teamAudit: [],
   teamState: [],
+  daySummaries: [],
 }
 
 const { changedToday } = vi.hoisted(() => ({

@@ -1,6 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { restoreBackupFile } from '../../../../src/db/backup-stream'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { DaySummaries, daySummariesOf } from '../../../../src/db/day-summaries'
+import {
+  DaySummaries,
+  combosOfRow,
+  daySummariesOf,
+  packedSummaryRowOf,
+  summaryOf,
+} from '../../../../src/db/day-summaries'
+import { recordDigestOf } from '../../../../src/db/day-digests'
 import { fieldTests } from '../../../../src/db/history-filter'
 import { historyRecordOf, searchDayOf } from '../../../../src/db/history-record'
 import { HistoryRepository, type HistoryFilter } from '../../../../src/db/history-repository'
@@ -13,10 +21,13 @@ import {
   T0,
   cardUserData,
   checkpoint,
+  connectionRow,
   freshDeps,
   historyItem,
   openDb,
+  uuid,
 } from './fixtures'
+import { backupText } from './backup-support'
 
 const fingerprint = (r: HistoryRecord): string => `${r.amount}|${r.currency}|${r.status}`
 const FOREVER = 8.64e15
@@ -28,6 +39,8 @@ function record(n: number, over: Parameters<typeof historyItem>[1] = {}): Histor
     historyItem(n, {
       store_id: n % 3 === 0 ? STORE_2 : STORE_1,
       type: n % 5 === 0 ? 'refund' : 'charge',
+      // A refund names its charge, as a backup's check requires.
+      ...(n % 5 === 0 ? { charge_id: uuid(n + 100_000) } : {}),
       status: n % 7 === 0 ? 'failed' : 'successful',
       currency: n % 4 === 0 ? 'USD' : 'JPY',
       mode: n % 6 === 0 ? 'test' : 'live',
@@ -90,6 +103,17 @@ describe('counts from day summaries', () => {
     },
   )
 
+  it.each(FILTERS)(
+    'gives what a walk gives on the first count of a session, from the stored summaries: %s',
+    async (_, filter) => {
+      // As a new session finds the cache: nothing held in memory.
+      daySummariesOf(db).clear()
+      expect(await repo.countByDay(filter)).toEqual(expected(records, filter))
+      daySummariesOf(db).clear()
+      expect(await repo.count(filter)).toBe(expected(records, filter).total)
+    },
+  )
+
   it('counts a range without field tests (all periods) from the summaries too', async () => {
     expect(await repo.count(all)).toBe(200)
     expect(await repo.count({ ...all, from: T0 + 24 * HOUR })).toBe(200 - 23)
@@ -143,6 +167,81 @@ describe('counts from day summaries', () => {
       other.close()
     }
     expect(await repo.count(usd)).toBe(before + 1)
+  })
+
+  it('answers a first count of whole days from their stored summaries, without reading their digests', async () => {
+    const day = searchDayOf(records[100]!.createdAt)
+    const [from, to] = [day * 86_400_000, (day + 1) * 86_400_000]
+    const oneDay: HistoryFilter = { ...all, from, to, type: 'charge' }
+    const want = expected(records, oneDay)
+    expect(want.total).toBeGreaterThan(0)
+    // The day's digest row emptied behind the writer's back: a count that read it would find nothing.
+    await db.dayDigests.put({ connectionId: CONN, day, records: [] })
+    daySummariesOf(db).clear()
+    expect(await repo.countByDay(oneDay)).toEqual(want)
+  })
+
+  it('counts days written before the stored summaries (none stored) from their digests', async () => {
+    // A cache upgraded from before schema v16: its days have digests and no summary rows.
+    await db.daySummaries.clear()
+    daySummariesOf(db).clear()
+    for (const [, filter] of FILTERS) expect(await repo.countByDay(filter)).toEqual(expected(records, filter))
+    // The days it read are held in memory, so the next count is from summaries, and still right.
+    for (const [, filter] of FILTERS) expect(await repo.count(filter)).toBe(expected(records, filter).total)
+  })
+
+  it('is right on the first count after a sync writes days already summarised, and in another session', async () => {
+    const usd: HistoryFilter = { ...all, currency: 'USD', from: T0 + 30 * HOUR + 1 }
+    await repo.count(usd)
+    const changed = [
+      record(40, { currency: 'USD' }),
+      record(44, { currency: 'JPY' }),
+      record(3001, { currency: 'USD', created_on: new Date(T0 + 72 * HOUR).toISOString() }),
+    ]
+    await repo.putPage(CONN, changed, checkpoint({ records: 201 }))
+    const now = [...records.filter((r) => !changed.some((c) => c.key === r.key)), ...changed]
+    daySummariesOf(db).clear()
+    expect(await repo.countByDay(usd)).toEqual(expected(now, usd))
+    // Another window on the same cache has never counted: it reads the stored summaries.
+    const other = openDb('closebook-test', deps)
+    try {
+      const theirs = new HistoryRepository(other, fingerprint)
+      expect(await theirs.countByDay(usd)).toEqual(expected(now, usd))
+      daySummariesOf(other).close()
+    } finally {
+      other.close()
+    }
+  })
+
+  it('is right on the first count after a restore, which stores the summaries of the days it files', async () => {
+    await db.connections.put(connectionRow())
+    const restored = openDb('closebook-restored', deps)
+    try {
+      // The target held other records, counted once: the restore replaces them and their summaries.
+      const theirs = new HistoryRepository(restored, fingerprint)
+      await theirs.putPage(CONN, [record(5000, { type: 'refund' })], checkpoint())
+      expect(await theirs.count({ ...all, type: 'refund' })).toBe(1)
+      await restoreBackupFile(restored, new Blob([await backupText(db)]), { pageRows: 7 })
+      daySummariesOf(restored).clear()
+      for (const [, filter] of FILTERS)
+        expect(await theirs.countByDay(filter)).toEqual(expected(records, filter))
+      daySummariesOf(restored).close()
+    } finally {
+      restored.close()
+    }
+  })
+
+  it('stores a summary packed, or plain when a value holds a joiner, and reads either back the same', () => {
+    const combos = summaryOf(records.map(recordDigestOf))
+    expect(combos.length).toBeGreaterThan(10)
+    const packed = packedSummaryRowOf({ connectionId: CONN, day: 1, combos })
+    expect(packed).toHaveProperty('comboText')
+    expect(combosOfRow(packed)).toEqual(combos)
+    const odd = combos.map((c, i) => (i === 3 ? { ...c, brand: 'vi\u0002sa' } : c))
+    const plain = packedSummaryRowOf({ connectionId: CONN, day: 1, combos: odd })
+    expect(plain).not.toHaveProperty('comboText')
+    expect(combosOfRow(plain)).toEqual(odd)
+    expect(() => combosOfRow({ ...packed, counts: [1] })).toThrow(/does not unpack to 1 combinations/)
   })
 
   it('keeps no summary built from a read that a write may have overtaken', () => {

@@ -1,0 +1,75 @@
+/**
+ * Runs in Chromium (real IndexedDB): fills a cache with the history items Node serves (`__items`) through
+ * HistoryRepository.putPage, then times the ledger's counts of one month, each cold (nothing held in
+ * memory, as a session's first count of a period) and warm, a stage each (Node samples Chromium's CPU
+ * per stage). The count probe (tests/bench/count-probe.ts) drives it.
+ */
+import type { HistoryItem } from '../../../electron/shared/payment-api'
+import { ClosebookDb } from '../../../src/db/database'
+import { daySummariesOf } from '../../../src/db/day-summaries'
+import { historyRecordOf } from '../../../src/db/history-record'
+import { HistoryRepository, type HistoryFilter } from '../../../src/db/history-repository'
+import { fingerprintOf } from '../../../src/domain/fingerprint'
+import { periodRange } from '../../../src/domain/periods'
+import type { CountProbeArgs, CountProbeResult } from '../shared/count-probe-types'
+
+type Feed = (offset: number, count: number) => Promise<string>
+type Stage = (stage: string) => Promise<void>
+const PAGE = 5000
+const CONNECTION = 'bench-connection'
+
+async function fill(history: HistoryRepository, records: number): Promise<void> {
+  const { __items: feed, __stage: stage } = window as unknown as { __items: Feed; __stage: Stage }
+  for (let i = 0; i < records; i += PAGE) {
+    if (i % 50_000 === 0) await stage(`fill at record ${i}`)
+    const items = JSON.parse(await feed(i, PAGE)) as HistoryItem[]
+    const page = items.map((item) => historyRecordOf(CONNECTION, item, 0))
+    await history.putPage(CONNECTION, page, {
+      connectionId: CONNECTION,
+      partitionId: 'probe',
+      resource: 'transaction_history',
+      storeId: null,
+      from: 0,
+      to: 8.64e15,
+      cursor: page[page.length - 1]?.resourceId ?? null,
+      done: false,
+      records: i + page.length,
+      requests: i / PAGE + 1,
+      updatedAt: 0,
+    })
+  }
+}
+
+async function run(args: CountProbeArgs): Promise<CountProbeResult> {
+  const stage = (window as unknown as { __stage: Stage }).__stage
+  const db = new ClosebookDb(`closebook-count-probe-${Date.now()}`, { indexedDB, IDBKeyRange })
+  await db.open()
+  const history = new HistoryRepository(db, fingerprintOf)
+  await fill(history, args.records)
+  const cached = await db.history.count()
+  const month = periodRange(args.month, args.timeZone)
+  const inMonth: HistoryFilter = { connectionId: CONNECTION, from: month.from, to: month.to }
+  const filters: [string, HistoryFilter][] = [
+    ['refunds in the month', { ...inMonth, type: 'refund' }],
+    ['one store in the month', { ...inMonth, storeId: args.storeId }],
+    ['a name in the month', { ...inMonth, search: args.searchTerm }],
+  ]
+  const counts: CountProbeResult['counts'] = []
+  for (let round = 1; round <= args.rounds; round++)
+    for (const [what, filter] of filters)
+      for (const state of ['cold', 'warm'] as const) {
+        if (state === 'cold') daySummariesOf(db).clear()
+        const name = `${what} (${state}) #${round}`
+        await stage(name)
+        const started = performance.now()
+        // As the ledger counts: per day where its pages come from the day digests, else the plain count.
+        const days = await history.countByDay(filter)
+        const total = days ? days.total : await history.count(filter)
+        counts.push({ name, total, ms: Math.round((performance.now() - started) * 10) / 10 })
+      }
+  await stage('done')
+  db.close()
+  return { cached, counts }
+}
+
+;(window as unknown as { __bench: (a: CountProbeArgs) => Promise<CountProbeResult> }).__bench = run
