@@ -1,7 +1,7 @@
 /**
  * How history is stored since schema v15: in parts of up to HISTORY_PART_SIZE lean rows (history-row.ts)
  * per connection × UTC day (`historyParts`), as the charge list is since v10 (charge-days.ts). IndexedDB
- * charges per row (~114–150 µs) far more than per index entry (~13–21 µs) or per byte, so a sync page
+ * charges per row far more than per index entry or per byte (docs/data.md), so a sync page
  * rewrites a part or two instead of putting a row and two or more index entries per record.
  *
  * A part's multi-entry indexes find what the per-record indexes found:
@@ -131,8 +131,8 @@ const partId = (p: { day: number; part: number }): string => `${p.day}:${p.part}
 /**
  * The distinct primary keys of the parts holding any of `keys`: one exact index read per key, side by
  * side. (Dexie's `anyOf` over the multi-entry index walked a cursor across every entry between the
- * smallest and largest key: measured in Chromium at ~245 µs a record of a sync page, more than the row
- * per record the parts replace.)
+ * smallest and largest key, which cost a sync page more than the row per record the parts replace;
+ * docs/data.md has the figures.)
  */
 export async function partsHolding(
   parts: HistoryTables['historyParts'],
