@@ -1,12 +1,12 @@
 /**
- * Filing a restored history's day rows (digests, search tokens) and the charge list's day parts while the
- * file is read. A backup lists history and charges per connection in time order (backup-write.ts), so
+ * Filing a restored history's day parts and day rows (digests, search tokens) and the charge list's day
+ * parts while the file is read. A backup lists history and charges per connection in time order (backup-write.ts), so
  * each connection's UTC day comes whole, one after another: a day is filed as soon as the next one starts,
  * from the records just read, in the transaction of the page that completes it. Memory holds one day's
  * records and the days a page completed. A file in any other order (one written before, or edited) is
- * noticed at its first record out of order: nothing more is filed here, and the restore files every day
- * again afterwards, reading the records back through their time index (stageDayRows), after emptying
- * what was filed here.
+ * noticed at its first record out of order: nothing more is filed here (what the filer holds and every
+ * later record are written as they come), and the restore files every day again afterwards, a day at a
+ * time (stageDayRows), after emptying what was filed here.
  */
 import { byTimeThenKey, searchDayOf } from './history-record'
 import { byTimeThenId } from './repository-helpers'
@@ -29,7 +29,7 @@ type DayOrder<R> = (records: R[]) => R[]
 export class DayFiler<R extends Timed> {
   #current: Day<R> | null = null
   #done: R[][] = []
-  /** What was read but not filed when the file left time order (charges: nothing else holds them). */
+  /** What was read but not filed when the file left time order (nothing else holds them). */
   #held: R[] = []
   /** Each connection met so far, with the last day it started. */
   readonly #lastDay = new Map<string, number>()

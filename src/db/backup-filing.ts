@@ -1,8 +1,10 @@
 /**
  * What pass two files beside each page it writes: the history days and charge days the file's order shows
- * complete (backup-days.ts). History is written to the next generation whatever the order, so its day rows
- * can be filed again afterwards; the charge list is not, so when its part of the file leaves time order
- * the charges filed so far move to the staging table, with every later charge, for the index pass to file.
+ * complete (backup-days.ts). History is written to the next generation's parts whatever the order: while
+ * the file is in time order a whole day at a time, once it leaves it each page's records as they come
+ * (packed with their days after the read, which also files their day rows again). The charge list is
+ * not, so when its part of the file leaves time order the charges filed so far move to the staging
+ * table, with every later charge, for the index pass to file.
  */
 import type { Row } from './backup-read'
 import type { BackupTableName } from './backup'
@@ -16,8 +18,12 @@ const MOVE_PARTS = 50
 
 /** What a page's transaction writes beside its rows. */
 export interface PageFiling {
-  /** Whole history days, to file as day digests and tokens. */
+  /** Whole history days, to file in parts built from scratch, with their day digests and tokens. */
   history: HistoryRecord[][]
+  /** History records read out of time order, to file in parts of their own (no day rows yet). */
+  looseHistory: HistoryRecord[]
+  /** The file line each history record of this page's filing was read from. */
+  lineOf: (record: HistoryRecord) => number
   /** Whole charge days, to file in the next generation's charge days and parts. */
   charges: ChargeRecord[][]
   /** Charges for the staging table, filed after the read (a file whose charges are not in time order). */
@@ -25,7 +31,13 @@ export interface PageFiling {
 }
 
 /** A page that files nothing beside its rows. */
-export const NO_FILING: PageFiling = { history: [], charges: [], stagedCharges: [] }
+export const NO_FILING: PageFiling = {
+  history: [],
+  looseHistory: [],
+  lineOf: () => 0,
+  charges: [],
+  stagedCharges: [],
+}
 
 /** Empties the next generation's charge days, every charge filed in them moved to the staging table. */
 async function moveFiledCharges(db: ClosebookDb, next: GenerationTables): Promise<void> {
@@ -47,6 +59,11 @@ export class ReadFiling {
   readonly #chargeFiler = chargeDayFiler()
   /** Charges read since the file left time order, for the next page's staging. */
   #unfiled: ChargeRecord[] = []
+  /** History read since the file left time order, for the next page's loose parts. */
+  #looseHistory: HistoryRecord[] = []
+  /** The line of each history record not filed yet (dropped with the record). */
+  readonly #lines = new WeakMap<HistoryRecord, number>()
+  readonly #lineOf = (r: HistoryRecord): number => this.#lines.get(r) ?? 0
   #moved = false
 
   /** Whether the history's day rows were all filed while reading. */
@@ -59,8 +76,13 @@ export class ReadFiling {
     return this.#chargeFiler.inOrder
   }
 
-  add(row: Row): void {
-    if (row.table === 'history') this.#historyFiler.add(row.record)
+  /** Takes the next row of the file, read from `line`. */
+  add(row: Row, line: number): void {
+    if (row.table === 'history') {
+      this.#lines.set(row.record, line)
+      // A record the filer does not hold (the file left time order) goes in the next page's loose parts.
+      if (!this.#historyFiler.add(row.record)) this.#looseHistory.push(row.record)
+    }
     if (row.table !== 'charges') return
     // A charge the filer does not hold (the file left time order) waits for the next page's staging.
     const held = this.#chargeFiler.add(row.record)
@@ -80,10 +102,11 @@ export class ReadFiling {
   ): Promise<PageFiling> {
     if (table === 'history') {
       if (ending) this.#historyFiler.end()
-      if (this.#historyFiler.inOrder) return { ...NO_FILING, history: this.#historyFiler.takeDays() }
-      // History's records are written to the next generation whatever the order: nothing to keep.
-      this.#historyFiler.takeHeld()
-      return NO_FILING
+      const lineOf = this.#lineOf
+      if (this.#historyFiler.inOrder) return { ...NO_FILING, history: this.#historyFiler.takeDays(), lineOf }
+      const looseHistory = [...this.#historyFiler.takeHeld(), ...this.#looseHistory]
+      this.#looseHistory = []
+      return { ...NO_FILING, looseHistory, lineOf }
     }
     if (table !== 'charges') return NO_FILING
     if (ending) this.#chargeFiler.end()

@@ -1,20 +1,26 @@
 /**
- * Pass two's pages: each page of checked rows (all of one table) written in one transaction, history,
- * marks and the audit log straight into the next generation's slot (the cache does not read it until the
- * switch), the small tables into their staging copies; refused for what contradicts the records written
- * before it (a record or mark twice, a period that is not the record's, a mark, audit entry or closing
- * about a record the file lacks).
+ * Pass two's pages: each page of checked rows (all of one table) written in one transaction, history (in
+ * day parts, restore-history.ts), marks and the audit log straight into the next generation's slot (the
+ * cache does not read it until the switch), the small tables into their staging copies; refused for what
+ * contradicts the records written before it (a record or mark twice, a period that is not the record's, a
+ * mark, audit entry or closing about a record the file lacks).
  */
-import Dexie, { type Table } from 'dexie'
+import type { Table } from 'dexie'
 import { auditRowsOf } from './audit-repository'
 import { contradiction } from './backup-check'
 import { BackupError } from './backup-format'
 import { NO_FILING, type PageFiling } from './backup-filing'
 import type { Row } from './backup-read'
 import type { ClosebookDb, GenerationTables } from './database'
-import { storedHistoryRowOf } from './history-row'
 import { HistoryWriter } from './history-writer'
-import { markDayOf, ORPHAN_MARK_DAY } from './marks-repository'
+import { ORPHAN_MARK_DAY } from './marks-repository'
+import {
+  firstMissing,
+  periodOfDay,
+  stagedRecords,
+  type RestoredHistory,
+  type StagedRecord,
+} from './restore-history'
 import type {
   AuditEntry,
   ChargeRecord,
@@ -41,7 +47,12 @@ export interface StageRules {
   acceptOrphans: boolean
   /** The next generation's slot the restore writes (and reads back its records from). */
   next: GenerationTables
+  /** The restore's history writes into the slot's parts. */
+  history: RestoredHistory
 }
+
+/** Snapshot keys checked per index pass: memory holds their lookups, not a month's. */
+const SNAPSHOT_CHUNK = 2_000
 
 /** Refuses a closing whose snapshot lists a record the file does not hold (unless the file is trusted). */
 export async function checkLockSnapshots(db: ClosebookDb, rules: StageRules): Promise<void> {
@@ -49,46 +60,38 @@ export async function checkLockSnapshots(db: ClosebookDb, rules: StageRules): Pr
   const locks = (await db.staged('locks').toArray()) as PeriodLock[]
   for (const lock of locks) {
     const keys = Object.keys(lock.snapshot ?? {}) as RecordKey[]
-    const times = await stagedTimes(
-      rules.next,
-      keys.map((key) => ({ connectionId: lock.connectionId, key })),
-    )
-    const missing = times.findIndex((t) => t === undefined)
-    if (missing >= 0)
-      throw new BackupError('lock_without_record', { period: lock.period, key: keys[missing] ?? '' })
+    for (let i = 0; i < keys.length; i += SNAPSHOT_CHUNK) {
+      const chunk = keys.slice(i, i + SNAPSHOT_CHUNK)
+      const refs = chunk.map((key) => ({ connectionId: lock.connectionId, key }))
+      const missing = await firstMissing(rules.next.historyParts, refs)
+      if (missing >= 0)
+        throw new BackupError('lock_without_record', { period: lock.period, key: chunk[missing] ?? '' })
+    }
   }
 }
 
 /** A checked row with its line in the file (for the errors that name it). */
 export type PageRow = Row & { line: number }
 
-/** The restored records' times (createdAt) of `refs`, in order; undefined where the file has no such record. */
-async function stagedTimes(
-  next: GenerationTables,
-  refs: readonly { connectionId: string; key: RecordKey }[],
-): Promise<(number | undefined)[]> {
-  const history = next.history
-  const records = await history.bulkGet(refs.map((r): [string, RecordKey] => [r.connectionId, r.key]))
-  return records.map((r) => r?.createdAt)
+/**
+ * The period a restored record has in its connection's zone when it contradicts `period`, else null
+ * (also when the file has no such record): from the record's day alone where every record of that day
+ * has one period (stagedRecords asks for the time of the others).
+ */
+function contradictionOf(
+  at: StagedRecord | undefined,
+  zone: string | undefined,
+  period: string,
+): string | null {
+  if (!at) return null
+  if (at.createdAt !== undefined) return contradiction(at.createdAt, zone, period)
+  const only = periodOfDay(at.day)
+  return only === null || only === period ? null : only
 }
 
-/**
- * Adds history to the next generation as the history writer stores it (lean rows), refusing a record the
- * file holds twice (in this page or an earlier one: the table is the index, so no pass keeps one in
- * memory). In a transaction.
- */
-async function stageHistory(next: GenerationTables, rows: readonly PageRow[]): Promise<void> {
-  const records = rows.map((r) => r.record as HistoryRecord)
-  try {
-    await next.history.bulkAdd(records.map(storedHistoryRowOf))
-  } catch (error) {
-    const failed = error instanceof Dexie.BulkError ? Object.keys(error.failuresByPos).map(Number) : []
-    const at = failed.length > 0 ? Math.min(...failed) : -1
-    const row = rows[at]
-    if (!row) throw error
-    throw new BackupError('duplicate_key', { table: 'history', line: row.line, key: records[at]?.key ?? '' })
-  }
-}
+/** Whether a record on UTC `day` needs its time to check `period` against it (its day does not tell). */
+const needsTime = (period: string | null, day: number): boolean =>
+  period !== null && periodOfDay(day) === null
 
 /**
  * Adds marks to their staged day rows, merging with rows an earlier page wrote; refuses a mark twice,
@@ -97,17 +100,18 @@ async function stageHistory(next: GenerationTables, rows: readonly PageRow[]): P
  */
 async function stageMarks(rows: readonly PageRow[], rules: StageRules): Promise<void> {
   const marks = rows.map((r) => r.record as MarkRecord)
-  // The day of each mark's record, from the restored history (records come before marks in the file).
-  const times = await stagedTimes(rules.next, marks)
+  // Each mark's record, from the restored history (records come before marks in the file).
+  const staged = await stagedRecords(rules.next, marks, (m, day) => needsTime(m.period, day))
   const byRow = new Map<string, { connectionId: string; day: number; marks: MarkRecord[]; lines: number[] }>()
   for (const [i, mark] of marks.entries()) {
-    const at = times[i]
+    const at = staged[i]
     if (at === undefined && !rules.acceptOrphans)
       throw new BackupError('mark_without_record', { key: mark.key, line: rows[i]?.line ?? 0 })
-    const actual = contradiction(at, rules.zones.get(mark.connectionId), mark.period)
+    const actual = contradictionOf(at, rules.zones.get(mark.connectionId), mark.period)
     if (actual !== null)
       throw new BackupError('mark_contradicts_record', { key: mark.key, period: mark.period, actual })
-    const day = at === undefined ? ORPHAN_MARK_DAY : markDayOf(at)
+    // A record's mark row is its UTC day's (markDayOf), the day of the part holding it.
+    const day = at === undefined ? ORPHAN_MARK_DAY : at.day
     const id = `${mark.connectionId}\u0001${day}`
     let row = byRow.get(id)
     if (!row) byRow.set(id, (row = { connectionId: mark.connectionId, day, marks: [], lines: [] }))
@@ -139,12 +143,12 @@ async function stageMarks(rows: readonly PageRow[], rules: StageRules): Promise<
  */
 async function checkAuditRecords(entries: readonly AuditEntry[], rules: StageRules) {
   const about = entries.filter((e): e is AuditEntry & { key: RecordKey } => e.key !== null)
-  const times = await stagedTimes(rules.next, about)
+  const staged = await stagedRecords(rules.next, about, (e, day) => needsTime(e.period, day))
   for (const [i, e] of about.entries()) {
-    if (times[i] === undefined && !rules.acceptOrphans)
+    if (staged[i] === undefined && !rules.acceptOrphans)
       throw new BackupError('audit_without_record', { seq: e.seq ?? 0, key: e.key })
     if (e.period === null) continue
-    const actual = contradiction(times[i], rules.zones.get(e.connectionId), e.period)
+    const actual = contradictionOf(staged[i], rules.zones.get(e.connectionId), e.period)
     if (actual !== null)
       throw new BackupError('audit_contradicts_record', {
         seq: e.seq ?? 0,
@@ -174,10 +178,22 @@ function auditRowsBySeq(entries: readonly AuditEntry[]): AuditRow[] {
 }
 
 /**
+ * History as `filing` gives it (backup-filing.ts): whole days in parts built from scratch, records read
+ * out of time order in parts of their own. A key given twice is refused. In a transaction.
+ */
+async function stageHistory(history: RestoredHistory, next: GenerationTables, filing: PageFiling) {
+  if (filing.history.length > 0) await history.fileDays(next.historyParts, filing.history, filing.lineOf)
+  if (filing.looseHistory.length > 0)
+    await history.fileLoose(next.historyParts, filing.looseHistory, filing.lineOf)
+}
+
+/**
  * Writes one page of checked rows (all of one table) into the next generation or the staging tables, and
- * in the same transaction what `filing` says it completes (backup-filing.ts): history days whose records
- * this page or an earlier one wrote, as day rows; whole charge days, in their day parts. A charges page
- * stages only `filing.stagedCharges` (those of a file not in time order).
+ * in the same transaction what `filing` says it completes (backup-filing.ts): a history page writes the
+ * history days the file completed (the page's records wait in the filer until their day is complete), in
+ * their parts and day rows, or, for a file not in time order, the records as they come; whole charge
+ * days, in their day parts. A charges page stages only `filing.stagedCharges` (those of a file not in time
+ * order).
  */
 export async function stagePage(
   db: ClosebookDb,
@@ -192,7 +208,7 @@ export async function stagePage(
   const chargeRows = { chargeDays: next.chargeDays, chargeParts: next.chargeParts }
   const scope = [
     ...db.stagedTables(),
-    next.history,
+    next.historyParts,
     next.markDays,
     next.audit,
     ...Object.values(dayRows),
@@ -200,7 +216,7 @@ export async function stagePage(
   ]
   const writer = new HistoryWriter(db)
   await db.transaction('rw', scope, async () => {
-    if (table === 'history') await stageHistory(next, rows)
+    if (table === 'history') await stageHistory(rules.history, next, filing)
     else if (table === 'marks') await stageMarks(rows, rules)
     else if (table === 'audit') {
       const entries = rows.map((r) => r.record as AuditEntry)

@@ -15,33 +15,28 @@
  *
  * History and charge rows carry only the API payload: every derived field (amount, key, time, search
  * index, day rows) is derived again on restore, so a file cannot bring fields that disagree with it.
- * History and charges are listed per connection in time order, so the restore files each day's rows (and
- * the charges' day parts) as it reads it.
+ * History and charges are listed per connection in time order, so the restore files each day (history's
+ * day parts and day rows, the charges' day parts) as it reads it.
  * Restore is two passes over the file: the first checks what its lines show on their own or against the
  * small tables (rows, time zones, locks against marks and the audit log), keeping nothing per record; the
- * second writes the records, their day rows, marks and audit log once, straight into the next
- * generation's slot of those tables (which the cache does not read), and the small tables into staging
- * copies, refusing what contradicts the records written (a record or mark twice, marks and audit entries
- * against their record's period); then one small transaction copies the small tables and makes the next
+ * second writes the records (in day parts, as a sync stores them), their day rows, marks and audit log
+ * once, straight into the next generation's slot of those tables (which the cache does not read), and the
+ * small tables into staging copies, refusing what contradicts the records written (a record or mark
+ * twice, marks and audit entries against their record's period); then one small transaction copies the small tables and makes the next
  * generation the live one, so a refusal or a stop before that leaves the cache as it was. Version-1 files
  * (one JSON document) are still read, up to LEGACY_MAX_CHARS. The pieces: backup-format (constants,
  * errors), backup-write, backup-read (lines and rows), backup-check (pass one), backup-stage (pass two's
- * pages), backup-days and backup-filing (day rows while reading), backup-generation (the slots); this file files the day
- * rows the read could not and switches the generation.
+ * pages), restore-history (history's day parts), backup-days and backup-filing (days while reading),
+ * backup-generation (the slots), backup-refile (the days the read could not file); this file switches the
+ * generation.
  */
 import Dexie, { type IndexableType, type Table } from 'dexie'
 import { appendAuditEntries } from './audit-repository'
 import type { BackupTableName } from './backup'
 import { BackupError, RESTORE_MARKER_KEY, type StreamProgress } from './backup-format'
 import { itemsOf, rowOf, type ReadOptions } from './backup-read'
-import {
-  checkLockSnapshots,
-  stagePage,
-  type ChargeTable,
-  type HistoryTable,
-  type PageRow,
-  type StageRules,
-} from './backup-stage'
+import { checkLockSnapshots, stagePage, type PageRow, type StageRules } from './backup-stage'
+import { stageDayRows } from './backup-refile'
 import { PAGE_ROWS, pagesByKey } from './backup-write'
 import {
   beginRestore,
@@ -59,8 +54,8 @@ import {
   type GenerationTables,
 } from './database'
 import { ReadFiling } from './backup-filing'
-import { HistoryWriter } from './history-writer'
-import { searchDayBounds, searchDayOf } from './history-record'
+import { countHistory } from './history-part-reads'
+import { RestoredHistory } from './restore-history'
 import type { AuditEntry, CachedConnection } from '../domain/records'
 import type { SettingRecord } from './storage-rows'
 
@@ -70,69 +65,6 @@ export * from './backup-format'
 export { checkBackupFile, type BackupCheck } from './backup-check'
 export { pagesByKey, streamBackup } from './backup-write'
 export { cleanOldGeneration, clearRestoreStaging } from './backup-generation'
-
-/**
- * Files what the read could not (a file not in time order): the staged charges' day rows and parts in the
- * next generation, and the restored history's day rows (digests, search tokens), a day at a
- * time, reading the records through their time index: memory holds one day's records, whatever the file's
- * order. Writing them a page at a time instead, as a file in another order comes (every page touches
- * every day), rewrote every day row once per page: the whole index in memory, and quadratic time.
- */
-async function stageDayRows(
-  db: ClosebookDb,
-  next: GenerationTables,
-  connectionIds: { history: Iterable<string>; charges: Iterable<string> },
-  options: RestoreOptions,
-  onRecords: (done: number) => void,
-): Promise<void> {
-  const { signal, faults } = options
-  let done = 0
-  const fileDays = async <R extends { createdAt: number }, K>(
-    source: Table<R, K>,
-    ids: Iterable<string>,
-    targets: Table[],
-    file: (records: R[]) => Promise<void>,
-  ): Promise<void> => {
-    for (const connectionId of ids)
-      for await (const records of stagedDays(source, connectionId, signal)) {
-        await db.transaction('rw', targets, () => file(records))
-        faults?.afterIndexDay?.(targets[0]?.name ?? '')
-        onRecords((done += records.length))
-      }
-  }
-  // The history writer owns the day rows, the next generation's included.
-  const writer = new HistoryWriter(db)
-  const history = { dayDigests: next.dayDigests, daySummaries: next.daySummaries, dayTokens: next.dayTokens }
-  // What the read filed before the file left time order is filed again, whole days at a time.
-  const ids = [...connectionIds.history]
-  if (ids.length > 0) await db.transaction('rw', Object.values(history), () => writer.clearFreshDays(history))
-  await fileDays(next.history as HistoryTable, ids, Object.values(history), (r) =>
-    writer.fileFreshDays(r, history),
-  )
-  // The staged charges are filed in their day parts, which is how the cache holds them (charge-days.ts).
-  const charges = { chargeDays: next.chargeDays, chargeParts: next.chargeParts }
-  await fileDays(db.staged('charges') as ChargeTable, connectionIds.charges, Object.values(charges), (r) =>
-    writer.fileFreshCharges(r, charges),
-  )
-}
-
-/** A staged table's records of one connection a UTC day at a time, oldest first, through its time index. */
-async function* stagedDays<R extends { createdAt: number }, K>(
-  table: Table<R, K>,
-  connectionId: string,
-  signal: AbortSignal | undefined,
-): AsyncGenerator<R[]> {
-  const byTime = (from: number, to: number) =>
-    table.where('[connectionId+createdAt]').between([connectionId, from], [connectionId, to], true, false)
-  for (let from = -Infinity; ;) {
-    signal?.throwIfAborted()
-    const next = await byTime(from, Infinity).first()
-    if (!next) return
-    const to = searchDayBounds(searchDayOf(next.createdAt))[1]
-    yield await byTime(from, to).toArray()
-    from = to
-  }
-}
 
 /**
  * What a restore knew of its file's origin: its signature's status (`verified` when it matched a key in
@@ -235,6 +167,8 @@ export interface RestoreOptions {
   verification?: RestoreVerification
   /** The digest `checkBackupFile` reported: a file that reads differently now is refused. */
   expectDigest?: string
+  /** Records per history part (HISTORY_PART_SIZE); tests make it small. */
+  historyPartSize?: number
 }
 
 /** What reading the file into the staging tables learnt: its connections and when it was made. */
@@ -270,7 +204,12 @@ async function stageFile(
     chargeDaysFiled: false,
   }
   const zones = new Map<string, string>()
-  const rules: StageRules = { zones, acceptOrphans: options.verification?.status === 'verified', next }
+  const rules: StageRules = {
+    zones,
+    acceptOrphans: options.verification?.status === 'verified',
+    next,
+    history: new RestoredHistory(options.historyPartSize),
+  }
   let page: PageRow[] = []
   let pages = 0
   let pageTable: BackupTableName | null = null
@@ -306,7 +245,7 @@ async function stageFile(
     }
     if (row.table === 'history' || row.table === 'charges')
       staged.connectionIds[row.table].add(row.record.connectionId)
-    filing.add(row)
+    filing.add(row, item.line)
     // A page never splits one audit action: its entries go in one row.
     const seq = row.table === 'audit' ? ((row.record as AuditEntry).seq ?? 0) : null
     if (row.table !== pageTable) await flush(true)
@@ -316,7 +255,7 @@ async function stageFile(
     page.push({ ...row, line: item.line })
   }
   await flush(true)
-  await db.transaction('r', [...db.stagedTables(), next.history], () => checkLockSnapshots(db, rules))
+  await db.transaction('r', [...db.stagedTables(), next.historyParts], () => checkLockSnapshots(db, rules))
   staged.historyDaysFiled = filing.historyFiled
   staged.chargeDaysFiled = filing.chargesFiled
   return staged
@@ -371,7 +310,7 @@ export async function restoreBackupFile(
       charges: staged.chargeDaysFiled ? [] : staged.connectionIds.charges,
     }
     const records =
-      (staged.historyDaysFiled ? 0 : await tables.history.count()) + (await db.staged('charges').count())
+      (staged.historyDaysFiled ? 0 : await countHistory(tables)) + (await db.staged('charges').count())
     await stageDayRows(db, tables, ids, options, (done) =>
       options.onProgress?.({ done, total: records, phase: 'index' }),
     )

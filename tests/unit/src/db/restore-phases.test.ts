@@ -193,9 +193,9 @@ describe('after the switch', () => {
     ).cleanup
     await target.liveGeneration.put({ id: 'live', generation: 1, cleanup: true })
     await target.staged('settings').put({ key: STAGING_OWNER_KEY, value: 'another tab' })
-    await target.generationTables(2).history.put((await target.history.toArray())[0]!)
+    await target.generationTables(2).historyParts.put((await target.historyParts.toArray())[0]!)
     expect(await cleanOldGeneration(target)).toBe(false)
-    expect(await target.generationTables(2).history.count()).toBe(1)
+    expect(await target.generationTables(2).historyParts.count()).toBe(1)
   })
 
   it('a tab that missed a switch and starts a restore never empties the live generation', async () => {

@@ -1,0 +1,214 @@
+/**
+ * A restore's history, written straight into the next generation's day parts (history-parts.ts): the
+ * layout a sync leaves, built from scratch in large bulk adds, with no row per record and no read-merge.
+ *
+ * - A file in time order (what backup-write.ts writes) completes one day after another: each day's
+ *   records go into parts from 0, HISTORY_PART_SIZE each, in the order the day's time index reads them.
+ * - A file in any other order: what the day filer held and every later record go into parts numbered
+ *   from LOOSE_PART (no read to find a day's last part); after the read, each day is packed again from
+ *   0 (packRestoredDay), so both orders end in the same parts.
+ * - A key given twice is refused: within what one transaction writes, in memory; against what earlier
+ *   transactions wrote, through the parts' `keys` index, asked only for the keys a fixed-size sieve
+ *   (key-sieve.ts) says may have been written. Memory never holds a set of every key.
+ */
+import Dexie from 'dexie'
+import { periodOf } from '../domain/periods'
+import type { HistoryRecord, RecordKey } from '../domain/records'
+import { BackupError } from './backup-format'
+import type { GenerationTables } from './database'
+import { recordsOf } from './history-part-reads'
+import { HISTORY_PART_SIZE, historyPartRowsOf, type PartKey } from './history-parts'
+import { byTimeThenKey, searchDayBounds } from './history-record'
+import { KeySieve } from './key-sieve'
+import { readInChunks } from './repository-helpers'
+
+type PartsTable = GenerationTables['historyParts']
+
+/** Part numbers of records filed out of time order: above any part a packed day uses. */
+export const LOOSE_PART = 2 ** 30
+
+/** A record's line in the backup file (for the errors that name it). */
+export type LineOf = (record: HistoryRecord) => number
+
+/** A record a mark, audit entry or closing names. */
+export interface RecordRef {
+  connectionId: string
+  key: RecordKey
+}
+
+const idOf = (r: RecordRef): string => `${r.connectionId}\u0001${r.key}`
+
+/** The keys of `refs` that some part of `parts` holds, as a yes or no per ref (one index read each). */
+async function heldIn(parts: PartsTable, refs: readonly RecordRef[]): Promise<(PartKey | undefined)[]> {
+  const found = await readInChunks(refs, (chunk) =>
+    Promise.all(chunk.map((r) => parts.where('keys').equals([r.connectionId, r.key]).limit(1).primaryKeys())),
+  )
+  return found.map((k) => k[0])
+}
+
+/** One restore's history writes: remembers (in a fixed-size sieve) which keys it wrote. */
+export class RestoredHistory {
+  readonly #seen = new KeySieve()
+  #loose = 0
+
+  /** `partSize`: records per part (HISTORY_PART_SIZE); tests make it small. */
+  constructor(readonly partSize: number = HISTORY_PART_SIZE) {}
+
+  /**
+   * Files whole days (each complete, none filed before, records in their time index's order) in parts
+   * built from scratch. Refuses a key given twice. In a transaction over the parts.
+   */
+  async fileDays(parts: PartsTable, days: readonly HistoryRecord[][], lineOf: LineOf): Promise<void> {
+    const records = days.flat()
+    await this.#refuseDuplicates(parts, records, lineOf)
+    await parts.bulkAdd(historyPartRowsOf(records, this.partSize))
+  }
+
+  /**
+   * Files records read out of time order in parts of their own, packed with their days after the read
+   * (packRestoredDay). Refuses a key given twice. In a transaction over the parts.
+   */
+  async fileLoose(parts: PartsTable, records: readonly HistoryRecord[], lineOf: LineOf): Promise<void> {
+    await this.#refuseDuplicates(parts, records, lineOf)
+    const rows = historyPartRowsOf(records, this.partSize).map((p) => ({
+      ...p,
+      part: LOOSE_PART + this.#loose++,
+    }))
+    await parts.bulkAdd(rows)
+  }
+
+  /**
+   * Throws `duplicate_key` naming the earliest line that repeats a key: of the records given, or of a
+   * record an earlier call wrote (then checked in `parts`, where the sieve says it may be).
+   */
+  async #refuseDuplicates(
+    parts: PartsTable,
+    records: readonly HistoryRecord[],
+    lineOf: LineOf,
+  ): Promise<void> {
+    const inLineOrder = [...records].sort((a, b) => lineOf(a) - lineOf(b))
+    const ids = new Set<string>()
+    let repeated: HistoryRecord | undefined
+    const suspects: HistoryRecord[] = []
+    for (const r of inLineOrder) {
+      const id = idOf(r)
+      if (ids.has(id)) repeated ??= r
+      ids.add(id)
+      if (this.#seen.has(id)) suspects.push(r)
+    }
+    if (suspects.length > 0) {
+      const held = await heldIn(parts, suspects)
+      const earlier = suspects.find((_, i) => held[i] !== undefined)
+      if (earlier && (!repeated || lineOf(earlier) < lineOf(repeated))) repeated = earlier
+    }
+    if (repeated)
+      throw new BackupError('duplicate_key', { table: 'history', line: lineOf(repeated), key: repeated.key })
+    for (const id of ids) this.#seen.add(id)
+  }
+}
+
+/**
+ * Packs one day of a connection's restored parts again from part 0, records in their time index's order
+ * (the parts a file in time order gets), and returns its records for its day rows. In a transaction over
+ * the parts.
+ */
+export async function packRestoredDay(
+  parts: PartsTable,
+  connectionId: string,
+  day: number,
+  partSize: number,
+): Promise<HistoryRecord[]> {
+  const range = () =>
+    parts.where('[connectionId+day+part]').between([connectionId, day], [connectionId, day + 1])
+  const records = (await range().toArray()).flatMap(recordsOf).sort(byTimeThenKey)
+  await range().delete()
+  await parts.bulkAdd(historyPartRowsOf(records, partSize))
+  return records
+}
+
+/** The UTC days holding a connection's restored parts, oldest first (one key read per day). */
+export async function* restoredDays(
+  parts: PartsTable,
+  connectionId: string,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<number> {
+  for (let from = 0; ;) {
+    signal?.throwIfAborted()
+    const [next] = await parts
+      .where('[connectionId+day+part]')
+      .between([connectionId, from], [connectionId, Dexie.maxKey])
+      .limit(1)
+      .primaryKeys()
+    if (!next) return
+    yield next[1]
+    from = next[1] + 1
+  }
+}
+
+/** Whether every ref names a restored record: the index of the first that does not, or -1. */
+export async function firstMissing(parts: PartsTable, refs: readonly RecordRef[]): Promise<number> {
+  if (refs.length === 0) return -1
+  return (await heldIn(parts, refs)).findIndex((k) => k === undefined)
+}
+
+/**
+ * The one period every record created on UTC `day` has in some zone (UTC−12 to UTC+14), or null when
+ * records of that day can have two (a day within a zone's reach of a month's start).
+ */
+export function periodOfDay(day: number): string | null {
+  const [from, to] = searchDayBounds(day)
+  const first = periodOf(from, 'Etc/GMT+12')
+  return periodOf(to - 1, 'Etc/GMT-14') === first ? first : null
+}
+
+/** What a restore knows of a restored record a mark or an audit entry names. */
+export interface StagedRecord {
+  /** The UTC day of its creation (its part's day; the day of its mark row). */
+  day: number
+  /** Its creation time, where `needsTime` asked for it. */
+  createdAt?: number
+}
+
+/**
+ * The restored records of `refs` (undefined where the file has none): each one's day from the parts'
+ * `keys` index, and where `needsTime(ref, day)` its creation time, from its day's digest row (filed with
+ * the day) or, for a day not filed yet, from its part. In a transaction over the parts and digests.
+ */
+export async function stagedRecords<R extends RecordRef>(
+  next: Pick<GenerationTables, 'historyParts' | 'dayDigests'>,
+  refs: readonly R[],
+  needsTime: (ref: R, day: number) => boolean,
+): Promise<(StagedRecord | undefined)[]> {
+  if (refs.length === 0) return Dexie.Promise.resolve([])
+  const holders = await heldIn(next.historyParts, refs)
+  const out = holders.map((k): StagedRecord | undefined => (k ? { day: k[1] } : undefined))
+  const timed = new Map<string, StagedRecord>()
+  const days = new Map<string, [string, number]>()
+  refs.forEach((ref, i) => {
+    const at = out[i]
+    if (!at || !needsTime(ref, at.day)) return
+    timed.set(idOf(ref), at)
+    days.set(`${ref.connectionId}\u0001${at.day}`, [ref.connectionId, at.day])
+  })
+  if (timed.size === 0) return out
+  const digests = await readInChunks([...days.values()], (keys) => next.dayDigests.bulkGet(keys))
+  for (const row of digests)
+    for (const d of row?.records ?? []) {
+      const at = row && timed.get(`${row.connectionId}\u0001${d.key}`)
+      if (at) at.createdAt = d.createdAt
+    }
+  const partKeys = new Map<string, PartKey>()
+  refs.forEach((ref, i) => {
+    const k = holders[i]
+    if (k && timed.get(idOf(ref))?.createdAt === undefined)
+      partKeys.set(`${k[0]}\u0001${k[1]}\u0001${k[2]}`, k)
+  })
+  if (partKeys.size === 0) return out
+  const parts = await readInChunks([...partKeys.values()], (keys) => next.historyParts.bulkGet(keys))
+  for (const part of parts)
+    for (const row of part?.rows ?? []) {
+      const at = part && timed.get(`${part.connectionId}\u0001${row.key}`)
+      if (at) at.createdAt = row.createdAt
+    }
+  return out
+}
