@@ -14,6 +14,7 @@ import { putDigests } from '../../../src/db/day-digests'
 import { putTokens } from '../../../src/db/day-tokens'
 import { chargeRecordOf } from '../../../src/db/charge-record'
 import { historyRecordOf } from '../../../src/db/history-record'
+import { countHistory, historyByKeys } from '../../../src/db/history-part-reads'
 import { HistoryWriter } from '../../../src/db/history-writer'
 import { markDayOf, markDayRowsOf, putMarkDays } from '../../../src/db/marks-repository'
 import type { AuditEntry, MarkRecord } from '../../../src/domain/records'
@@ -203,13 +204,16 @@ async function restoreRun(): Promise<RestoreRunResult> {
   const restoreMs = performance.now() - t
   phases[phase] = ms(performance.now() - since)
   stage('compare')
-  const restored = await target.history.count()
+  // The restore writes day parts: counted and read through the union reads, as the app reads them.
+  const restored = await countHistory(target)
   const restoredMarks = (await target.markDays.toArray()).reduce((n, r) => n + r.marks.length, 0)
   const restoredCharges = await chargeCount(target)
   // A sample of records must come back exactly as they were (every field derived again from `raw`).
   const sample = await source.history.limit(200).toArray()
-  const back = await target.history.bulkGet(
-    sample.map((r): [string, typeof r.key] => [r.connectionId, r.key]),
+  const back = await historyByKeys(
+    target,
+    CONNECTION,
+    sample.map((r) => r.key),
   )
   // Field by field, keys sorted: a restored record may list its fields in another order, which is not a
   // difference (restore re-validates `raw`, which rebuilds its objects in the schema's order).
