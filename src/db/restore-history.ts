@@ -132,7 +132,7 @@ export async function* restoredDays(
   connectionId: string,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<number> {
-  for (let from = 0; ;) {
+  for (let from = -Infinity; ;) {
     signal?.throwIfAborted()
     const [next] = await parts
       .where('[connectionId+day+part]')
@@ -179,7 +179,7 @@ export async function stagedRecords<R extends RecordRef>(
   refs: readonly R[],
   needsTime: (ref: R, day: number) => boolean,
 ): Promise<(StagedRecord | undefined)[]> {
-  if (refs.length === 0) return Dexie.Promise.resolve([])
+  if (refs.length === 0) return []
   const holders = await heldIn(next.historyParts, refs)
   const out = holders.map((k): StagedRecord | undefined => (k ? { day: k[1] } : undefined))
   const timed = new Map<string, StagedRecord>()
