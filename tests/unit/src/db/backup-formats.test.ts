@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { checkBackupFile, restoreBackupFile } from '../../../../src/db/backup-stream'
 import type { ClosebookDb } from '../../../../src/db/database'
+import { countHistory } from '../../../../src/db/history-part-reads'
 import { openDb } from './fixtures'
 import { backupText, fillCache, leftoverRows } from './backup-support'
 
@@ -46,6 +47,9 @@ describe('a backup of each released format restores', () => {
       await restoreBackupFile(target, file, { pageRows: 2 })
     ).cleanup
     expect(linesOf(await backupText(target))).toEqual(linesOf(expected))
+    // Every record in the day parts a sync writes, none as a row of the table from before them.
+    expect(await countHistory(target)).toBe(6)
+    expect(await target.history.count()).toBe(0)
     expect(await leftoverRows(target)).toBe(0)
     expect((await target.storedGeneration()).generation).toBe(1)
   })
