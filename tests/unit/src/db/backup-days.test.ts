@@ -5,6 +5,7 @@ import { dayDigestRowsOf, daySummaryRowOf } from '../../../../src/db/day-digests
 import { dayTokenRowsOf } from '../../../../src/db/day-tokens'
 import { byTimeThenKey, historyRecordOf, searchDayOf } from '../../../../src/db/history-record'
 import { HistoryWriter } from '../../../../src/db/history-writer'
+import { historyPartRowsOf } from '../../../../src/db/history-parts'
 import type { StreamProgress } from '../../../../src/db/backup-format'
 import { isCompact } from '../../../../src/db/charge-columns'
 import { chargeDayRowsOf } from '../../../../src/db/charge-days'
@@ -70,10 +71,14 @@ function daysReversed(rows: readonly string[]): Map<string, string[]> {
 }
 
 /** Restores `text` into `other`, returning the phases its progress named. */
+/** Records per history part in these restores: a day's records fill several. */
+const PART = 5
+
 async function restore(text: string): Promise<Set<string | undefined>> {
   const phases = new Set<string | undefined>()
   await restoreBackupFile(other, new Blob([text]), {
     pageRows: 3,
+    historyPartSize: PART,
     onProgress: (p: StreamProgress) => phases.add(p.phase),
   })
   return phases
@@ -88,6 +93,9 @@ async function expectSameDayRows(): Promise<void> {
   expect(await other.dayDigests.toArray()).toEqual(dayDigestRowsOf(records))
   expect(await other.daySummaries.toArray()).toEqual(dayDigestRowsOf(records).map(daySummaryRowOf))
   expect(await other.dayTokens.toArray()).toEqual(dayTokenRowsOf(records))
+  // The day parts built from scratch, whatever order the file listed them in; no row per record.
+  expect(await other.historyParts.toArray()).toEqual(historyPartRowsOf(records, PART))
+  expect(await other.history.count()).toBe(0)
 }
 
 /** The charge days and parts `other` holds are those built from scratch from `db`'s charges. */
