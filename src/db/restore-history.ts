@@ -191,12 +191,18 @@ export async function stagedRecords<R extends RecordRef>(
     days.set(`${ref.connectionId}\u0001${at.day}`, [ref.connectionId, at.day])
   })
   if (timed.size === 0) return out
-  const digests = await readInChunks([...days.values()], (keys) => next.dayDigests.bulkGet(keys))
-  for (const row of digests)
-    for (const d of row?.records ?? []) {
-      const at = row && timed.get(`${row.connectionId}\u0001${d.key}`)
-      if (at) at.createdAt = d.createdAt
+  /** Notes the times of the wanted records among a digest row's or a part's. */
+  const note = (held: {
+    connectionId: string
+    records: readonly { key: RecordKey; createdAt: number }[]
+  }) => {
+    for (const r of held.records) {
+      const at = timed.get(`${held.connectionId}\u0001${r.key}`)
+      if (at) at.createdAt = r.createdAt
     }
+  }
+  const digests = await readInChunks([...days.values()], (keys) => next.dayDigests.bulkGet(keys))
+  for (const row of digests) if (row) note(row)
   const partKeys = new Map<string, PartKey>()
   refs.forEach((ref, i) => {
     const k = holders[i]
@@ -205,10 +211,6 @@ export async function stagedRecords<R extends RecordRef>(
   })
   if (partKeys.size === 0) return out
   const parts = await readInChunks([...partKeys.values()], (keys) => next.historyParts.bulkGet(keys))
-  for (const part of parts)
-    for (const row of part?.rows ?? []) {
-      const at = part && timed.get(`${part.connectionId}\u0001${row.key}`)
-      if (at) at.createdAt = row.createdAt
-    }
+  for (const part of parts) if (part) note({ connectionId: part.connectionId, records: part.rows })
   return out
 }
