@@ -8,9 +8,9 @@
  * holding about `pageSize` records together, read in one request of their day parts (inRange), so each
  * day's parts are read once. A day holding more than WHOLE_DAY_PAGES pages is read in windows within it,
  * each as long as the last one's density says a page needs. Any other filter pages through
- * HistoryRepository.queryPage,
- * each page starting where the last one ended — its range cut at the last record's time, skipping the
- * records of that time already given — so a page costs the same at the millionth record as at the first.
+ * HistoryRepository.queryPage, each page starting where the last one ended — its range cut at the last
+ * record's time, skipping the records of that time already given — so a page costs the same at the
+ * millionth record as at the first.
  */
 import type { HistoryRecord } from '../domain/records'
 import type { DayCounts } from './day-counts'
@@ -99,8 +99,9 @@ async function* windowPages(
 
 /**
  * A day holding many pages, in windows within it, each as long as the last one's density says a page
- * needs (the first from the day's count, an hour at most): pages hold about `pageSize` records, at most twice the last
- * window's density. Each window reads the day's parts again: the price of a page's bound on such a day.
+ * needs (the first from the day's count, an hour at most): pages hold about `pageSize` records, at most
+ * twice the last window's density. Each window reads the day's parts again: the price of a page's bound
+ * on such a day.
  */
 async function* denseDayPages(
   history: PagedHistory,
