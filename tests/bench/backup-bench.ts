@@ -230,7 +230,8 @@ async function backupBench(wanted: number, roundTrip: boolean): Promise<BackupRo
             log(s)
             // BACKUP_WRITE_PROFILE=<file>: the backup's own JavaScript CPU profile (not the fill's).
             const writeProfile = process.env['BACKUP_WRITE_PROFILE']
-            if (s === 'backup' && writeProfile && bench) stopWriteProfile = await profilePage(bench, writeProfile)
+            if (s === 'backup' && writeProfile && bench)
+              stopWriteProfile = await profilePage(bench, writeProfile)
           },
           __items: (offset: number, count: number) =>
             JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
