@@ -12,7 +12,7 @@ import { PAYOUT_BACKUP_TABLES } from './backup-payouts'
 import { readAhead } from './read-ahead'
 import type { ClosebookDb } from './database'
 import { hasOlderHistory } from './history-parts'
-import { historyConnections, historyOfDays, nextHistoryDay } from './history-part-days'
+import { historyConnections, historyRowsOfDays, nextHistoryDay } from './history-part-days'
 import type {
   CachedConnection,
   ChargeRecord,
@@ -85,7 +85,8 @@ export async function* pagesByKey(
 
 /**
  * History in time order: per connection (in id order), oldest first, ties in key order, a window of whole
- * UTC days per read: its day parts and the rows written before them (history-parts.ts), merged. Each
+ * UTC days per read: its day parts' stored rows and the rows written before them (history-parts.ts),
+ * merged; a line needs no field a stored row leaves out, so no record is rebuilt from its `raw`. Each
  * window is as many days as the last one's density says hold about `pageRows` records (at most twice as
  * many days), and starts at the next day holding any, so empty years cost one read. A restore then meets
  * each day's records together and files its day rows as it reads (backup-days.ts). A row the time index
@@ -98,7 +99,7 @@ export async function* historyPagesByTime(db: ClosebookDb, pageRows: number): As
     let day = await nextHistoryDay(db, connectionId, 0, older)
     while (day !== null) {
       const end = day + span
-      const page = await historyOfDays(db, connectionId, day, end, older)
+      const page = await historyRowsOfDays(db, connectionId, day, end, older)
       if (page.length > 0) {
         yield page
         span = Math.max(1, Math.min(span * 2, Math.floor((span * pageRows) / page.length)))
@@ -116,11 +117,40 @@ interface PagedTable {
   pages?: (db: ClosebookDb, pageRows: number) => AsyncGenerator<unknown[]>
   /** Stored row → the rows the file holds (marks and audit are stored grouped). */
   rowsOf?: (row: never) => unknown[]
+  /** Stored row → the API payloads the file holds, one line each (history and charges). */
+  payloadsOf?: (row: never) => readonly ApiPayloadSource[]
 }
 
-const apiPayload = (r: HistoryRecord | ChargeRecord): unknown[] => [
-  { connectionId: r.connectionId, syncedAt: r.syncedAt, raw: r.raw },
-]
+/** What a history or charge-list line is made of: the record's connection, sync time and API item. */
+type ApiPayloadSource = Pick<HistoryRecord | ChargeRecord, 'connectionId' | 'syncedAt' | 'raw'>
+
+/**
+ * The line `JSON.stringify({ connectionId, syncedAt, raw })` writes for a record, its head written once
+ * per connection: no object built per record, and the same text (a value JSON would leave out or write
+ * otherwise takes that path itself).
+ */
+export class PayloadLines {
+  private readonly heads = new Map<string, string>()
+
+  line(r: ApiPayloadSource): string {
+    const { connectionId, syncedAt, raw } = r
+    if (
+      typeof connectionId !== 'string' ||
+      typeof syncedAt !== 'number' ||
+      typeof raw !== 'object' ||
+      raw === null
+    )
+      return `${JSON.stringify({ connectionId, syncedAt, raw })}\n`
+    let head = this.heads.get(connectionId)
+    if (head === undefined) {
+      head = `{"connectionId":${JSON.stringify(connectionId)},"syncedAt":`
+      this.heads.set(connectionId, head)
+    }
+    return `${head}${JSON.stringify(syncedAt)},"raw":${JSON.stringify(raw)}}\n`
+  }
+}
+
+const alone = <T>(r: T): readonly T[] => [r]
 
 /** The payout tables are written as stored, paged by their primary key. */
 function payoutPagedTables(): Record<(typeof PAYOUT_BACKUP_TABLES)[number], PagedTable> {
@@ -147,16 +177,16 @@ const PAGED_TABLES: Record<BackupTableName, PagedTable | readonly PagedTable[]> 
   history: {
     store: 'history',
     keyOf: (r: HistoryRecord) => [r.connectionId, r.key],
-    rowsOf: apiPayload,
+    payloadsOf: alone,
     pages: historyPagesByTime,
   },
   // Charges cached before schema v10, then the day parts (charge-days.ts).
   charges: [
-    { store: 'charges', keyOf: (r: ChargeRecord) => [r.connectionId, r.id], rowsOf: apiPayload },
+    { store: 'charges', keyOf: (r: ChargeRecord) => [r.connectionId, r.id], payloadsOf: alone },
     {
       store: 'chargeParts',
       keyOf: (r: ChargePartRecord) => [r.connectionId, r.day, r.part],
-      rowsOf: (r: ChargePartRecord) => r.charges.flatMap(apiPayload),
+      payloadsOf: (r: ChargePartRecord) => r.charges,
     },
   ],
   marks: {
@@ -212,6 +242,7 @@ export async function* streamBackup(
   const digest = options.sign ? new BackupDigest() : null
   let chunk = `${JSON.stringify({ format: BACKUP_FORMAT, version: STREAM_BACKUP_VERSION, exportedAt: (options.now ?? new Date()).toISOString() })}\n`
   let total = 0
+  const payloads = new PayloadLines()
   for (const name of STREAM_TABLE_ORDER) {
     const sources = PAGED_TABLES[name]
     const rows = await countBackupRows(db, name)
@@ -225,10 +256,16 @@ export async function* streamBackup(
       for await (const page of pages) {
         options.signal?.throwIfAborted()
         for (const stored of page) {
-          for (const row of spec.rowsOf ? spec.rowsOf(stored as never) : [stored]) {
-            chunk += `${JSON.stringify(row)}\n`
-            written++
-          }
+          if (spec.payloadsOf)
+            for (const record of spec.payloadsOf(stored as never)) {
+              chunk += payloads.line(record)
+              written++
+            }
+          else
+            for (const row of spec.rowsOf ? spec.rowsOf(stored as never) : [stored]) {
+              chunk += `${JSON.stringify(row)}\n`
+              written++
+            }
           if (chunk.length >= chunkChars) {
             await digest?.updateText(chunk)
             yield chunk

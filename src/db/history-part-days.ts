@@ -4,10 +4,10 @@
  * each the union of the day parts and the rows of `history` from before them (history-parts.ts).
  */
 import Dexie from 'dexie'
-import type { HistoryRecord } from '../domain/records'
 import { searchDayOf } from './history-record'
 import type { HistoryTables } from './history-parts'
-import { merged, recordsOf } from './history-part-reads'
+import { merged } from './history-part-reads'
+import type { StoredHistoryRow } from './history-row'
 
 const DAY_MS = 86_400_000
 
@@ -56,14 +56,18 @@ export async function nextHistoryDay(
   return day
 }
 
-/** A connection's records of UTC days [lo, hi), by time then key: parts and (`older`) older rows. */
-export async function historyOfDays(
+/**
+ * A connection's records of UTC days [lo, hi), by time then key: parts and (`older`) older rows. A part's
+ * rows come as stored (history-row.ts: the fields `raw` gives back may be left out), older rows whole;
+ * each holds its connection, key, time, `syncedAt` and `raw`, which is all a backup line is made of.
+ */
+export async function historyRowsOfDays(
   tables: HistoryTables,
   connectionId: string,
   lo: number,
   hi: number,
   older: boolean,
-): Promise<HistoryRecord[]> {
+): Promise<StoredHistoryRow[]> {
   const [parts, rows] = await Promise.all([
     tables.historyParts
       .where('[connectionId+day+part]')
@@ -81,5 +85,8 @@ export async function historyOfDays(
           .toArray()
       : [],
   ])
-  return merged(parts.flatMap(recordsOf), rows)
+  return merged<StoredHistoryRow>(
+    parts.flatMap((p) => p.rows),
+    rows,
+  )
 }

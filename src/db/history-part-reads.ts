@@ -103,7 +103,10 @@ function daysOf(from: number, to: number): { lo: number; hi: number } {
 }
 
 /** Parts and older rows merged: a key in both keeps the part's copy; by time, then key. */
-export function merged(inParts: readonly HistoryRecord[], older: readonly HistoryRecord[]): HistoryRecord[] {
+export function merged<T extends Pick<HistoryRecord, 'key' | 'createdAt'>>(
+  inParts: readonly T[],
+  older: readonly T[],
+): T[] {
   if (older.length === 0) return [...inParts].sort(byTimeThenKey)
   const byKey = new Map(older.map((r) => [r.key, r]))
   for (const r of inParts) byKey.set(r.key, r)

@@ -226,6 +226,17 @@ export class HistoryRepository {
     })
   }
 
+  /**
+   * How many records a connection has on each UTC day of [from, to): the day summaries for the days the
+   * range holds whole, the digests for a day it cuts (countFromSummaries), no record read.
+   */
+  async countRangeByDay(connectionId: string, from: number, to: number): Promise<DayCounts> {
+    const { db } = this
+    return db.transaction('r', [db.dayDigests, db.daySummaries], () =>
+      countFromSummaries(db, daySummariesOf(db), { connectionId, from, to }),
+    )
+  }
+
   /** How many records the same filter matches (for the ledger's pager and totals). */
   async count(filter: HistoryFilter): Promise<number> {
     const { db } = this

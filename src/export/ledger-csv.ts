@@ -1,7 +1,8 @@
 /** The ledger's current filter as CSV lines: the Transactions sheet's columns, same values and guard. */
 import type { HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
 import { csvLine, UTF8_BOM } from './csv'
-import { TRANSACTION_HEADERS, transactionRow } from './month-workbook'
+import { LedgerCsvLines } from './ledger-csv-line'
+import { TRANSACTION_HEADERS } from './month-workbook'
 
 /** One page of the ledger's records with their marks. */
 export interface LedgerCsvPage {
@@ -17,11 +18,11 @@ export async function* ledgerCsvPages(
   pages: AsyncIterable<LedgerCsvPage>,
   timeZone: string,
 ): AsyncGenerator<string> {
+  const lines = new LedgerCsvLines(timeZone)
   let head = UTF8_BOM + csvLine(TRANSACTION_HEADERS)
   for await (const { records, marks } of pages) {
     let text = head
-    for (const r of records)
-      text += csvLine(transactionRow(r, marks.get(r.key), timeZone, r.raw.store_name || null))
+    for (const r of records) text += lines.line(r, marks.get(r.key), r.raw.store_name || null)
     head = ''
     if (text) yield text
   }

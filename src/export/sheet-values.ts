@@ -33,6 +33,22 @@ export function wallClockMs(epochMs: number, timeZone: string): number {
   return epochMs + offset
 }
 
+const PROBE_MS = 3 * 3_600_000
+
+/**
+ * The offset `timeZone` has through the whole UTC day `utcDay` (days since the epoch), or null when it
+ * changes within that day: then wallClockMs answers per quarter hour. Probed every three hours and at the
+ * next day's start (no zone changes its offset and back within three hours), so a day costs 9 Intl calls
+ * instead of 96.
+ */
+export function wallClockDayOffset(utcDay: number, timeZone: string): number | null {
+  const start = utcDay * 86_400_000
+  const offset = offsetAt(start, timeZone)
+  for (let at = start + PROBE_MS; at <= start + 86_400_000; at += PROBE_MS)
+    if (offsetAt(at, timeZone) !== offset) return null
+  return offset
+}
+
 /** A date cell showing the instant's time in the accounting time zone. */
 export function dateCell(epochMs: number, timeZone: string): ExportCell {
   return { date: wallClockMs(epochMs, timeZone) }

@@ -158,6 +158,14 @@ function bytesUnder(dir: string): number {
   return total
 }
 
+/** The backup step alone (runBackupWrite): the fill, then the file written; no check or restore. */
+export interface BackupWriteRun {
+  backup: Step<BackupRunResult>
+  bytes: number
+  /** Chromium CPU seconds per stage the page reported: `backup` is the file's writing alone. */
+  cpuByStage: Record<string, number>
+}
+
 export interface BackupRoundTrip {
   backup: Step<BackupRunResult>
   check: Step<number>
@@ -173,6 +181,15 @@ export interface BackupRoundTrip {
  * and verifies the round trip lost nothing: the raw steps, for benchBackup and the scale suite.
  */
 export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTrip> {
+  return (await backupBench(wanted, true)) as BackupRoundTrip
+}
+
+/** Fills the same cache as runBackupRoundTrip and writes its backup, without the check and restore. */
+export async function runBackupWrite(wanted: number): Promise<BackupWriteRun> {
+  return (await backupBench(wanted, false)) as BackupWriteRun
+}
+
+async function backupBench(wanted: number, roundTrip: boolean): Promise<BackupRoundTrip | BackupWriteRun> {
   const { data, names } = yearOfData(405, wanted)
   const dir = mkdtempSync(join(tmpdir(), 'closebook-backup-bench-'))
   const path = join(dir, 'closebook-backup.jsonl')
@@ -185,6 +202,7 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
     records: data.history.length,
     charges: data.charges.length,
     timeZone: 'Asia/Tokyo',
+    hostless: process.env['BACKUP_BENCH_HOSTLESS'] === '1',
   }
   // Chromium's CPU time at each stage the page reports, once the profile is known: the cost of each stage.
   let profile = ''
@@ -196,6 +214,8 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
     if (cpuMark) cpuByStage[cpuMark.stage] = (cpuByStage[cpuMark.stage] ?? 0) + now - cpuMark.at
     cpuMark = { stage: next.replace(/ at record \d+$/, ''), at: now }
   }
+  let bench: Page | null = null
+  let stopWriteProfile: (() => Promise<string>) | null = null
   try {
     let cacheBytes = 0
     const { backup, check, restore } = await runInChromium(
@@ -204,10 +224,14 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
       {
         timeoutMs: 3_600_000,
         expose: {
-          __stage: (s: string) => {
+          __stage: async (s: string) => {
             currentStage = s
             markCpu(s)
             log(s)
+            // BACKUP_WRITE_PROFILE=<file>: the backup's own JavaScript CPU profile (not the fill's).
+            const writeProfile = process.env['BACKUP_WRITE_PROFILE']
+            if (s === 'backup' && writeProfile && bench)
+              stopWriteProfile = await profilePage(bench, writeProfile)
           },
           __items: (offset: number, count: number) =>
             JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
@@ -220,6 +244,7 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
         },
         drive: async (page, profileDir) => {
           profile = profileDir
+          bench = page
           // The bench's own process is the host here (it takes each chunk): its CPU is not Chromium's.
           const hostCpu = process.cpuUsage()
           const backup = await step(page, profileDir, () =>
@@ -232,11 +257,16 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
             ),
           )
           closeSync(fd)
+          if (stopWriteProfile) log(`the backup's JavaScript profile: ${await stopWriteProfile()}`)
           const { user, system } = process.cpuUsage(hostCpu)
           log(
             `backup file ${Math.round(bytes / MIB)} MiB written; the bench process (the host, with the fill's feed) used ${Math.round((user + system) / 1e5) / 10} CPU-s over the fill and backup`,
           )
           cacheBytes = bytesUnder(join(profileDir, 'Default', 'IndexedDB'))
+          if (!roundTrip) {
+            markCpu('done')
+            return { backup, check: null, restore: null }
+          }
           await page.setInputFiles('#backup-file', path)
           const check = await step(page, profileDir, () =>
             page.evaluate(() => (globalThis as unknown as { __check: () => Promise<number> }).__check()),
@@ -256,6 +286,12 @@ export async function runBackupRoundTrip(wanted: number): Promise<BackupRoundTri
       },
     )
     const b = backup.result
+    if (!check || !restore) {
+      log(
+        `backup of ${b.records} records: ${b.backupMs} ms (waiting for the host ${b.hostMs} ms), Chromium CPU of the backup ${cpuByStage['backup']} s, ${bytes} bytes`,
+      )
+      return { backup, bytes, cpuByStage }
+    }
     const r = restore.result
     log(`heap after a forced GC by stage (MiB): restore ${JSON.stringify(restore.retainedByStage)}`)
     log(

@@ -78,6 +78,7 @@ export async function runMonthEndBench(
         __fileAppend: (fileId: string, chunk: string) => files.append(fileId, chunk),
         __fileFinish: (fileId: string) => files.finish(fileId),
         __fileCancel: (fileId: string) => files.cancel(fileId),
+        __hostless: () => process.env['MONTH_END_BENCH_HOSTLESS'] === '1',
       },
       drive: async (page, profileDir) => {
         const fill = await page.evaluate(

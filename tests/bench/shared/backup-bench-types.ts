@@ -4,6 +4,11 @@ export interface BackupBenchArgs {
   /** Charge-list records to fill beside the history (the sandbox's charges, fed by `__charges`). */
   charges: number
   timeZone: string
+  /**
+   * The backup's chunks are counted but not handed to Node (BACKUP_BENCH_HOSTLESS=1): what the page
+   * spends on its own, without the DevTools binding's transfer the bench stands in for the host with.
+   */
+  hostless?: boolean
 }
 
 export interface BackupRunResult {

@@ -278,3 +278,55 @@ describe('ledger store: CSV export over many days', () => {
     expect(await readFile(target, 'utf8')).toBe(expected)
   })
 })
+
+describe('ledger store: CSV export of many records', () => {
+  const DAYS = 30
+  const PER_DAY = 20
+
+  beforeEach(async () => {
+    db.close()
+    await openCache('closebook-csv-export-held')
+    const start = Math.ceil(T0 / 86_400_000) * 86_400_000
+    const records = Array.from({ length: DAYS * PER_DAY }, (_, i) =>
+      historyRecordOf(
+        CONN,
+        historyItem(5000 + i, { created_on: new Date(start + i * 4_320_000).toISOString() }),
+        0,
+      ),
+    )
+    await cache.history.putPage(CONN, records, checkpoint())
+  })
+
+  it('holds a few pages of records at any time, never the whole result', async () => {
+    // Records read from the cache, and lines the host has taken: their difference is what the export holds.
+    let read = 0
+    let written = 0
+    let held = 0
+    const inRange = cache.history.inRange.bind(cache.history)
+    vi.spyOn(cache.history, 'inRange').mockImplementation(async (...args) => {
+      const page = await inRange(...args)
+      read += page.length
+      held = Math.max(held, read - written)
+      return page
+    })
+    const append = fakeFilesApi().files.append
+    setDesktopApiForTests({
+      files: {
+        ...fakeFilesApi().files,
+        append: async (a) => {
+          const taken = await append(a)
+          written += a.chunk.split('\r\n').length - 1
+          return taken
+        },
+      },
+    } as DesktopApi)
+    const ledger = useLedgerStore()
+    await ledger.init()
+    expect(await ledger.exportCsv()).toBe('closebook-ledger-all.csv')
+    expect(read).toBe(DAYS * PER_DAY)
+    expect(written).toBe(DAYS * PER_DAY + 1)
+    // Pages are whole days here (a day is 20 records, pages of 7 asked): the page being written and two
+    // read ahead.
+    expect(held).toBeLessThanOrEqual(3 * PER_DAY)
+  })
+})

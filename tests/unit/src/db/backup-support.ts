@@ -93,3 +93,48 @@ export async function everyTable(db: ClosebookDb): Promise<Record<string, unknow
   const tables = await Promise.all(db.allTables().map(async (t) => [t.name, await t.toArray()] as const))
   return Object.fromEntries(tables)
 }
+
+/**
+ * A cache whose history and charges sit in every layout the writer reads: two connections; records in
+ * day parts, in rows of `history` from before them, and some in both (the part's copy is the record);
+ * several records at one time; charges in their day parts and in the table from before them; text the
+ * JSON escapes (quotes, line breaks, Japanese, emoji); payloads with nested metadata and without
+ * `user_data`'s fields; marks and audit entries. Deterministic: the same cache every time.
+ */
+export async function fillVariedCache(db: ClosebookDb): Promise<void> {
+  const OTHER = 'conn-b'
+  await db.connections.bulkPut([connectionRow(), connectionRow({ id: OTHER, label: 'Other "two"' })])
+  await db.stores.put({ connectionId: CONN, storeId: STORE_1, storeName: '店舗 "一"', merchantName: 'M' })
+  const texts = ['plain', 'say "hi"\nthen\r\nbye', '山田 太郎 🍣', '\u2028sep\u2029', 'back\\slash\ttab']
+  const item = (n: number) =>
+    historyItem(n, {
+      created_on: new Date(T0 + Math.floor(n / 3) * 5 * HOUR + (n % 7) * 1000).toISOString(),
+      ...(n % 5 === 4 ? { type: 'refund' as const, charge_id: `charge-${n - 1}` } : {}),
+      ...(n % 6 === 1 ? { status: 'pending', currency: 'usd', amount: -n } : {}),
+      metadata: n % 4 === 0 ? {} : { order_id: texts[n % texts.length], nested: { list: [n, null, true] } },
+      store_name: texts[(n + 2) % texts.length],
+      ...(n % 9 === 0 ? { user_data: {} } : {}),
+    })
+  const records = (connectionId: string, from: number, count: number, syncedAt: number) =>
+    Array.from({ length: count }, (_, i) => historyRecordOf(connectionId, item(from + i), syncedAt + i))
+  // Older rows first (as a cache from before day parts holds them), then parts over some of the same keys.
+  await db.history.bulkPut([...records(CONN, 0, 24, T0), ...records(OTHER, 100, 6, 0)])
+  const writer = new HistoryWriter(db)
+  const inParts = [...records(CONN, 16, 30, T0 + HOUR), ...records(OTHER, 103, 9, 0.5)]
+  await db.transaction('rw', [...writer.historyTables(), ...writer.chargeTables()], async () => {
+    await writer.putHistory(inParts)
+    await writer.putCharges(Array.from({ length: 5 }, (_, n) => chargeRecordOf(CONN, chargeItem(n), T0)))
+  })
+  await db.charges.bulkPut(Array.from({ length: 3 }, (_, n) => chargeRecordOf(OTHER, chargeItem(50 + n), T0)))
+  const marked = inParts.filter((_, i) => i % 4 === 0)
+  await putMarks(
+    db,
+    marked.map((r, i) => mark(r.key, { connectionId: r.connectionId, note: texts[i % texts.length] })),
+    (m) => marked.find((r) => r.key === m.key)!.createdAt,
+  )
+  await appendAuditEntries(db.audit, [
+    auditEntry({ key: marked[0]!.key, at: T0 + HOUR, actor: texts[2] }),
+    auditEntry({ action: 'close-period', period: '2026-09', at: T0 - HOUR }),
+  ])
+  await db.checkpoints.put(checkpoint())
+}

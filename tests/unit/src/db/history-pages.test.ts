@@ -54,12 +54,56 @@ describe('historyPages', () => {
         for await (const page of historyPages(history, filter, order, size)) pages.push(page)
         expect(keys(pages.flat())).toEqual(keys(whole))
         if (!windows) expect(pages.every((p) => p.length <= size)).toBe(true)
-        if (size < 18) expect(pages.length).toBeGreaterThan(1)
+        // A range's day holding more than four pages is read in windows within it.
+        if (size < (windows ? whole.length / 4 : 18)) expect(pages.length).toBeGreaterThan(1)
       }
     }
   })
 
   it('refuses a page size below one', async () => {
     await expect(historyPages(history, all, 'asc', 0).next()).rejects.toThrow(/at least 1/)
+  })
+
+  it('reads each UTC day in one window, whole, while a day holds few pages; a denser day in parts of it', async () => {
+    const DAY = 86_400_000
+    const start = Math.ceil(T0 / DAY) * DAY + 2 * DAY
+    // Twelve days of 20 records (one every 72 minutes), then a day of 200.
+    const times = [
+      ...Array.from({ length: 240 }, (_, i) => start + i * 4_320_000),
+      ...Array.from({ length: 200 }, (_, i) => start + 12 * DAY + i * 432_000),
+    ]
+    await history.putPage(
+      CONN,
+      times.map((at, i) =>
+        historyRecordOf(CONN, historyItem(1_000 + i, { created_on: new Date(at).toISOString() }), 0),
+      ),
+      checkpoint(),
+    )
+    const filter = { ...all, from: start }
+    for (const order of ['asc', 'desc'] as const) {
+      const windows: [number, number][] = []
+      const paged = {
+        queryPage: history.queryPage.bind(history),
+        countRangeByDay: history.countRangeByDay.bind(history),
+        inRange: (c: string, from: number, to: number) => {
+          windows.push([from, to])
+          return history.inRange(c, from, to)
+        },
+      }
+      const pages: HistoryRecord[][] = []
+      for await (const page of historyPages(paged, filter, order, 10)) pages.push(page)
+      const whole = await history.queryPage({ ...filter, order, offset: 0, limit: Infinity })
+      expect(keys(pages.flat())).toEqual(keys(whole))
+      // The days of 20 records (two pages): read by one window each.
+      for (let day = 0; day < 12; day++) {
+        const [lo, hi] = [start + day * DAY, start + (day + 1) * DAY]
+        const reading = windows.filter(([from, to]) => from < hi && to > lo)
+        expect(reading, `${order}, day ${day}`).toHaveLength(1)
+      }
+      // The day of 200 (twenty pages) is read a few pages at a time, not whole.
+      const dense = windows.filter(([from]) => from >= start + 12 * DAY)
+      expect(dense.length, order).toBeGreaterThan(4)
+      expect(Math.max(...pages.map((p) => p.length)), order).toBeLessThanOrEqual(40)
+    }
   })
 })
