@@ -187,6 +187,8 @@ export async function putHistoryParts(
   records: readonly HistoryRecord[],
   partSize = HISTORY_PART_SIZE,
   newParts = false,
+  /** The records' days' digest rows as stored, when the caller has read them (storedDigestRows). */
+  storedDigests?: ReadonlyMap<number, DayDigestRecord | undefined>,
 ): Promise<void> {
   const days = byConnectionDay(records).get(connectionId)
   if (!days) return
@@ -196,9 +198,9 @@ export async function putHistoryParts(
     await tables.history.bulkDelete([...fresh.keys()].map((k): HistoryKey => [connectionId, k]))
   // Only a key its day's digests list can be held already (the digests list every record of a day,
   // whichever layout holds it): a first sync's pages look none up.
-  const digests = await tables.dayDigests.bulkGet(
-    [...days.keys()].map((d): [string, number] => [connectionId, d]),
-  )
+  const digests = storedDigests
+    ? [...days.keys()].map((d) => storedDigests.get(d))
+    : await tables.dayDigests.bulkGet([...days.keys()].map((d): [string, number] => [connectionId, d]))
   const listed = new Set<RecordKey>()
   for (const row of digests) for (const d of row?.records ?? []) if (fresh.has(d.key)) listed.add(d.key)
   const [holding, last] = await Promise.all([

@@ -18,7 +18,13 @@ import {
   putChargeDays,
   type ChargeDayTables,
 } from './charge-days'
-import { dayDigestRowsOf, putDigestRows, putDigests, type DigestTables } from './day-digests'
+import {
+  dayDigestRowsOf,
+  putDigestRows,
+  putDigests,
+  storedDigestRows,
+  type DigestTables,
+} from './day-digests'
 import { dayTokenRowsOf, putTokens, TOKEN_PART_SIZE } from './day-tokens'
 import { clearHistory, HISTORY_PART_SIZE, historyPartRowsOf, putHistoryParts } from './history-parts'
 import { flagChangedMarks } from './marks-repository'
@@ -147,8 +153,10 @@ export class HistoryWriter {
   ): Promise<void> {
     const { db } = this
     for (const [connectionId, mine] of byConnection(records)) {
-      await putHistoryParts(db, connectionId, mine, this.historyPartSize, newParts.has(connectionId))
-      await putDigests(db, connectionId, mine)
+      // The days' digest rows, read once for the parts (which keys may be held) and the digests.
+      const digests = await storedDigestRows(db.dayDigests, connectionId, mine)
+      await putHistoryParts(db, connectionId, mine, this.historyPartSize, newParts.has(connectionId), digests)
+      await putDigests(db, connectionId, mine, digests)
       await putTokens(db.dayTokens, connectionId, mine, this.partSize)
       await this.rememberStores(connectionId, mine)
     }

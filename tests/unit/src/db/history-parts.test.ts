@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { dayDigestRowsOf } from '../../../../src/db/day-digests'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf, searchDayOf } from '../../../../src/db/history-record'
 import { historyPartRowsOf } from '../../../../src/db/history-parts'
@@ -60,6 +61,23 @@ describe('history day parts', () => {
     expect(await layout()).toEqual(before)
     expect((await historyByKeys(db, CONN, [changed.key]))[0]).toEqual(changed)
     expect(await countHistory(db)).toBe(6)
+  })
+
+  it('reads each day’s digest row once per write, for the parts and the digests together', async () => {
+    const rs = records(0, 30)
+    await put(rs.slice(0, 20))
+    const bulkGet = vi.spyOn(db.dayDigests, 'bulkGet')
+    const changed = historyRecordOf(CONN, historyItem(1, { status: 'refunded', amount: 7 }), T0 + 1)
+    await put([changed, ...rs.slice(20)])
+    expect(bulkGet.mock.calls.map(([keys]) => keys)).toEqual([
+      [
+        [CONN, day0],
+        [CONN, day0 + 1],
+      ],
+    ])
+    expect((await historyByKeys(db, CONN, [changed.key]))[0]).toEqual(changed)
+    expect(await countHistory(db)).toBe(30)
+    expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf(await allHistory(db)))
   })
 
   it('keeps a record given twice in one write once, as its later copy, on that copy’s day', async () => {
