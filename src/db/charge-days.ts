@@ -138,14 +138,15 @@ function heldOn(
 
 /**
  * Files one day's `charges` in its row and the parts read (`parts`, by `day:part`): each replaced where it
- * stands, the rest appended; the row's compact columns kept in step (or filled, for a row written before
- * them). Returns the parts it changed.
+ * stands, the rest appended (to new parts after the last one with `newParts`); the row's compact columns
+ * kept in step (or filled, for a row written before them). Returns the parts it changed.
  */
 function fileDay(
   row: ChargeDayRecord,
   charges: ReadonlyMap<string, ChargeRecord>,
   parts: ReadonlyMap<string, ChargePartRecord>,
   partSize: number,
+  newParts: boolean,
 ): ChargePartRecord[] {
   const { day } = row
   const written: ChargePartRecord[] = []
@@ -178,7 +179,13 @@ function fileDay(
   const last = lastPartOf(row)
   return [
     ...written,
-    ...append(row, [...fresh.values()], last + 1, partSize, parts.get(`${day}:${last}`) ?? null),
+    ...append(
+      row,
+      [...fresh.values()],
+      last + 1,
+      partSize,
+      newParts ? null : (parts.get(`${day}:${last}`) ?? null),
+    ),
   ]
 }
 
@@ -188,12 +195,16 @@ function fileDay(
  * the parts holding replaced charges; writes only what changed. Keeps each row's compact columns
  * (charge-columns.ts) in step, and gives them to a row written before them from all its day's parts. In a
  * transaction over both tables.
+ *
+ * `newParts` (a first sync, whose commits each bring a run of charges of a day): the rest go to new parts
+ * after the day's last one, so a part written by an earlier commit is neither read nor written again.
  */
 export async function putChargeDays(
   tables: ChargeDayTables,
   connectionId: string,
   records: readonly ChargeRecord[],
   partSize = CHARGE_PART_SIZE,
+  newParts = false,
 ): Promise<void> {
   const days = [...byDay(records)]
   const stored = await tables.chargeDays.bulkGet(days.map(([day]): DayKey => [connectionId, day]))
@@ -205,7 +216,7 @@ export async function putChargeDays(
   days.forEach(([day, charges], i) => {
     const row = rows[i] as ChargeDayRecord
     if (!isCompact(row)) for (const part of new Set(row.parts)) want(day, part)
-    if (row.parts.length > 0) want(day, lastPartOf(row))
+    if (row.parts.length > 0 && !newParts) want(day, lastPartOf(row))
     row.ids.forEach((id, j) => {
       if (charges.has(id)) want(day, row.parts[j] as number)
     })
@@ -215,7 +226,7 @@ export async function putChargeDays(
   for (const p of read) if (p) parts.set(`${p.day}:${p.part}`, p)
   const written = new Set<ChargePartRecord>()
   days.forEach(([, charges], i) => {
-    for (const p of fileDay(rows[i] as ChargeDayRecord, charges, parts, partSize)) written.add(p)
+    for (const p of fileDay(rows[i] as ChargeDayRecord, charges, parts, partSize, newParts)) written.add(p)
   })
   await tables.chargeParts.bulkPut([...written].map(withLedgerKeys))
   await tables.chargeDays.bulkPut(rows)

@@ -90,19 +90,37 @@ export function dayDigestRowsOf(records: Iterable<HistoryRecord>): DayDigestReco
 }
 
 /**
- * Replaces the digests of `records` (one connection's page) in their day rows: read the days touched,
- * merge by key, write them back with their summaries. In a transaction that includes both tables and
- * writes the records.
+ * The stored digest rows of the UTC days of `records` (one connection's), by day: read once by the
+ * history writer for both the parts (which keys may be held) and putDigests. In a transaction that
+ * includes the table.
+ */
+export async function storedDigestRows(
+  table: DigestTables['dayDigests'],
+  connectionId: string,
+  records: readonly HistoryRecord[],
+): Promise<Map<number, DayDigestRecord | undefined>> {
+  const days = [...new Set(records.map((r) => searchDayOf(r.createdAt)))]
+  const rows = await table.bulkGet(days.map((d): DayKey => [connectionId, d]))
+  return new Map(days.map((d, i) => [d, rows[i]]))
+}
+
+/**
+ * Replaces the digests of `records` (one connection's page) in their day rows: read the days touched
+ * (unless `storedRows` has them: storedDigestRows, not written since), merge by key, write them back with
+ * their summaries. In a transaction that includes both tables and writes the records.
  */
 export async function putDigests(
   tables: DigestTables,
   connectionId: string,
   records: readonly HistoryRecord[],
+  storedRows?: ReadonlyMap<number, DayDigestRecord | undefined>,
 ): Promise<void> {
   if (records.length === 0) return
   const byDay = byDayAndKey(records, recordDigestOf)
   const days = [...byDay.keys()]
-  const stored = await tables.dayDigests.bulkGet(days.map((d): DayKey => [connectionId, d]))
+  const stored = storedRows
+    ? days.map((d) => storedRows.get(d))
+    : await tables.dayDigests.bulkGet(days.map((d): DayKey => [connectionId, d]))
   const rows = days.map((day, i): DayDigestRecord => {
     const fresh = byDay.get(day) as Map<RecordKey, RecordDigest>
     const kept = (stored[i]?.records ?? []).filter((d) => !fresh.has(d.key))

@@ -176,12 +176,19 @@ async function lastParts(
  * time, which the service never changes (the day digests and tokens assume the same). Reads the parts
  * holding the records and each day's last part; writes only the parts that change. A record's row from
  * before v15 is deleted. In a transaction over both tables and the day digests.
+ *
+ * `newParts` (a first sync, whose commits each bring a run of records of a day): the rest go to new parts
+ * after the day's last one instead, so a part written by an earlier commit is never read and written
+ * again; a record already held is still replaced where it stands.
  */
 export async function putHistoryParts(
   tables: HistoryTables & { dayDigests: Table<DayDigestRecord, [string, number]> },
   connectionId: string,
   records: readonly HistoryRecord[],
   partSize = HISTORY_PART_SIZE,
+  newParts = false,
+  /** The records' days' digest rows as stored, when the caller has read them (storedDigestRows). */
+  storedDigests?: ReadonlyMap<number, DayDigestRecord | undefined>,
 ): Promise<void> {
   const days = byConnectionDay(records).get(connectionId)
   if (!days) return
@@ -191,9 +198,9 @@ export async function putHistoryParts(
     await tables.history.bulkDelete([...fresh.keys()].map((k): HistoryKey => [connectionId, k]))
   // Only a key its day's digests list can be held already (the digests list every record of a day,
   // whichever layout holds it): a first sync's pages look none up.
-  const digests = await tables.dayDigests.bulkGet(
-    [...days.keys()].map((d): [string, number] => [connectionId, d]),
-  )
+  const digests = storedDigests
+    ? [...days.keys()].map((d) => storedDigests.get(d))
+    : await tables.dayDigests.bulkGet([...days.keys()].map((d): [string, number] => [connectionId, d]))
   const listed = new Set<RecordKey>()
   for (const row of digests) for (const d of row?.records ?? []) if (fresh.has(d.key)) listed.add(d.key)
   const [holding, last] = await Promise.all([
@@ -201,7 +208,7 @@ export async function putHistoryParts(
     lastParts(tables.historyParts, connectionId, [...days.keys()]),
   ])
   const wanted = new Map<string, PartKey>()
-  for (const k of [...holding, ...last]) wanted.set(`${k[1]}:${k[2]}`, k)
+  for (const k of newParts ? holding : [...holding, ...last]) wanted.set(`${k[1]}:${k[2]}`, k)
   const read = (await tables.historyParts.bulkGet([...wanted.values()])).filter(
     (p): p is HistoryPartRecord => p !== undefined,
   )
@@ -222,11 +229,14 @@ export async function putHistoryParts(
     part.rows = kept
   }
   const lastOf = new Map(last.map((k) => [k[1], byId.get(`${k[1]}:${k[2]}`)]))
+  const lastNumber = new Map(last.map((k) => [k[1], k[2]]))
   for (const [day, keyed] of days) {
-    let part = lastOf.get(day)
+    let part = newParts ? undefined : lastOf.get(day)
+    let next = (lastNumber.get(day) ?? -1) + 1
     for (const r of keyed.values()) {
       if (!part || part.rows.length >= partSize) {
-        part = { ...indexed({ connectionId, day, part: part ? part.part + 1 : 0, rows: [] }) }
+        if (part) next = part.part + 1
+        part = { ...indexed({ connectionId, day, part: next, rows: [] }) }
         byId.set(partId(part), part)
       }
       part.rows.push(storedHistoryRowOf(r))

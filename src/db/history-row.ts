@@ -32,13 +32,22 @@ function indexedOnPurpose(field: ItemField, record: HistoryRecord): boolean {
 
 const ITEM_FIELDS: readonly ItemField[] = ['type', 'chargeId', 'storeId', 'currency', 'status', 'mode']
 
-/** The row the writer stores for `record` (history-writer.ts; a restore's switch-in). */
+const isItemField = (key: string): key is ItemField => (ITEM_FIELDS as readonly string[]).includes(key)
+
+/**
+ * The row the writer stores for `record` (history-writer.ts; a restore's switch-in): its fields in the
+ * record's order, less those left out. Built field by field, not copied and then deleted from: an object
+ * that lost a property is a slower one to clone into IndexedDB, and sync clones every row it writes.
+ */
 export function storedHistoryRowOf(record: HistoryRecord): StoredHistoryRow {
   const fromItem = itemFieldsOf(record.raw)
-  const row: StoredHistoryRow = { ...record }
-  for (const field of ITEM_FIELDS)
-    if (record[field] === fromItem[field] && !indexedOnPurpose(field, record)) delete row[field]
-  return row
+  const row: Record<string, unknown> = {}
+  for (const key of Object.keys(record)) {
+    const value = record[key as keyof HistoryRecord]
+    if (isItemField(key) && value === fromItem[key] && !indexedOnPurpose(key, record)) continue
+    row[key] = value
+  }
+  return row as StoredHistoryRow
 }
 
 /**

@@ -18,7 +18,13 @@ import {
   putChargeDays,
   type ChargeDayTables,
 } from './charge-days'
-import { dayDigestRowsOf, putDigestRows, putDigests, type DigestTables } from './day-digests'
+import {
+  dayDigestRowsOf,
+  putDigestRows,
+  putDigests,
+  storedDigestRows,
+  type DigestTables,
+} from './day-digests'
 import { dayTokenRowsOf, putTokens, TOKEN_PART_SIZE } from './day-tokens'
 import { clearHistory, HISTORY_PART_SIZE, historyPartRowsOf, putHistoryParts } from './history-parts'
 import { flagChangedMarks } from './marks-repository'
@@ -48,8 +54,12 @@ function byConnection<R extends { connectionId: string }>(records: readonly R[])
 /** The day-index tables a restore builds from scratch (a generation's slot): digests, summaries, tokens. */
 export type FreshDayTables = DigestTables & { dayTokens: Table }
 
-/** One page of a sync: its history or charge-list records and its checkpoint (putPages). */
-export type PageWrite = { connectionId: string; checkpoint: SyncCheckpoint } & (
+/**
+ * One page of a sync: its history or charge-list records and its checkpoint (putPages). `firstSync`: the
+ * connection's cache held no record when the sync's plan was saved, so its commits file new records in new
+ * day parts instead of rewriting the parts earlier commits wrote (history-parts.ts, charge-days.ts).
+ */
+export type PageWrite = { connectionId: string; checkpoint: SyncCheckpoint; firstSync?: boolean } & (
   | { resource: 'transaction_history'; records: readonly HistoryRecord[] }
   | { resource: 'charges'; records: readonly ChargeRecord[] }
 )
@@ -83,12 +93,15 @@ export class HistoryWriter {
    * the `charges` table from before schema v10 leaves it, so it is held once. Joins the caller's
    * transaction, which must include chargeTables().
    */
-  async putCharges(records: readonly ChargeRecord[]): Promise<void> {
+  async putCharges(
+    records: readonly ChargeRecord[],
+    newParts: ReadonlySet<string> = new Set(),
+  ): Promise<void> {
     const { db } = this
     for (const [connectionId, mine] of byConnection(records)) {
       if (await hasOlderCharges(db.charges, connectionId))
         await db.charges.bulkDelete(mine.map((c): [string, string] => [connectionId, c.id]))
-      await putChargeDays(db, connectionId, mine, this.chargePartSize)
+      await putChargeDays(db, connectionId, mine, this.chargePartSize, newParts.has(connectionId))
     }
   }
 
@@ -132,13 +145,18 @@ export class HistoryWriter {
   /**
    * Stores (replaces by key) history records and files them in the day indexes. Joins the caller's
    * transaction, which must include historyTables(); records of several connections are filed per
-   * connection.
+   * connection, those of `newParts` connections in new day parts (history-parts.ts).
    */
-  async putHistory(records: readonly HistoryRecord[]): Promise<void> {
+  async putHistory(
+    records: readonly HistoryRecord[],
+    newParts: ReadonlySet<string> = new Set(),
+  ): Promise<void> {
     const { db } = this
     for (const [connectionId, mine] of byConnection(records)) {
-      await putHistoryParts(db, connectionId, mine, this.historyPartSize)
-      await putDigests(db, connectionId, mine)
+      // The days' digest rows, read once for the parts (which keys may be held) and the digests.
+      const digests = await storedDigestRows(db.dayDigests, connectionId, mine)
+      await putHistoryParts(db, connectionId, mine, this.historyPartSize, newParts.has(connectionId), digests)
+      await putDigests(db, connectionId, mine, digests)
       await putTokens(db.dayTokens, connectionId, mine, this.partSize)
       await this.rememberStores(connectionId, mine)
     }
@@ -232,14 +250,17 @@ export class HistoryWriter {
     const { db } = this
     const history: HistoryRecord[] = []
     const charges: ChargeRecord[] = []
+    // Connections whose pages here are all of a first sync.
+    const firstSync = new Set(pages.filter((p) => p.firstSync === true).map((p) => p.connectionId))
     for (const page of pages) {
       assertSameConnection(page.connectionId, page.records, `${page.resource} page`)
       assertSameConnection(page.connectionId, [page.checkpoint], 'checkpoint')
+      if (page.firstSync !== true) firstSync.delete(page.connectionId)
       if (page.resource === 'transaction_history') history.push(...page.records)
       else charges.push(...page.records)
     }
-    if (history.length > 0) await this.putHistory(history)
-    if (charges.length > 0) await this.putCharges(charges)
+    if (history.length > 0) await this.putHistory(history, firstSync)
+    if (charges.length > 0) await this.putCharges(charges, firstSync)
     await db.checkpoints.bulkPut(pages.map((p) => p.checkpoint))
     const flagged: RecordKey[] = []
     for (const connectionId of new Set(history.map((r) => r.connectionId))) {

@@ -250,7 +250,7 @@ export class CacheSyncStore implements SyncStorePort {
           )
       await write(
         await this.quarantineWork(
-          { resource: page.resource, connectionId, records, checkpoint },
+          { resource: page.resource, connectionId, records, checkpoint, firstSync: fresh },
           quarantined,
         ),
       )
@@ -272,7 +272,10 @@ export class CacheSyncStore implements SyncStorePort {
           records.map((r) => r.createdAt),
         )
     await write(
-      await this.quarantineWork({ resource: page.resource, connectionId, records, checkpoint }, quarantined),
+      await this.quarantineWork(
+        { resource: page.resource, connectionId, records, checkpoint, firstSync: fresh },
+        quarantined,
+      ),
     )
     const changedKeys: string[] = []
     let added = 0

@@ -54,12 +54,31 @@ interface LongTask {
 /**
  * E2E_SYNC_IDB_OPS=1: counts the page's IndexedDB requests by kind and store (index included), and
  * transactions by mode, during the sync, to see what the app asks of the browser's IndexedDB besides the
- * records themselves. Runs in the page (an init script).
+ * records themselves; and per store, the characters of JSON its puts wrote ("chars put") and the index
+ * entries they wrote ("index entries put": one per index whose key the value has, one per element of a
+ * multi-entry index's array), which do not move with the machine's load as CPU time does. Runs in the
+ * page (an init script).
  */
 function countIdbRequests(): void {
   const ops = new Map<string, number>()
   ;(globalThis as unknown as { __idbOps: Map<string, number> }).__idbOps = ops
-  const bump = (k: string) => ops.set(k, (ops.get(k) ?? 0) + 1)
+  const bump = (k: string, n = 1) => ops.set(k, (ops.get(k) ?? 0) + n)
+  const has = (value: unknown, path: string) =>
+    (value as Record<string, unknown> | null)?.[path] !== undefined
+  const weigh = (store: IDBObjectStore, value: unknown) => {
+    bump(`chars put ${store.name}`, JSON.stringify(value)?.length ?? 0)
+    let entries = 0
+    for (const name of Array.from(store.indexNames)) {
+      const index = store.index(name)
+      const path = index.keyPath
+      if (Array.isArray(path)) entries += path.every((p) => has(value, p)) ? 1 : 0
+      else if (index.multiEntry) {
+        const keys = (value as Record<string, unknown> | null)?.[path]
+        entries += Array.isArray(keys) ? keys.length : keys === undefined ? 0 : 1
+      } else entries += has(value, path) ? 1 : 0
+    }
+    bump(`index entries put ${store.name}`, entries)
+  }
   const wrap = (proto: object, owner: 'store' | 'index', names: string[]) => {
     for (const name of names) {
       const target = proto as Record<string, (...a: unknown[]) => unknown>
@@ -68,6 +87,7 @@ function countIdbRequests(): void {
       target[name] = function (this: IDBObjectStore | IDBIndex, ...args: unknown[]) {
         const store = owner === 'store' ? (this as IDBObjectStore).name : (this as IDBIndex).objectStore.name
         bump(`${name} ${store}${owner === 'index' ? ` [${(this as IDBIndex).name}]` : ''}`)
+        if (owner === 'store' && (name === 'put' || name === 'add')) weigh(this as IDBObjectStore, args[0])
         return original.apply(this, args)
       }
     }

@@ -95,6 +95,60 @@ describe('charge day parts (charge-days.ts)', () => {
   })
 })
 
+describe('charge day parts of a first sync (new parts per commit)', () => {
+  const put = (records: ChargeRecord[]) => {
+    const writer = new HistoryWriter(db, undefined, undefined, 3)
+    return db.transaction('rw', writer.chargeTables(), () => writer.putCharges(records))
+  }
+  const putFirstSync = (records: ChargeRecord[]) => {
+    const writer = new HistoryWriter(db, undefined, undefined, 3)
+    return db.transaction('rw', writer.pageTables(), async () =>
+      writer.putPages([
+        {
+          resource: 'charges',
+          connectionId: CONN,
+          records,
+          checkpoint: checkpoint({ resource: 'charges' }),
+          firstSync: true,
+        },
+      ]),
+    )
+  }
+
+  it('files each commit’s charges of a day in parts of its own, leaving the earlier commits’ parts as written', async () => {
+    await putFirstSync(range(1, 3))
+    const [written] = await db.chargeParts.toArray()
+    await putFirstSync(range(3, 8))
+    const parts = await db.chargeParts.toArray()
+    expect(parts.map((p) => [p.day, p.part, p.charges.map((c) => c.id)])).toEqual([
+      [D0, 0, [1, 2].map((n) => charge(n).id)],
+      [D0, 1, [3, 4, 5].map((n) => charge(n).id)],
+      [D0, 2, [6, 7].map((n) => charge(n).id)],
+    ])
+    expect(parts[0]).toEqual(written)
+    expect(await db.chargeDays.count()).toBe(1)
+    expect(await expectConsistent()).toHaveLength(7)
+  })
+
+  it('replaces a charge already held where it stands, and reads as the appending layout does', async () => {
+    const records = range(1, 60)
+    for (let i = 0; i < records.length; i += 7) await putFirstSync(records.slice(i, i + 7))
+    const updated = charge(2, { fee_amount: 99, store_id: STORE_2 }, T0 + 1)
+    await putFirstSync([updated, charge(60)])
+    expect((await heldBy()).get(updated.id)).toBe(`${D0}:0`)
+    expect(await expectConsistent()).toHaveLength(60)
+    const repo = new ChargesRepository(db)
+    const firstSync = await repo.inRange(CONN, T0, T0 + 5 * DAY)
+    await db.transaction('rw', [db.chargeDays, db.chargeParts], () =>
+      Promise.all([db.chargeDays.clear(), db.chargeParts.clear()]),
+    )
+    for (let i = 0; i < records.length; i += 7) await put(records.slice(i, i + 7))
+    await put([updated, charge(60)])
+    expect(firstSync).toEqual(await repo.inRange(CONN, T0, T0 + 5 * DAY))
+    expect(firstSync.find((c) => c.id === updated.id)).toEqual(updated)
+  })
+})
+
 describe('ChargesRepository over the day parts', () => {
   const repo = () => new ChargesRepository(db)
   const put = (records: ChargeRecord[]) =>

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { dayDigestRowsOf } from '../../../../src/db/day-digests'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { historyRecordOf, searchDayOf } from '../../../../src/db/history-record'
 import { historyPartRowsOf } from '../../../../src/db/history-parts'
@@ -62,6 +63,23 @@ describe('history day parts', () => {
     expect(await countHistory(db)).toBe(6)
   })
 
+  it('reads each day’s digest row once per write, for the parts and the digests together', async () => {
+    const rs = records(0, 30)
+    await put(rs.slice(0, 20))
+    const bulkGet = vi.spyOn(db.dayDigests, 'bulkGet')
+    const changed = historyRecordOf(CONN, historyItem(1, { status: 'refunded', amount: 7 }), T0 + 1)
+    await put([changed, ...rs.slice(20)])
+    expect(bulkGet.mock.calls.map(([keys]) => keys)).toEqual([
+      [
+        [CONN, day0],
+        [CONN, day0 + 1],
+      ],
+    ])
+    expect((await historyByKeys(db, CONN, [changed.key]))[0]).toEqual(changed)
+    expect(await countHistory(db)).toBe(30)
+    expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf(await allHistory(db)))
+  })
+
   it('keeps a record given twice in one write once, as its later copy, on that copy’s day', async () => {
     const [first] = records(0, 1)
     const later = historyRecordOf(
@@ -94,6 +112,115 @@ describe('history day parts', () => {
     const { HISTORY_PART_SIZE } = await import('../../../../src/db/history-parts')
     expect(HISTORY_PART_SIZE).toBe(TOKEN_PART_SIZE)
     expect(HISTORY_PART_SIZE).toBeGreaterThan(CHARGE_PART_SIZE)
+  })
+})
+
+describe('history day parts of a first sync (new parts per commit)', () => {
+  /** Files `rs` as one commit of a first sync: new records in new parts after the day's last one. */
+  const putFirstSync = (rs: readonly HistoryRecord[], size = 4) => {
+    const writer = new HistoryWriter(db, fingerprintOf, 3, 3, size)
+    return db.transaction('rw', writer.pageTables(), async () =>
+      writer.putPages([
+        {
+          resource: 'transaction_history',
+          connectionId: CONN,
+          records: rs,
+          checkpoint: checkpoint(),
+          firstSync: true,
+        },
+      ]),
+    )
+  }
+
+  it('files each commit’s records of a day in parts of its own, leaving the earlier commits’ parts as written', async () => {
+    const rs = records(0, 9)
+    const keys = rs.map((r) => r.key)
+    await putFirstSync(rs.slice(0, 3))
+    const [written] = await db.historyParts.toArray()
+    await putFirstSync(rs.slice(3, 9))
+    expect(await layout()).toEqual({
+      [`${day0}:0`]: keys.slice(0, 3),
+      [`${day0}:1`]: keys.slice(3, 7),
+      [`${day0}:2`]: keys.slice(7, 9),
+    })
+    expect(await db.historyParts.get([CONN, day0, 0])).toEqual(written)
+    expect(await countHistory(db)).toBe(9)
+  })
+
+  it('replaces a record already held where it stands, once', async () => {
+    const rs = records(0, 6)
+    await putFirstSync(rs.slice(0, 3))
+    await putFirstSync(rs.slice(3))
+    const before = await layout()
+    const changed = historyRecordOf(CONN, historyItem(1, { status: 'refunded', amount: 7 }), T0 + 1)
+    await putFirstSync([changed, ...records(6, 1)])
+    expect(await layout()).toEqual({ ...before, [`${day0}:2`]: [records(6, 1)[0]!.key] })
+    expect((await historyByKeys(db, CONN, [changed.key]))[0]).toEqual(changed)
+    expect(await countHistory(db)).toBe(7)
+  })
+
+  it('answers every read as the appending layout does', async () => {
+    const rs = [
+      ...records(0, 30),
+      historyRecordOf(
+        CONN,
+        historyItem(40, {
+          type: 'refund',
+          charge_id: uuid(2),
+          created_on: new Date(T0 + 5 * HOUR).toISOString(),
+        }),
+        T0,
+      ),
+    ]
+    const commits = [rs.slice(0, 5), rs.slice(5, 12), rs.slice(12, 26), rs.slice(26)]
+    for (const c of commits) await putFirstSync(c)
+    const reads = async () => ({
+      all: await allHistory(db),
+      range: await historyInRange(db, CONN, T0, T0 + 48 * HOUR),
+      byKey: await historyByKeys(
+        db,
+        CONN,
+        rs.map((r) => r.key),
+      ),
+      refunds: await refundsOfCharges(db, CONN, [uuid(2)]),
+      window: await refundsInWindow(db, CONN, T0, T0 + 48 * HOUR),
+      count: await countHistory(db),
+    })
+    const firstSync = await reads()
+    const byKey = (a: HistoryRecord, b: HistoryRecord) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+    await db.historyParts.clear()
+    for (const c of commits) await put(c)
+    const appended = await reads()
+    expect({ ...firstSync, all: [...firstSync.all].sort(byKey) }).toEqual({
+      ...appended,
+      all: [...appended.all].sort(byKey),
+    })
+    expect(firstSync.byKey).toEqual(rs)
+  })
+
+  it('appends as usual when a commit also holds a page that is not of a first sync', async () => {
+    const rs = records(0, 6)
+    await put(rs.slice(0, 3))
+    const writer = new HistoryWriter(db, fingerprintOf, 3, 3, 4)
+    await db.transaction('rw', writer.pageTables(), async () =>
+      writer.putPages([
+        {
+          resource: 'transaction_history',
+          connectionId: CONN,
+          records: rs.slice(3, 5),
+          checkpoint: checkpoint(),
+          firstSync: true,
+        },
+        {
+          resource: 'transaction_history',
+          connectionId: CONN,
+          records: rs.slice(5),
+          checkpoint: checkpoint(),
+        },
+      ]),
+    )
+    const keys = rs.map((r) => r.key)
+    expect(await layout()).toEqual({ [`${day0}:0`]: keys.slice(0, 4), [`${day0}:1`]: keys.slice(4) })
   })
 })
 

@@ -28,6 +28,25 @@ describe('history rows as the cache stores them', () => {
     }
   })
 
+  it('hold the record’s other fields in the record’s order', () => {
+    const odd: HistoryRecord = { ...charge, storeId: 'not-the-item-store' }
+    const expected = {
+      [charge.key]: Object.keys(charge).filter(
+        (k) => !['type', 'chargeId', 'storeId', 'currency', 'status', 'mode'].includes(k),
+      ),
+      [refund.key]: Object.keys(refund).filter((k) => !['storeId', 'currency', 'status', 'mode'].includes(k)),
+      [pending.key]: Object.keys(pending).filter(
+        (k) => !['type', 'chargeId', 'storeId', 'currency', 'mode'].includes(k),
+      ),
+    }
+    for (const record of [charge, refund, pending])
+      expect(Object.keys(storedHistoryRowOf(record))).toEqual(expected[record.key])
+    expect(Object.keys(storedHistoryRowOf(odd))).toEqual(
+      Object.keys(odd).filter((k) => !['type', 'chargeId', 'currency', 'status', 'mode'].includes(k)),
+    )
+    expect(storedHistoryRowOf(charge).raw).toBe(charge.raw)
+  })
+
   it('keep a field that raw would not give back as it is', () => {
     const odd: HistoryRecord = { ...charge, storeId: 'not-the-item-store', currency: 'USD' }
     const row = storedHistoryRowOf(odd)

@@ -68,3 +68,28 @@ describe('CacheSyncStore: pages that arrive together share a transaction (group 
     expect(await db.checkpoints.count()).toBe(settled.filter((s) => s.status === 'fulfilled').length)
   })
 })
+
+describe('CacheSyncStore: the pages of a first sync go to new day parts', () => {
+  /** Two pages of one day in two commits (the second put waits for the first); each part's size. */
+  async function twoCommits(): Promise<number[]> {
+    await store.putPage(historyPage(0), part(0), T)
+    await store.putPage(historyPage(1), part(1), T)
+    const parts = await db.historyParts.toArray()
+    return parts.map((p) => p.rows.length)
+  }
+
+  it('a plan saved on an empty cache files each commit in parts of its own', async () => {
+    await store.savePlan(CONN, [])
+    expect(await twoCommits()).toEqual([10, 10])
+    expect(await countHistory(db)).toBe(20)
+  })
+
+  it('a plan saved on a cache that holds records appends to the day’s last part', async () => {
+    await store.savePlan(CONN, [])
+    await store.putPage(historyPage(5), part(5), T) // a later day's records
+    await store.savePlan(CONN, [])
+    // One part of the first day (both commits), then the later day's.
+    expect(await twoCommits()).toEqual([20, 10])
+    expect(await countHistory(db)).toBe(30)
+  })
+})
