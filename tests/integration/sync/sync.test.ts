@@ -339,9 +339,11 @@ describe('sync against the sandbox', () => {
       },
     })
     const states: string[] = []
+    let quarantinedInRuns = 0
     for (let i = 0; i < 10; i++) {
       const result = await sync(h)
       states.push(result.state)
+      quarantinedInRuns += result.quarantined
       if (result.state === 'done') break
       // Whatever failed says why, per partition.
       for (const p of result.partitions.filter((x) => x.error))
@@ -349,8 +351,9 @@ describe('sync against the sandbox', () => {
     }
     expect(states[states.length - 1]).toBe('done')
     // A bad item no longer fails its page: it is quarantined (the sandbox spoils items at random, so
-    // some were), and "fetch again" brings each one in.
-    expect(await h.store.quarantine.count(h.connectionId)).toBeGreaterThan(0)
+    // some were), and "fetch again" brings each one in. Counted over the runs: a page a failed run had
+    // committed is fetched again by the next one, and an item that then validates leaves the quarantine.
+    expect(quarantinedInRuns).toBeGreaterThan(0)
     for (let round = 0; round < 8 && (await h.store.quarantine.count(h.connectionId)) > 0; round++)
       for (const row of await h.store.quarantine.list(h.connectionId))
         await fetchQuarantinedAgain(h.syncApi, h.store, row).catch(() => undefined)
