@@ -4,14 +4,7 @@
  */
 import type { RecordDigest, RecordKey } from '../domain/records'
 import type { ClosebookDb } from './database'
-import {
-  dayPartsRange,
-  partMayMatch,
-  tokenColumnsOf,
-  tokenFieldsTest,
-  tokenTextMatches,
-  TOKEN_PART_SIZE,
-} from './day-tokens'
+import { dayPartsRange, partHits, termSearchOf, tokenFieldsTest, TOKEN_PART_SIZE } from './day-tokens'
 import { nextBatch, type HistoryFilter } from './history-filter'
 import { byTimeThenKey, searchDayOf } from './history-record'
 import type { StoredDayTokensRow } from './storage-rows'
@@ -69,6 +62,7 @@ export async function searchHits(
   const { connectionId, from, to } = filter
   if (!(to > from)) return []
   const fieldsTest = tokenFieldsTest(filter)
+  const search = termSearchOf(terms)
   const desc = order === 'desc'
   const hits: SearchHit[] = []
   let lo = searchDayOf(from)
@@ -87,15 +81,13 @@ export async function searchHits(
       let digestOf: Map<RecordKey, RecordDigest> | undefined
       const dayHits: SearchHit[] = []
       for (const row of parts) {
-        // A packed part that lacks a term anywhere is passed over without unpacking it.
-        if (!partMayMatch(row, terms)) continue
-        const part = tokenColumnsOf(row, fieldsTest ? 'with fields' : 'without fields')
-        for (let j = 0; j < part.keys.length; j++) {
-          const createdAt = part.times[j] as number
+        for (const { key, createdAt, fields } of partHits(
+          row,
+          search,
+          fieldsTest ? 'with fields' : 'without fields',
+        )) {
           if (createdAt < from || createdAt >= to) continue
-          if (!tokenTextMatches(part.texts[j] as string, terms)) continue
-          if (fieldsTest && !fieldsTest(part, j)) continue
-          const key = part.keys[j] as RecordKey
+          if (fieldsTest && !fieldsTest(fields)) continue
           if (keyTest && !keyTest(key)) continue
           if (!withDigests) {
             dayHits.push({ key, createdAt })
