@@ -207,6 +207,12 @@ describe('marked token parts', () => {
       expect(hitKeys(oldPackedTokenRow(columns), search), search).toEqual(want)
       expect(hitKeys(columns, search), search).toEqual(want)
     }
+    // Each hit carries its record's fields, for a search narrowed by store, type, status and so on.
+    const fieldsOf = (r: HistoryRecord) => [r.storeId, r.type, r.status, r.currency, r.mode, r.brand]
+    for (const stored of [marked, oldPackedTokenRow(columns), columns])
+      expect(partHits(stored, termSearchOf(['ava']), 'with fields').map((h) => h.fields)).toEqual(
+        records.filter((r) => matchesSearch(r, 'ava')).map(fieldsOf),
+      )
     // The corpus holds matches and misses of each kind.
     expect(SEARCHES.filter((s) => records.some((r) => matchesSearch(r, s))).length).toBeGreaterThan(40)
   })
@@ -222,9 +228,11 @@ describe('marked token parts', () => {
     )
     const columns = { ...part([tokenTextOf(record)]), keys: [record.key] }
     const stored = packedTokenRowOf(columns)
-    expect(stored).toHaveProperty('text')
-    for (const search of ['w20', 'v20', 'w49', 'v49', 'w40-v40'])
+    const searches = ['w17', 'v17', 'w18', 'v18', 'w18-v18', 'w19', 'v49']
+    for (const search of searches)
       expect(hitKeys(stored, search), search).toEqual(matchesSearch(record, search) ? [record.key] : [])
+    expect(searches.filter((s) => matchesSearch(record, s))).toEqual(['w17', 'v17', 'w18', 'w18-v18'])
+    expect(stored).toHaveProperty('text')
   })
 
   it('keeps a part over the packed size limit as plain columns, which read the same', () => {
@@ -262,6 +270,11 @@ describe('marked token parts', () => {
     const marked = { ...packedTokenRowOf(part(['\na', '\nb'])), times: [T0] }
     expect(() => tokenColumnsOf(marked)).toThrow(/does not unpack to 1 records/)
     expect(() => hitKeys(marked, 'a')).toThrow(/does not unpack to 1 records/)
+    const texts = packedTokenRowOf(part(['\na', '\nb'])) as { latin: string; wide: string }
+    const moreTexts = { ...packedTokenRowOf(part(['\na', '\nb'])), latin: `${texts.latin}\u0002\nc` }
+    expect(() => tokenColumnsOf(moreTexts)).toThrow(/does not unpack to 2 records/)
+    const fewerTexts = { ...packedTokenRowOf(part(['\na', '\nb'])), wide: '' }
+    expect(() => tokenColumnsOf(fewerTexts)).toThrow(/does not unpack to 2 records/)
     const fewerKeys = { ...packedTokenRowOf(part(['\na', '\nb'])), keyText: 'charge:k0' }
     expect(() => hitKeys(fewerKeys, 'a')).toThrow(/does not unpack to 2 records/)
     const packed = { ...oldPackedTokenRow(part(['\na', '\nb'])), times: [T0] }
