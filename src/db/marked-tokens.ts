@@ -72,7 +72,11 @@ export function markedTextOf(tokens: readonly string[]): MarkedText | null {
   const starts: string[] = []
   let latin = ''
   let wide = ''
-  for (const token of tokens) {
+  // The first token (the resource id) stays first; the rest longest first, so that a name an e-mail
+  // address begins with is found there and not stored again.
+  const [first, ...rest] = tokens
+  const order = first === undefined ? [] : [first, ...rest.sort((a, b) => b.length - a.length)]
+  for (const token of order) {
     if (token === '' || reserved(token)) return null
     if (starts.some((s) => s.startsWith(token))) continue
     const inner = wordStarts(token).map((at) => token.slice(at))

@@ -68,6 +68,21 @@ async function run(args: CountProbeArgs): Promise<CountProbeResult> {
         const total = days ? days.total : await history.count(filter)
         counts.push({ name, total, ms: Math.round((performance.now() - started) * 10) / 10 })
       }
+  // The ledger's first page of the same name search (newest first), cold: what a search shows first.
+  for (let round = 1; round <= args.rounds; round++) {
+    const name = `a name's first page #${round}`
+    daySummariesOf(db).clear()
+    await stage(name)
+    const started = performance.now()
+    const page = await history.queryPage({
+      ...inMonth,
+      search: args.searchTerm,
+      order: 'desc',
+      offset: 0,
+      limit: 100,
+    })
+    counts.push({ name, total: page.length, ms: Math.round((performance.now() - started) * 10) / 10 })
+  }
   // Where a name count's time goes: the month's token parts read in one request, then matched in memory.
   const range = db.dayTokens
     .where('[connectionId+day+part]')
