@@ -47,16 +47,19 @@ function wordStarts(s: string): number[] {
   return starts
 }
 
-/** The text with MARK before each of its word starts (wordStarts). */
-export function markedWords(s: string): string {
+/** The text with MARK before each of the given offsets (ascending). */
+function marked(s: string, offsets: readonly number[]): string {
   let out = ''
   let last = 0
-  for (const at of wordStarts(s)) {
+  for (const at of offsets) {
     out += s.slice(last, at) + MARK
     last = at
   }
   return last === 0 ? s : out + s.slice(last)
 }
+
+/** The text with MARK before each of its word starts (wordStarts). */
+export const markedWords = (s: string): string => marked(s, wordStarts(s))
 
 const isLatin1 = (s: string): boolean => !/[^\0-\xff]/.test(s)
 /** Does a token or term hold a character the layout reserves? */
@@ -70,6 +73,7 @@ const reserved = (s: string): boolean => s.includes(CHUNK) || s.includes(MARK) |
  */
 export function markedTextOf(tokens: readonly string[]): MarkedText | null {
   const starts: string[] = []
+  const listed = new Set(tokens)
   let latin = ''
   let wide = ''
   // The first token (the resource id) stays first; the rest longest first, so that a name an e-mail
@@ -79,11 +83,12 @@ export function markedTextOf(tokens: readonly string[]): MarkedText | null {
   for (const token of order) {
     if (token === '' || reserved(token)) return null
     if (starts.some((s) => s.startsWith(token))) continue
-    const inner = wordStarts(token).map((at) => token.slice(at))
-    if (!inner.every((s) => tokens.some((t) => t.startsWith(s)))) return null
+    const offsets = wordStarts(token)
+    const inner = offsets.map((at) => token.slice(at))
+    if (!inner.every((s) => listed.has(s) || tokens.some((t) => t.startsWith(s)))) return null
     starts.push(token, ...inner)
-    if (isLatin1(token)) latin += CHUNK + markedWords(token)
-    else wide += CHUNK + markedWords(token)
+    if (isLatin1(token)) latin += CHUNK + marked(token, offsets)
+    else wide += CHUNK + marked(token, offsets)
   }
   return { latin, wide }
 }
@@ -112,6 +117,15 @@ export function markedTermOf(term: string): string | null {
 function beginsToken(text: string, at: number): boolean {
   const before = text.charCodeAt(at - 1)
   return before === 10 || before === 1
+}
+
+/** The first stored Latin-1 token of a text, without its marks ('' when it has none). */
+export function firstTokenOf(latin: string): string {
+  const end = latin.indexOf(CHUNK, 1)
+  return latin
+    .slice(1, end < 0 ? undefined : end)
+    .split(MARK)
+    .join('')
 }
 
 /** A part's record texts joined, each string (latin, wide) with RECORD between records. */
@@ -205,12 +219,7 @@ export class MarkedPart {
 
   /** Record `i`'s first stored token, without its marks ('' when it has no Latin-1 token). */
   firstToken(i: number): string {
-    const text = this.#slice('latin', i)
-    const end = text.indexOf(CHUNK, 1)
-    return text
-      .slice(1, end < 0 ? undefined : end)
-      .split(MARK)
-      .join('')
+    return firstTokenOf(this.#slice('latin', i))
   }
 
   #slice(which: keyof MarkedText, i: number): string {

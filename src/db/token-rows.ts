@@ -5,6 +5,7 @@
  */
 import type { RecordKey } from '../domain/records'
 import {
+  firstTokenOf,
   impliedKey,
   joinMarked,
   MarkedPart,
@@ -169,9 +170,10 @@ function markedRowOf(part: TokenColumns): MarkedDayTokensRecord | null {
   }
   const { connectionId, day, part: n, keys, times, fields } = part
   const joined = joinMarked(texts)
-  const read = new MarkedPart(joined, keys.length, `${connectionId} ${day}/${n}`)
   const implied = keys.every(
-    (key, i) => key === impliedKey(fields[i * FIELD_COUNT + TYPE_AT] ?? '', read.firstToken(i)),
+    (key, i) =>
+      key ===
+      impliedKey(fields[i * FIELD_COUNT + TYPE_AT] ?? '', firstTokenOf((texts[i] as MarkedText).latin)),
   )
   return {
     connectionId,
