@@ -25,3 +25,13 @@ export function oldPackedTokenRow(columns: DayTokensRecord): PackedDayTokensReco
     fieldIndex,
   }
 }
+
+/**
+ * What a record's token text answers, in a form two layouts can be compared by: its tokens without any
+ * that is the start of another (a term begins one of those exactly when it begins one of the whole
+ * list), sorted. The marked layout keeps a record's tokens in this sense, not their order or cuts.
+ */
+export function tokenSetOf(text: string): string[] {
+  const tokens = [...new Set(text.split('\n').filter(Boolean))]
+  return tokens.filter((t) => !tokens.some((o) => o !== t && o.startsWith(t))).sort()
+}

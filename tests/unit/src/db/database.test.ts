@@ -42,6 +42,7 @@ import {
   mark,
   storedAudit,
 } from './fixtures'
+import { tokenSetOf } from '../../../support/token-layouts'
 
 /** Shapes as older versions stored them. */
 type AuditEntryV5 = Omit<AuditEntry, 'part'>
@@ -426,10 +427,10 @@ describe('ClosebookDb', () => {
     expect(await db.history.get([CONN, later[0]!.key])).toEqual(v5History(later[0]!))
     // Every record filed once, the busy day in two parts: the rows a restore would build.
     // Written by the frozen step as plain columns; the writer packs the same columns today.
-    // Compared as each record's set of tokens: the marked layout keeps the tokens, not their order.
+    // Compared by what each record's tokens answer: the marked layout keeps that, not their order.
     const tokenSets = (row: StoredDayTokensRow) => {
       const columns = tokenColumnsOf(row)
-      return { ...columns, texts: columns.texts.map((t) => [...new Set(t.split('\n'))].sort()) }
+      return { ...columns, texts: columns.texts.map(tokenSetOf) }
     }
     const rows = (await db.dayTokens.toArray()).map((row) => tokenColumnsOf(row))
     expect((await db.dayTokens.toArray()).map(tokenSets)).toEqual(dayTokenRowsOf(records).map(tokenSets))

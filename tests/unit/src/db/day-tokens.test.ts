@@ -13,7 +13,7 @@ import { HistoryRepository } from '../../../../src/db/history-repository'
 import type { DayTokensRecord, StoredDayTokensRow } from '../../../../src/db/storage-rows'
 import type { HistoryRecord, RecordKey } from '../../../../src/domain/records'
 import type { HistoryItem } from '../../../../electron/shared/payment-api'
-import { oldPackedTokenRow } from '../../../support/token-layouts'
+import { oldPackedTokenRow, tokenSetOf } from '../../../support/token-layouts'
 import { CONN, HOUR, T0, checkpoint, historyItem, openDb, uuid } from './fixtures'
 
 const FIELDS = ['store', 'charge', 'successful', 'JPY', 'live', 'visa']
@@ -36,7 +36,7 @@ function part(texts: string[], fields?: string[]): DayTokensRecord {
 /** A part's columns with each text as its set of tokens (the layouts keep a record's tokens, not their order). */
 const asTokenSets = (columns: DayTokensRecord) => ({
   ...columns,
-  texts: columns.texts.map((t) => [...new Set(t.split('\n').filter(Boolean))].sort()),
+  texts: columns.texts.map(tokenSetOf),
 })
 
 /** The keys of a stored part's records that a search's terms all begin a token of. */
