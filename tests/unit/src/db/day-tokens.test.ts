@@ -13,6 +13,7 @@ import { HistoryRepository } from '../../../../src/db/history-repository'
 import type { DayTokensRecord, StoredDayTokensRow } from '../../../../src/db/storage-rows'
 import type { HistoryRecord, RecordKey } from '../../../../src/domain/records'
 import type { HistoryItem } from '../../../../electron/shared/payment-api'
+import { tokenColumnsOfAny } from '../../../../src/db/token-rows'
 import { oldPackedTokenRow, tokenSetOf } from '../../../support/token-layouts'
 import { CONN, HOUR, T0, checkpoint, historyItem, openDb, uuid } from './fixtures'
 
@@ -233,6 +234,40 @@ describe('marked token parts', () => {
       expect(hitKeys(stored, search), search).toEqual(matchesSearch(record, search) ? [record.key] : [])
     expect(searches.filter((s) => matchesSearch(record, s))).toEqual(['w17', 'v17', 'w18', 'w18-v18'])
     expect(stored).toHaveProperty('text')
+  })
+
+  it('packs a marked part the old way when a record whose tokens were cut joins it, and it reads the same', () => {
+    const records = variedRecords()
+    const fieldsOf = (rs: HistoryRecord[]) =>
+      rs.flatMap((r) => [r.storeId, r.type, r.status, r.currency, r.mode, r.brand])
+    const marked = packedTokenRowOf({
+      ...part(records.map(tokenTextOf), fieldsOf(records)),
+      keys: records.map((r) => r.key),
+      times: records.map((r) => r.createdAt),
+    })
+    expect(marked).toHaveProperty('latin')
+    const cut = historyRecordOf(
+      CONN,
+      historyItem(99, {
+        metadata: { a: 'x ' + Array.from({ length: 50 }, (_, i) => `w${i}-v${i}`).join(' ') },
+      }),
+      T0,
+    )
+    // As the writer appends it: the stored part's columns (texts still marked) and the new record.
+    const columns = tokenColumnsOfAny(marked)
+    const joined = packedTokenRowOf({
+      ...columns,
+      keys: [...columns.keys, cut.key],
+      times: [...columns.times, cut.createdAt],
+      texts: [...columns.texts, tokenTextOf(cut)],
+      fields: [...columns.fields, ...fieldsOf([cut])],
+    })
+    expect(joined).toHaveProperty('text')
+    const held = [...records, cut]
+    for (const search of [...SEARCHES, 'w18', 'v18', 'holder'])
+      expect(hitKeys(joined, search), search).toEqual(
+        held.filter((r) => matchesSearch(r, search)).map((r) => r.key),
+      )
   })
 
   it('keeps a part over the packed size limit as plain columns, which read the same', () => {
