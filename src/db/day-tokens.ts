@@ -5,6 +5,7 @@
  * days of tokens, where the multi-entry index it replaces cost a request per day and term and a random
  * read per entry (~0.1 ms each at 500k), and made ingest write an index entry per token. Every write of
  * history keeps the parts in step — sync's putPage, restore, the v7 migration, clearing a connection.
+ * How a part is stored and read, in each shape it has had: token-rows.ts.
  */
 import type { Table } from 'dexie'
 import { bareSearchTokensOf, byDayAndKey, searchDayOf } from './history-record'
