@@ -125,7 +125,7 @@ export interface GenerationTables {
   chargeParts: Table<ChargePartRecord, [string, number, number]>
   markDays: Table<MarkDayRecord, [string, number]>
   dayDigests: Table<DayDigestRecord, [string, number]>
-  /** Read through tokenColumnsOf (day-tokens.ts): a row is packed or, written before, plain columns. */
+  /** Read through partHits or tokenColumnsOf (token-rows.ts): marked, packed or, older, plain. */
   dayTokens: Table<StoredDayTokensRow, [string, number, number]>
   daySummaries: Table<StoredDaySummaryRow, [string, number]>
   audit: Table<AuditRow, number>

@@ -5,42 +5,40 @@
  * days of tokens, where the multi-entry index it replaces cost a request per day and term and a random
  * read per entry (~0.1 ms each at 500k), and made ingest write an index entry per token. Every write of
  * history keeps the parts in step — sync's putPage, restore, the v7 migration, clearing a connection.
+ * How a part is stored and read, in each shape it has had: token-rows.ts.
  */
 import type { Table } from 'dexie'
 import { bareSearchTokensOf, byDayAndKey, searchDayOf } from './history-record'
 import type { HistoryRecord, RecordKey } from '../domain/records'
-import type { DayTokensRecord, PackedDayTokensRecord, StoredDayTokensRow } from './storage-rows'
+import { markedTextOf, type MarkedText } from './marked-tokens'
+import type { StoredDayTokensRow } from './storage-rows'
+import {
+  FIELD_COUNT,
+  packedTokenRowOf,
+  SEPARATOR,
+  tokenColumnsOfAny,
+  TOKEN_ROW_FIELDS,
+  type TokenColumns,
+} from './token-rows'
+
+export {
+  packedTokenRowOf,
+  partHits,
+  termSearchOf,
+  tokenColumnsOf,
+  tokenFieldsTest,
+  tokenTextMatches,
+  TOKEN_ROW_FIELDS,
+  type PartHit,
+  type TermSearch,
+  type TokenRowField,
+} from './token-rows'
 
 /**
  * Records per part. Sync appends a page to its day's last part, so a page rewrites one part of a few
  * dozen kilobytes, not the whole day; a day of a busy merchant spans several parts.
  */
 export const TOKEN_PART_SIZE = 512
-
-/** Separates a record's tokens in its text: whitespace, which never occurs inside a token or a term. */
-const SEPARATOR = '\n'
-
-/**
- * The equality fields a search may be narrowed by, in the order a row's `fields` holds each record's
- * values: the walk tests them on the token row itself instead of reading the day's digests too.
- */
-export const TOKEN_ROW_FIELDS = ['storeId', 'type', 'status', 'currency', 'mode', 'brand'] as const
-export type TokenRowField = (typeof TOKEN_ROW_FIELDS)[number]
-const FIELD_COUNT = TOKEN_ROW_FIELDS.length
-
-/**
- * A test of record `i` of a row against the wanted values (unset: any), or null when nothing is wanted.
- */
-export function tokenFieldsTest(
-  wanted: Partial<Record<TokenRowField, string>>,
-): ((row: Pick<DayTokensRecord, 'fields'>, i: number) => boolean) | null {
-  const checks = TOKEN_ROW_FIELDS.flatMap((f, at) => {
-    const value = wanted[f]
-    return value === undefined ? [] : [[at, value] as const]
-  })
-  if (checks.length === 0) return null
-  return (row, i) => checks.every(([at, value]) => row.fields[i * FIELD_COUNT + at] === value)
-}
 
 type PartKey = [string, number, number]
 
@@ -55,105 +53,6 @@ export function tokenTextOf(r: Pick<HistoryRecord, 'connectionId' | 'createdAt' 
   return text
 }
 
-/** Joins a packed row's keys, texts and fields (PackedDayTokensRecord). */
-const KEY_JOIN = '\n'
-const TEXT_JOIN = SEPARATOR + SEPARATOR
-const FIELD_JOIN = '\u0001'
-const COMBO_JOIN = '\u0002'
-
-/**
- * A part's fields as its distinct combinations (each FIELD_COUNT values joined, joined in turn) and, per
- * record, its combination's number as one character: a part of a day's records shares a few dozen.
- */
-function fieldCombosOf(
-  fields: readonly string[],
-  records: number,
-): { fieldCombos: string; fieldIndex: string } {
-  const combos: string[] = []
-  const numbers = new Map<string, number>()
-  let fieldIndex = ''
-  for (let i = 0; i < records; i++) {
-    const combo = fields.slice(i * FIELD_COUNT, (i + 1) * FIELD_COUNT).join(FIELD_JOIN)
-    let n = numbers.get(combo)
-    if (n === undefined) numbers.set(combo, (n = combos.push(combo) - 1))
-    fieldIndex += String.fromCharCode(n)
-  }
-  return { fieldCombos: combos.join(COMBO_JOIN), fieldIndex }
-}
-
-/** The fields fieldCombosOf packed, record by record. */
-function fieldsOfCombos(row: PackedDayTokensRecord): string[] {
-  const combos = row.fieldCombos.split(COMBO_JOIN).map((c) => c.split(FIELD_JOIN))
-  const fields: string[] = []
-  for (let i = 0; i < row.fieldIndex.length; i++)
-    for (const value of combos[row.fieldIndex.charCodeAt(i)] ?? []) fields.push(value)
-  return fields
-}
-
-/**
- * The row the writer stores for a part: packed (PackedDayTokensRecord), or the columns as they are when a
- * value holds its column's joiner (never from the API's ids and fields; kept exact all the same).
- */
-export function packedTokenRowOf(part: DayTokensRecord): StoredDayTokensRow {
-  const { connectionId, day, part: n, keys, times, texts, fields } = part
-  const packable =
-    keys.length > 0 &&
-    keys.every((k) => !k.includes(KEY_JOIN)) &&
-    texts.every((t) => !t.includes(TEXT_JOIN) && !t.endsWith(SEPARATOR)) &&
-    keys.length <= 0xffff &&
-    fields.length === keys.length * FIELD_COUNT &&
-    fields.every((f) => !f.includes(FIELD_JOIN) && !f.includes(COMBO_JOIN))
-  if (!packable) return part
-  return {
-    connectionId,
-    day,
-    part: n,
-    times,
-    keyText: keys.join(KEY_JOIN),
-    text: texts.join(TEXT_JOIN),
-    ...fieldCombosOf(fields, keys.length),
-  }
-}
-
-const isPacked = (row: StoredDayTokensRow): row is PackedDayTokensRecord => 'keyText' in row
-
-/**
- * A stored part as columns, whichever shape it was written in. 'without fields' leaves a packed part's
- * fields out (empty) where nothing tests them: splitting them is most of the work of reading it.
- */
-export function tokenColumnsOf(
-  row: StoredDayTokensRow,
-  fields: 'with fields' | 'without fields' = 'with fields',
-): DayTokensRecord {
-  if (!isPacked(row)) return row
-  const { connectionId, day, part, times } = row
-  const columns: DayTokensRecord = {
-    connectionId,
-    day,
-    part,
-    keys: row.keyText.split(KEY_JOIN) as RecordKey[],
-    times,
-    texts: row.text.split(TEXT_JOIN),
-    fields: fields === 'with fields' ? fieldsOfCombos(row) : [],
-  }
-  if (columns.keys.length !== times.length || columns.texts.length !== times.length)
-    throw new Error(`token part ${connectionId} ${day}/${part} does not unpack to ${times.length} records`)
-  return columns
-}
-
-/**
- * Whether any record of a stored part may match every term: false only when some term occurs nowhere in
- * a packed part's text (one native search over the part, instead of a test per record).
- */
-export function partMayMatch(row: StoredDayTokensRow, terms: readonly string[]): boolean {
-  return !isPacked(row) || terms.every((t) => row.text.includes(SEPARATOR + t))
-}
-
-/** Does a record's token text match every term (searchTermsOf)? */
-export function tokenTextMatches(text: string, terms: readonly string[]): boolean {
-  return terms.every((t) => text.includes(SEPARATOR + t))
-}
-
 /** The rows of `connectionId`'s day `day` (every part), as a key range of the table. */
 export function dayPartsRange(connectionId: string, day: number): [[string, number], [string, number]] {
   // [c, d] sorts before every [c, d, part] and [c, d + 1] after them.
@@ -166,15 +65,17 @@ export function dayPartsRange(connectionId: string, day: number): [[string, numb
 interface Entry {
   key: RecordKey
   createdAt: number
-  text: string
+  text: string | MarkedText
   fields: string[]
 }
 
+/** A record as a part holds it: its tokens marked (marked-tokens.ts) where they can be, exactly. */
 function entryOf(r: HistoryRecord): Entry {
+  const tokens = bareSearchTokensOf(r.raw)
   return {
     key: r.key,
     createdAt: r.createdAt,
-    text: tokenTextOf(r),
+    text: markedTextOf(tokens) ?? tokens.map((t) => SEPARATOR + t).join(''),
     fields: TOKEN_ROW_FIELDS.map((f) => r[f]),
   }
 }
@@ -185,8 +86,8 @@ function partsOf(
   entries: readonly Entry[],
   partSize: number,
   first = 0,
-): DayTokensRecord[] {
-  const rows: DayTokensRecord[] = []
+): TokenColumns[] {
+  const rows: TokenColumns[] = []
   for (let i = 0; i < entries.length; i += partSize) {
     const slice = entries.slice(i, i + partSize)
     rows.push({
@@ -248,8 +149,8 @@ export async function putTokens(
         .where('[connectionId+day+part]')
         .between(...dayPartsRange(connectionId, day))
         .toArray()
-      const parts = stored.map((row) => tokenColumnsOf(row))
-      const changed = new Set<DayTokensRecord>()
+      const parts = stored.map((row) => tokenColumnsOfAny(row))
+      const changed = new Set<TokenColumns>()
       for (const part of parts) {
         for (let i = 0; i < part.keys.length; i++) {
           const entry = fresh.get(part.keys[i] as RecordKey)

@@ -4,14 +4,7 @@
  */
 import type { RecordDigest, RecordKey } from '../domain/records'
 import type { ClosebookDb } from './database'
-import {
-  dayPartsRange,
-  partMayMatch,
-  tokenColumnsOf,
-  tokenFieldsTest,
-  tokenTextMatches,
-  TOKEN_PART_SIZE,
-} from './day-tokens'
+import { dayPartsRange, partHits, termSearchOf, tokenFieldsTest, TOKEN_PART_SIZE } from './day-tokens'
 import { nextBatch, type HistoryFilter } from './history-filter'
 import { byTimeThenKey, searchDayOf } from './history-record'
 import type { StoredDayTokensRow } from './storage-rows'
@@ -69,6 +62,7 @@ export async function searchHits(
   const { connectionId, from, to } = filter
   if (!(to > from)) return []
   const fieldsTest = tokenFieldsTest(filter)
+  const search = termSearchOf(terms)
   const desc = order === 'desc'
   const hits: SearchHit[] = []
   let lo = searchDayOf(from)
@@ -87,15 +81,13 @@ export async function searchHits(
       let digestOf: Map<RecordKey, RecordDigest> | undefined
       const dayHits: SearchHit[] = []
       for (const row of parts) {
-        // A packed part that lacks a term anywhere is passed over without unpacking it.
-        if (!partMayMatch(row, terms)) continue
-        const part = tokenColumnsOf(row, fieldsTest ? 'with fields' : 'without fields')
-        for (let j = 0; j < part.keys.length; j++) {
-          const createdAt = part.times[j] as number
+        for (const { key, createdAt, fields } of partHits(
+          row,
+          search,
+          fieldsTest ? 'with fields' : 'without fields',
+        )) {
           if (createdAt < from || createdAt >= to) continue
-          if (!tokenTextMatches(part.texts[j] as string, terms)) continue
-          if (fieldsTest && !fieldsTest(part, j)) continue
-          const key = part.keys[j] as RecordKey
+          if (fieldsTest && !fieldsTest(fields)) continue
           if (keyTest && !keyTest(key)) continue
           if (!withDigests) {
             dayHits.push({ key, createdAt })
@@ -120,9 +112,9 @@ export async function searchHits(
 }
 
 /**
- * The token rows of the next days of [lo, hi] in the walk's order, at most `limit` rows, grouped by day.
- * Only whole days: when the rows fill the limit, the last day may go on past them, so it is left for the
- * next call — or, when it is the only day, read whole.
+ * The token rows of the next days of [lo, hi] in the walk's order, at least `limit` rows or to the end,
+ * grouped by day. Only whole days: when the rows fill the limit, the last day may go on past them, so the
+ * rest of that day is read after them (no row is read twice).
  */
 async function tokenDays(
   db: ClosebookDb,
@@ -143,12 +135,16 @@ async function tokenDays(
     if (last?.day === row.day) last.parts.push(row)
     else days.push({ day: row.day, parts: [row] })
   }
-  const [only] = days
-  if (rows.length < limit || !only) return days
-  if (days.length > 1) return days.slice(0, -1)
-  const parts = await db.dayTokens
-    .where('[connectionId+day+part]')
-    .between(...dayPartsRange(connectionId, only.day))
-    .toArray()
-  return [{ day: only.day, parts }]
+  const edge = rows[rows.length - 1]
+  const lastDay = days[days.length - 1]
+  if (rows.length < limit || !edge || !lastDay) return days
+  // The parts of the last day past the edge: higher numbers ascending, lower ones descending.
+  const [dayStart, dayEnd] = dayPartsRange(connectionId, edge.day)
+  const rest = desc
+    ? db.dayTokens.where('[connectionId+day+part]').between(dayStart, [connectionId, edge.day, edge.part])
+    : db.dayTokens
+        .where('[connectionId+day+part]')
+        .between([connectionId, edge.day, edge.part], dayEnd, false, false)
+  for (const row of await rest.toArray()) lastDay.parts.push(row)
+  return days
 }

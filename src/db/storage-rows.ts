@@ -138,8 +138,31 @@ export interface PackedDayTokensRecord {
   fieldIndex: string
 }
 
+/**
+ * A `dayTokens` part as the history writer stores it now (marked-tokens.ts): each record's tokens once per
+ * value with its word starts marked, Latin-1 tokens and the others in two strings (a byte a character
+ * for the first), the keys left out where each is implied by the record's type and first token. Same
+ * key, same table: no schema step; the packed and plain shapes read the same.
+ */
+export interface MarkedDayTokensRecord {
+  connectionId: string
+  day: number
+  part: number
+  times: number[]
+  /** Per record its Latin-1 tokens, each after a newline, word starts after U+0001; records U+0002-joined. */
+  latin: string
+  /** The same for the tokens holding a character above U+00FF. */
+  wide: string
+  /** The keys, joined by a newline; absent where every key is the record's type, ':' and first token. */
+  keyText?: string
+  /** Per field (TOKEN_ROW_FIELDS), its distinct values joined by U+0001; the fields joined by U+0002. */
+  fieldValues: string
+  /** Per record, the number of each of its field values in `fieldValues`: six UTF-16 code units. */
+  fieldIndex: string
+}
+
 /** A stored `dayTokens` row, whichever shape wrote it. */
-export type StoredDayTokensRow = DayTokensRecord | PackedDayTokensRecord
+export type StoredDayTokensRow = DayTokensRecord | PackedDayTokensRecord | MarkedDayTokensRecord
 
 /**
  * Storage row of the marks (schema v6): a connection's marks on the records of one UTC day. A bulk mark

@@ -8,9 +8,14 @@
  * month holds what a 2M year's month does, in a few minutes.
  */
 import { resolve } from 'node:path'
+import { serialize } from 'node:v8'
 import { Dataset } from '../../electron/sandbox/dataset'
 import { historyItem } from '../../electron/sandbox/serialize'
+import type { HistoryItem } from '../../electron/shared/payment-api'
+import { dayTokenRowsOf, tokenColumnsOf } from '../../src/db/day-tokens'
+import { historyRecordOf } from '../../src/db/history-record'
 import { periodRange } from '../../src/domain/periods'
+import { oldPackedTokenRow } from '../support/token-layouts'
 import type { CountProbeArgs, CountProbeResult } from './shared/count-probe-types'
 import { runInChromium } from './support/chromium-runner'
 import { treeCpuSeconds } from './support/proc-cpu'
@@ -58,7 +63,23 @@ async function main(): Promise<void> {
     },
   })
   const counts = result.counts.map((c) => ({ ...c, cpuS: cpu[c.name] }))
-  console.log(JSON.stringify({ records: result.cached, searchTerm: args.searchTerm, counts }))
+  const tokenBytes = tokenBytesPerRecord(data.history.map((e) => historyItem(e, names) as HistoryItem))
+  console.log(JSON.stringify({ records: args.records, searchTerm: args.searchTerm, tokenBytes, counts }))
+}
+
+/**
+ * Bytes per record of the month's search token parts as V8 serializes them (what IndexedDB stores and a
+ * read clones), in the layout the writer stores and in the layouts before it.
+ */
+function tokenBytesPerRecord(items: readonly HistoryItem[]): Record<string, number> {
+  const rows = dayTokenRowsOf(items.map((item) => historyRecordOf('bench-connection', item, 0)))
+  const bytes = (layout: (row: (typeof rows)[number]) => unknown): number =>
+    Math.round((rows.reduce((n, row) => n + serialize(layout(row)).length, 0) / items.length) * 10) / 10
+  return {
+    stored: bytes((row) => row),
+    packed: bytes((row) => oldPackedTokenRow(tokenColumnsOf(row))),
+    plain: bytes((row) => tokenColumnsOf(row)),
+  }
 }
 
 main().catch((error: unknown) => {

@@ -18,7 +18,7 @@ async function columnTexts(grid: Locator, cls: string, n: number): Promise<strin
 }
 
 test.describe('ledger grid on the web host', () => {
-  test('sorts by a column, resizes a column (remembered), filters by day, range and brand, shows fee and net', async ({
+  test('sorts by a column, resizes a column (remembered), filters by day, range, brand and a name, shows fee and net', async ({
     page,
     webHost,
   }) => {
@@ -141,5 +141,27 @@ test.describe('ledger grid on the web host', () => {
       .toBe(true)
     await expect(count).toHaveText(FINAL_COUNT)
     await expect(count).not.toHaveText(rangeCount)
+
+    // Search by the first word of a shown cardholder's name (which the e-mail may hold too): the count is
+    // final and no larger than the brand's, and the rows shown include that name.
+    const brandText = (await count.textContent()) ?? ''
+    const brandCount = Number(brandText.replace(/\D/g, ''))
+    const holderCells = grid.locator('.grid-viewport [role="gridcell"].c-holder')
+    const holders = (await holderCells.allTextContents()).map((h) => h.trim()).filter((h) => /^\S+/.test(h))
+    const word = (holders[0] ?? '').split(/\s+/)[0]!.toLowerCase()
+    expect(word).not.toBe('')
+    await page.getByLabel('Search (id, order number, name, e-mail, last four)').fill(word)
+    await expect(count).not.toHaveText(brandText)
+    await expect
+      .poll(async () => {
+        const text = (await count.textContent()) ?? ''
+        const names = await holderCells.allTextContents()
+        return (
+          FINAL_COUNT.test(text) &&
+          Number(text.replace(/\D/g, '')) <= brandCount &&
+          names.some((n) => n.toLowerCase().split(/\s+/).includes(word))
+        )
+      })
+      .toBe(true)
   })
 })

@@ -7,7 +7,8 @@
 import type { HistoryItem } from '../../../electron/shared/payment-api'
 import { ClosebookDb } from '../../../src/db/database'
 import { daySummariesOf } from '../../../src/db/day-summaries'
-import { historyRecordOf } from '../../../src/db/history-record'
+import { partHits, termSearchOf } from '../../../src/db/day-tokens'
+import { historyRecordOf, searchDayOf, searchTermsOf } from '../../../src/db/history-record'
 import { HistoryRepository, type HistoryFilter } from '../../../src/db/history-repository'
 import { fingerprintOf } from '../../../src/domain/fingerprint'
 import { periodRange } from '../../../src/domain/periods'
@@ -67,6 +68,42 @@ async function run(args: CountProbeArgs): Promise<CountProbeResult> {
         const total = days ? days.total : await history.count(filter)
         counts.push({ name, total, ms: Math.round((performance.now() - started) * 10) / 10 })
       }
+  // The ledger's first page of the same name search (newest first), cold: what a search shows first.
+  for (let round = 1; round <= args.rounds; round++) {
+    const name = `a name's first page #${round}`
+    daySummariesOf(db).clear()
+    await stage(name)
+    const started = performance.now()
+    const page = await history.queryPage({
+      ...inMonth,
+      search: args.searchTerm,
+      order: 'desc',
+      offset: 0,
+      limit: 100,
+    })
+    counts.push({ name, total: page.length, ms: Math.round((performance.now() - started) * 10) / 10 })
+  }
+  // Where a name count's time goes: the month's token parts read in one request, then matched in memory.
+  const range = db.dayTokens
+    .where('[connectionId+day+part]')
+    .between([CONNECTION, searchDayOf(month.from)], [CONNECTION, searchDayOf(month.to - 1) + 1])
+  const search = termSearchOf(searchTermsOf(args.searchTerm))
+  for (let round = 1; round <= args.rounds; round++) {
+    const readName = `token parts read in one request #${round}`
+    await stage(readName)
+    let started = performance.now()
+    const rows = await range.toArray()
+    counts.push({
+      name: readName,
+      total: rows.length,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    })
+    const matchName = `token parts matched in memory #${round}`
+    await stage(matchName)
+    started = performance.now()
+    const hits = rows.reduce((n, row) => n + partHits(row, search, 'without fields').length, 0)
+    counts.push({ name: matchName, total: hits, ms: Math.round((performance.now() - started) * 10) / 10 })
+  }
   await stage('done')
   db.close()
   return { cached, counts }
