@@ -31,11 +31,17 @@ function approxChars(row: ExportRow): number {
   return n
 }
 
-/** Rows in chunks of at most `size` rows and about MAX_CHUNK_CHARS characters. */
-export function* chunksOf(rows: Iterable<ExportRow>, size: number): Generator<ExportRow[]> {
+/**
+ * Rows in chunks of at most `size` rows and about MAX_CHUNK_CHARS characters. Rows are taken from `rows`
+ * only as chunks are asked for: one chunk and the row that closed it at most are built ahead.
+ */
+export async function* chunksOf(
+  rows: Iterable<ExportRow> | AsyncIterable<ExportRow>,
+  size: number,
+): AsyncGenerator<ExportRow[]> {
   let chunk: ExportRow[] = []
   let chars = 0
-  for (const row of rows) {
+  for await (const row of rows) {
     const n = approxChars(row)
     if (chunk.length > 0 && (chunk.length >= size || chars + n > MAX_CHUNK_CHARS)) {
       yield chunk
@@ -67,7 +73,7 @@ export async function writeWorkbookThroughHost(
   try {
     for (const sheet of plan.sheets) {
       const width = sheet.spec.columns.length
-      for (const rows of chunksOf(sheet.rows(), size)) {
+      for await (const rows of chunksOf(sheet.rows(), size)) {
         options.signal?.throwIfAborted()
         // Packed, a chunk copies across IPC (or JSON) several times faster; formulas go as plain rows.
         const packed = packRows(rows, width)
