@@ -37,7 +37,14 @@ export type {
 } from './month-workbook-input'
 export { SHEETS, TRANSACTION_HEADERS, transactionRow, UNKNOWN_FEE_CURRENCY } from './month-record-sheets'
 export { columnLetter } from './sheet-columns'
-export { arrayMonthSource, type MonthRefund, type MonthSource } from './month-source'
+export {
+  arrayMonthSource,
+  byTimeThenId,
+  byTimeThenKey,
+  sortedBy,
+  type MonthRefund,
+  type MonthSource,
+} from './month-source'
 
 /** `closebook-<store>-2026-10.xlsx`, safe as a file name on every desktop. */
 export function workbookFileName(label: string, period: string): string {

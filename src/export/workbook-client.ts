@@ -8,7 +8,14 @@ import { MAX_ROWS_PER_CHUNK, packRows, type ExportRow } from '../../electron/sha
 import { desktopApi } from '../platform'
 import { HostWriteInFlight, startDownload, writeFileThroughHost } from '../platform/files'
 import { ledgerCsvPages, type LedgerCsvPage } from './ledger-csv'
-import { buildMonthWorkbook, type MonthWorkbookInput, type WorkbookPlan } from './month-workbook'
+import {
+  buildMonthWorkbook,
+  planMonthWorkbook,
+  type MonthSource,
+  type MonthWorkbookInput,
+  type MonthWorkbookMeta,
+  type WorkbookPlan,
+} from './month-workbook'
 
 export interface ExportProgress {
   sheet: string
@@ -101,12 +108,21 @@ export async function writeWorkbookThroughHost(
   }
 }
 
-/** The month-end workbook of a connection (or one store) and period, built from the cache and delivered. */
+/** The month-end workbook of a connection (or one store) and period, built from records in memory and delivered. */
 export function exportMonthWorkbook(
   input: MonthWorkbookInput,
   options: ExportOptions = {},
 ): Promise<DeliveredFile> {
   return writeWorkbookThroughHost(buildMonthWorkbook(input), options)
+}
+
+/** The month-end workbook with its records read from `source` a batch at a time as it is written. */
+export function exportMonthWorkbookFrom(
+  input: MonthWorkbookMeta,
+  source: MonthSource,
+  options: ExportOptions = {},
+): Promise<DeliveredFile> {
+  return writeWorkbookThroughHost(planMonthWorkbook(input, source), options)
 }
 
 /**
