@@ -5,7 +5,7 @@
  * serves records already in memory (tests, the bench's generated month); the app's source reads the cache
  * a day at a time (the Month-end store).
  */
-import { fingerprintOf } from '../domain/fingerprint'
+import { chargeDigestOf, recordDigestOf } from '../domain/digests'
 import { periodRange } from '../domain/periods'
 import type { ChargeDigest, ChargeRecord, HistoryRecord, RecordKey } from '../domain/records'
 import type { AmountDigest } from '../reconcile/month-summary'
@@ -71,32 +71,6 @@ export const refundOf = (r: HistoryRecord): MonthRefund => ({
   status: r.status,
 })
 
-const digestOf = (r: HistoryRecord): AmountDigest => ({
-  key: r.key,
-  createdAt: r.createdAt,
-  storeId: r.storeId,
-  type: r.type,
-  status: r.status,
-  currency: r.currency,
-  mode: r.mode,
-  brand: r.brand,
-  fingerprint: fingerprintOf(r),
-  amount: r.amount,
-})
-
-const chargeDigestOf = (c: ChargeRecord): ChargeDigest => ({
-  id: c.id,
-  createdAt: c.createdAt,
-  storeId: c.storeId,
-  status: c.status,
-  chargedAmount: c.chargedAmount,
-  chargedCurrency: c.chargedCurrency,
-  feeAmount: c.feeAmount,
-  feeCurrency: c.feeCurrency,
-  mode: c.mode,
-  syncedAt: c.syncedAt,
-})
-
 function* batchesOf<T>(list: readonly T[]): Generator<readonly T[]> {
   for (let i = 0; i < list.length; i += ARRAY_BATCH) yield list.slice(i, i + ARRAY_BATCH)
 }
@@ -126,7 +100,7 @@ export function arrayMonthSource(input: {
   const byKey = new Map(input.history.map((r) => [r.key, r]))
   const byId = new Map(input.charges.map((c) => [c.id, c]))
   return {
-    digests: history.map(digestOf),
+    digests: history.map(recordDigestOf),
     chargeDigests: charges.map(chargeDigestOf),
     storeNames,
     history: () => batchesOf(history),
