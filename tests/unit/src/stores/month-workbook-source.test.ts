@@ -143,6 +143,18 @@ function metaOf(
   }
 }
 
+/** The month's records from the cache, as the Month-end store hands them to the workbook. */
+function sourceOf(month: MonthData) {
+  return cacheMonthSource({
+    connectionId: CONN,
+    period: PERIOD,
+    timeZone: TOKYO.timeZone,
+    digests: month.digests,
+    chargeDigests: month.chargeDigests,
+    storeNames: month.storeNames,
+  })
+}
+
 /** Every sheet's rows, as the writer takes them. */
 async function rowsOf(plan: WorkbookPlan): Promise<[string, number, ExportRow[]][]> {
   const out: [string, number, ExportRow[]][] = []
@@ -210,14 +222,7 @@ describe('the month workbook read from the cache a day at a time', () => {
       charges: await month.charges(),
       storeNames: month.storeNames,
     })
-    const source = await cacheMonthSource({
-      connectionId: CONN,
-      period: PERIOD,
-      timeZone: TOKYO.timeZone,
-      digests: month.digests,
-      chargeDigests: month.chargeDigests,
-      storeNames: month.storeNames,
-    })
+    const source = await sourceOf(month)
     const streamed = planMonthWorkbook(meta, source)
 
     expect(streamed.suggestedName).toBe(whole.suggestedName)
@@ -249,14 +254,7 @@ describe('the month workbook read from the cache a day at a time', () => {
     const history = await fillMonth()
     const month = await loadMonth(TOKYO, PERIOD)
     const read = countRangeReads()
-    const source = await cacheMonthSource({
-      connectionId: CONN,
-      period: PERIOD,
-      timeZone: TOKYO.timeZone,
-      digests: month.digests,
-      chargeDigests: month.chargeDigests,
-      storeNames: month.storeNames,
-    })
+    const source = await sourceOf(month)
     const plan = planMonthWorkbook(metaOf(month, history, null), source)
     expect(read.history + read.charges).toBe(0) // the plan reads no record
     const ahead: Record<string, number> = {}
