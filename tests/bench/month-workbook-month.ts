@@ -37,6 +37,8 @@ async function main(): Promise<void> {
       hostCpuS: workbooks.map((w) => w.hostCpuS),
       rendererPeakRssMiB: workbooks.map((w) => w.peakRssMiB),
       rendererPeakHeapMiB: workbooks.map((w) => w.peakHeapMiB),
+      // The heap after a forced collection (every 5 s): what the renderer holds, not garbage not yet collected.
+      rendererRetainedHeapMiB: workbooks.map((w) => w.retainedHeapMiB),
       hostRssBeforeMiB: workbooks.map((w) => w.hostRssBeforeMiB),
       hostPeakRssMiB: workbooks.map((w) => w.hostPeakRssMiB),
       loadAverageBefore: loadBefore,
