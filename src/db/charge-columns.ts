@@ -80,21 +80,7 @@ export function fillColumns(row: ChargeDayRecord, held: ReadonlyMap<string, Char
   Object.assign(row, columns)
 }
 
-/** What Month-end reads of a charge, from a whole one. */
-export function chargeDigestOf(c: ChargeRecord): ChargeDigest {
-  return {
-    id: c.id,
-    createdAt: c.createdAt,
-    storeId: c.storeId,
-    status: c.status,
-    chargedAmount: c.chargedAmount,
-    chargedCurrency: c.chargedCurrency,
-    feeAmount: c.feeAmount,
-    feeCurrency: c.feeCurrency,
-    mode: c.mode,
-    syncedAt: c.syncedAt,
-  }
-}
+export { chargeDigestOf } from '../domain/digests'
 
 /** The digests of a compact row's charges created in [from, to), in the row's order. */
 export function digestsOfRow(

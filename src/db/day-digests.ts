@@ -6,6 +6,7 @@
  * with its summary (`daySummaries`, putDigestRows), the one way this module writes them.
  */
 import type { Table } from 'dexie'
+import { recordDigestOf } from '../domain/digests'
 import { fingerprintOf } from '../domain/fingerprint'
 import { packedSummaryRowOf, summaryOf } from './day-summaries'
 import { byDayAndKey, byTimeThenKey, searchDayOf } from './history-record'
@@ -44,20 +45,7 @@ export function putDigestRows(
     : Promise.all([tables.dayDigests.bulkPut(rows), tables.daySummaries.bulkPut(summaries)])
 }
 
-export function recordDigestOf(r: HistoryRecord): RecordDigest {
-  return {
-    key: r.key,
-    createdAt: r.createdAt,
-    storeId: r.storeId,
-    type: r.type,
-    status: r.status,
-    currency: r.currency,
-    mode: r.mode,
-    brand: r.brand,
-    fingerprint: fingerprintOf(r),
-    amount: r.amount,
-  }
-}
+export { recordDigestOf }
 
 /** A record as a mark is made on it (the fingerprint planMarks would compute). */
 export function markTargetOf(r: HistoryRecord): MarkTarget {

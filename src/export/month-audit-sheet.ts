@@ -3,7 +3,7 @@ import type { ExportRow } from '../../electron/shared/contract/export'
 import type { AuditEntry, HistoryRecord, RecordKey } from '../domain/records'
 import { describeMatchRef } from '../reconcile/match-links'
 import { auditRecordText, auditValueText } from './audit-text'
-import type { MonthWorkbookInput, WorkbookPlanSheet } from './month-workbook-input'
+import type { MonthWorkbookMeta, WorkbookPlanSheet } from './month-workbook-input'
 import { linkText, SHEETS } from './month-record-sheets'
 import type { MonthScope } from './month-scope'
 import { col, Columns } from './sheet-columns'
@@ -26,32 +26,29 @@ const AU = new Columns([
  * (all carry the period), plus entries without a period (restore) made during it. For one store, record
  * entries of other stores are left out.
  */
-function auditOfPeriod(
-  input: MonthWorkbookInput,
-  range: { from: number; to: number },
-  storeHistory: readonly HistoryRecord[],
-): AuditEntry[] {
+function auditOfPeriod(input: MonthWorkbookMeta, scope: MonthScope): AuditEntry[] {
+  const { range } = scope
   const ofPeriod = input.audit.filter((e) =>
     e.period === null ? e.at >= range.from && e.at < range.to : e.period === input.period,
   )
-  const storeKeys = input.storeId === null ? null : new Set(storeHistory.map((r) => r.key))
+  const storeKeys = input.storeId === null ? null : scope.source.storeKeys(input.storeId)
   return ofPeriod
     .filter((e) => storeKeys === null || e.key === null || storeKeys.has(e.key))
     .sort((a, b) => a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0) || (a.part ?? 0) - (b.part ?? 0))
 }
 
-export function auditSheet(input: MonthWorkbookInput, scope: MonthScope): WorkbookPlanSheet {
-  const { tz, range, linkedRows } = scope
-  const audit = auditOfPeriod(input, range, scope.storeHistory)
-  // Only the records the entries name are indexed: most of a month's records have no entry.
-  const named = new Set(audit.map((e) => e.key))
-  const recordsByKey = new Map<RecordKey, HistoryRecord>()
-  for (const r of input.history) if (named.has(r.key)) recordsByKey.set(r.key, r)
+export function auditSheet(input: MonthWorkbookMeta, scope: MonthScope): WorkbookPlanSheet {
+  const { tz, linkedRows } = scope
+  const audit = auditOfPeriod(input, scope)
   const linkOf = (matchRef: string): string =>
     describeMatchRef(matchRef, linkedRows)
       .map((d) => linkText(d, tz))
       .join('; ')
-  const auditRows = function* (): Iterable<ExportRow> {
+  const auditRows = async function* (): AsyncGenerator<ExportRow> {
+    // Only the records the entries name are read: most of a month's records have no entry.
+    const named = [...new Set(audit.flatMap((e) => (e.key === null ? [] : [e.key])))]
+    const recordsByKey = new Map<RecordKey, HistoryRecord>()
+    for (const r of await scope.source.historyByKeys(named)) recordsByKey.set(r.key, r)
     for (const e of audit) {
       yield AU.row({
         at: dateCell(e.at, tz),

@@ -3,7 +3,7 @@ import type { ExportRow } from '../../electron/shared/contract/export'
 import { normalizeCurrency } from '../domain/currency'
 import type { ChargeRecord, HistoryRecord, RecordKey } from '../domain/records'
 import { depositFigures, type DepositExplanation } from '../reconcile/deposits'
-import type { MonthWorkbookInput, WorkbookPlanSheet } from './month-workbook-input'
+import type { MonthWorkbookMeta, WorkbookPlanSheet } from './month-workbook-input'
 import { SHEETS } from './month-record-sheets'
 import type { MonthScope } from './month-scope'
 import { col, Columns } from './sheet-columns'
@@ -41,24 +41,25 @@ function explanationText(e: DepositExplanation, currency: string): string {
 
 /**
  * The records the deposits name (the month's or linked ones) and the charges of those records: only
- * those, so that a month without deposits, or with a few, indexes none or a few of its records.
+ * those are read, so that a month without deposits, or with a few, reads none or a few of its records.
  */
-function paidBy(
-  input: MonthWorkbookInput,
+async function paidBy(
+  input: MonthWorkbookMeta,
+  scope: MonthScope,
   deposits: readonly { matchedKeys: readonly string[] }[],
-): { depositRecords: Map<RecordKey, HistoryRecord>; depositCharges: Map<string, ChargeRecord> } {
-  const named = new Set(deposits.flatMap((d) => d.matchedKeys))
+): Promise<{ depositRecords: Map<RecordKey, HistoryRecord>; depositCharges: Map<string, ChargeRecord> }> {
+  const named = new Set(deposits.flatMap((d) => d.matchedKeys as RecordKey[]))
   const depositRecords = new Map<RecordKey, HistoryRecord>()
-  for (const list of [input.history, input.linkedHistory ?? []])
+  for (const list of [await scope.source.historyByKeys([...named]), input.linkedHistory ?? []])
     for (const r of list) if (named.has(r.key)) depositRecords.set(r.key, r)
   const chargeIds = new Set([...depositRecords.values()].map((r) => r.chargeId))
   const depositCharges = new Map<string, ChargeRecord>()
-  for (const list of [input.charges, input.linkedCharges ?? []])
+  for (const list of [await scope.source.chargesByIds([...chargeIds]), input.linkedCharges ?? []])
     for (const c of list) if (chargeIds.has(c.id)) depositCharges.set(c.id, c)
   return { depositRecords, depositCharges }
 }
 
-export function depositSheet(input: MonthWorkbookInput, scope: MonthScope): WorkbookPlanSheet {
+export function depositSheet(input: MonthWorkbookMeta, scope: MonthScope): WorkbookPlanSheet {
   const { tz, inPeriod } = scope
   // Deposits of the period: each bank line, the records it pays (of any period), and the difference.
   const deposits = (input.importedRows ?? [])
@@ -66,9 +67,9 @@ export function depositSheet(input: MonthWorkbookInput, scope: MonthScope): Work
     .sort(
       (a, b) => a.at - b.at || (a.importId < b.importId ? -1 : a.importId > b.importId ? 1 : a.line - b.line),
     )
-  const depositRows = function* (): Iterable<ExportRow> {
+  const depositRows = async function* (): AsyncGenerator<ExportRow> {
     if (deposits.length === 0) return
-    const { depositRecords, depositCharges } = paidBy(input, deposits)
+    const { depositRecords, depositCharges } = await paidBy(input, scope, deposits)
     for (const d of deposits) {
       const currency = normalizeCurrency(d.currency)
       const f = depositFigures(

@@ -5,11 +5,10 @@
  */
 import type { ExportRow } from '../../electron/shared/contract/export'
 import { normalizeCurrency } from '../domain/currency'
-import { hasChangedSinceReconciled } from '../domain/fingerprint'
-import type { ChargeRecord, HistoryRecord, MarkRecord, RecordKey } from '../domain/records'
+import type { ChargeDigest, MarkRecord, RecordKey } from '../domain/records'
 import { crossCheck, isSuccessful, type Difference } from '../reconcile/cross-check'
-import type { MonthSummary, MonthSummaryRow } from '../reconcile/month-summary'
-import type { MonthWorkbookInput, WorkbookPlanSheet } from './month-workbook-input'
+import type { AmountDigest, MonthSummary, MonthSummaryRow } from '../reconcile/month-summary'
+import type { MonthWorkbookMeta, WorkbookPlanSheet } from './month-workbook-input'
 import { SHEETS } from './month-record-sheets'
 import type { MonthScope } from './month-scope'
 import { col, Columns } from './sheet-columns'
@@ -28,7 +27,16 @@ const EX = new Columns([
   col('note', 'Note', 'text', 30),
 ])
 
-const DIFFERENCE_REASONS: Record<Difference['kind'], (d: Difference) => string> = {
+/** A charge's digest as the cross-check reads a history charge (its key is `charge:<resource id>`). */
+type CheckedDigest = AmountDigest & { resourceId: string }
+type DigestDifference = Difference<CheckedDigest, ChargeDigest>
+
+const checkedDigest = (d: AmountDigest): CheckedDigest => ({
+  ...d,
+  resourceId: d.key.slice('charge:'.length),
+})
+
+const DIFFERENCE_REASONS: Record<Difference['kind'], (d: DigestDifference) => string> = {
   missing_in_charges: () => 'In the transaction history but not in the charge list (sync the charges again).',
   missing_in_history: () => 'In the charge list but not in the transaction history (sync the history again).',
   currency: (d) =>
@@ -49,35 +57,37 @@ const enum Listed {
   Changed,
 }
 
-function listedAs(r: HistoryRecord, mark: MarkRecord | undefined): Listed {
-  if (!isSuccessful(r.status)) return Listed.NotCounted
+/** The digest's fingerprint is its record's: changed since reconciled as hasChangedSinceReconciled says. */
+function listedAs(d: AmountDigest, mark: MarkRecord | undefined): Listed {
+  if (!isSuccessful(d.status)) return Listed.NotCounted
   if (mark?.state !== 'reconciled') return Listed.NotReconciled
-  return hasChangedSinceReconciled(mark, r) ? Listed.Changed : Listed.None
+  return mark.fingerprint === null || mark.fingerprint !== d.fingerprint ? Listed.Changed : Listed.None
 }
 
 /**
  * Everything an accountant should look at before closing, in two lists: real exceptions (records changed
  * since they were reconciled, records not counted because of their status, cross-check differences between
  * history and charge list, fees the API gave without a currency) and counted records simply not reconciled
- * yet, which would otherwise bury the few real ones under hundreds of routine rows. The lists' lengths come
- * from the month's summary; each record is sorted into its list once, a byte a record, when the first of
- * the sheets is written, and the rows are built as the writer takes them, never all at once.
+ * yet, which would otherwise bury the few real ones under hundreds of routine rows. Both are built from the
+ * month's digests (every field their rows show is in a digest), no whole record read. The lists' lengths
+ * come from the month's summary; each record is sorted into its list once, a byte a record, when the first
+ * of the sheets is written, and the rows are built as the writer takes them, never all at once.
  */
 class ExceptionLists {
   #listed: Uint8Array | null = null
-  readonly #differences: Difference[]
+  readonly #differences: DigestDifference[]
   readonly exceptionCount: number
   readonly notReconciledCount: number
 
   /** `summary` is the summary of `history` and `marks`: its counts are the lists' lengths. */
   constructor(
-    private readonly history: readonly HistoryRecord[],
-    private readonly charges: readonly ChargeRecord[],
+    private readonly history: readonly AmountDigest[],
+    private readonly charges: readonly ChargeDigest[],
     private readonly marks: ReadonlyMap<RecordKey, MarkRecord>,
     private readonly tz: string,
     summary: MonthSummary,
   ) {
-    this.#differences = crossCheck(history, charges)
+    this.#differences = crossCheck(history.filter((d) => d.type === 'charge').map(checkedDigest), charges)
     const fees = charges.filter(feeWithoutCurrency).length
     const sum = (f: (r: MonthSummaryRow) => number) => summary.rows.reduce((n, r) => n + f(r), 0)
     this.exceptionCount =
@@ -93,7 +103,7 @@ class ExceptionLists {
     return (this.#listed = listed)
   }
 
-  #recordRow(r: HistoryRecord, kind: string, reason: string): ExportRow {
+  #recordRow(r: AmountDigest, kind: string, reason: string): ExportRow {
     const note = this.marks.get(r.key)?.note
     return EX.row({
       kind,
@@ -113,7 +123,7 @@ class ExceptionLists {
     const { history, tz } = this
     const lists = this.#lists()
     for (let i = 0; i < history.length; i++) {
-      const r = history[i] as HistoryRecord
+      const r = history[i] as AmountDigest
       const listed = lists[i]
       if (listed === Listed.NotCounted)
         yield this.#recordRow(r, 'not counted', `Status "${r.status}": no money moved, so not in the totals.`)
@@ -162,24 +172,24 @@ class ExceptionLists {
     for (let i = 0; i < history.length; i++)
       if (lists[i] === Listed.NotReconciled)
         yield this.#recordRow(
-          history[i] as HistoryRecord,
+          history[i] as AmountDigest,
           'not reconciled yet',
           'Counted in the totals, not reconciled yet.',
         )
   }
 }
 
-const feeWithoutCurrency = (c: ChargeRecord): boolean =>
+const feeWithoutCurrency = (c: ChargeDigest): boolean =>
   c.feeAmount !== null && c.feeCurrency === null && isSuccessful(c.status)
 
 /** Exceptions, then Not reconciled (the same columns). */
 export function exceptionSheets(
-  input: MonthWorkbookInput,
+  input: MonthWorkbookMeta,
   scope: MonthScope,
   summary: MonthSummary,
 ): WorkbookPlanSheet[] {
   const { tz, range } = scope
-  const lists = new ExceptionLists(scope.history, scope.charges, input.marks, tz, summary)
+  const lists = new ExceptionLists(scope.digests, scope.chargeDigests, input.marks, tz, summary)
   const quarantined = (input.quarantined ?? []).map((q) =>
     EX.row({
       kind: 'quarantined',

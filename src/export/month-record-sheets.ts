@@ -6,8 +6,14 @@
 import type { ExportRow } from '../../electron/shared/contract/export'
 import { normalizeCurrency } from '../domain/currency'
 import { hasChangedSinceReconciled } from '../domain/fingerprint'
-import { recordKeyOf, type HistoryRecord, type MarkRecord, type RecordKey } from '../domain/records'
-import { isSuccessful, netOf } from '../reconcile/cross-check'
+import {
+  recordKeyOf,
+  type ChargeRecord,
+  type HistoryRecord,
+  type MarkRecord,
+  type RecordKey,
+} from '../domain/records'
+import { isSuccessful, netOf, type RefundLike } from '../reconcile/cross-check'
 import { describeMatchRef, type LinkDescription, type LinkedRow } from '../reconcile/match-links'
 import type { MonthScope } from './month-scope'
 import { col, Columns } from './sheet-columns'
@@ -155,82 +161,100 @@ export function transactionRow(
   })
 }
 
-/** The Charges sheet's rows: the period's charge-list records. */
-export function* chargeRows(
+/** The Transactions sheet's rows: the period's records, read a batch at a time. */
+export async function* transactionRows(scope: MonthScope): AsyncGenerator<ExportRow> {
+  for await (const batch of scope.history())
+    for (const r of batch) yield transactionRow(r, scope.markOf(r), scope.tz, scope.storeName(r.storeId))
+}
+
+/** The Charges sheet's rows: the period's charge-list records, read a batch at a time. */
+export async function* chargeRows(
   scope: MonthScope,
   marks: ReadonlyMap<RecordKey, MarkRecord>,
-): Iterable<ExportRow> {
+): AsyncGenerator<ExportRow> {
+  const refundsByCharge = await scope.refundsByCharge()
+  for await (const batch of scope.charges())
+    for (const c of batch) yield chargeRow(scope, marks, c, refundsByCharge)
+}
+
+function chargeRow(
+  scope: MonthScope,
+  marks: ReadonlyMap<RecordKey, MarkRecord>,
+  c: ChargeRecord,
+  refundsByCharge: ReadonlyMap<string, readonly RefundLike[]>,
+): ExportRow {
   const tz = scope.tz
-  for (const c of scope.charges) {
-    const currency = normalizeCurrency(c.chargedCurrency)
-    const net = netOf(c, scope.refundsByCharge.get(c.id) ?? [])
-    const feeCurrency =
+  const currency = normalizeCurrency(c.chargedCurrency)
+  const net = netOf(c, refundsByCharge.get(c.id) ?? [])
+  const feeCurrency =
+    c.feeAmount === null
+      ? null
+      : c.feeCurrency === null
+        ? UNKNOWN_FEE_CURRENCY
+        : normalizeCurrency(c.feeCurrency)
+  const separate = net.separate
+    .map((s) =>
+      s.currency ? `${s.kind} ${amountText(s.amount, s.currency)}` : `${s.kind} ${s.amount} (no currency)`,
+    )
+    .join('; ')
+  // While pending or awaiting the service has charged nothing (charged_amount null): Charged and the
+  // net stay empty; what the charge asks for is in Requested, in its own currency.
+  const chargedNothing = c.raw.charged_amount === null
+  const requestedCurrency = normalizeCurrency(c.raw.requested_currency)
+  return CH.row({
+    created: dateCell(c.createdAt, tz),
+    id: c.id,
+    storeId: c.storeId,
+    storeName: scope.storeName(c.storeId),
+    mode: c.mode,
+    status: c.status,
+    counted: yesNo(isSuccessful(c.status)),
+    currency,
+    charged: chargedNothing ? null : amountCell(c.chargedAmount, currency),
+    requestedCurrency,
+    requested: amountCell(c.raw.requested_amount, requestedCurrency),
+    feeCurrency,
+    // A fee without a currency has no decimals to go by: written as the API's integer.
+    fee:
       c.feeAmount === null
         ? null
         : c.feeCurrency === null
-          ? UNKNOWN_FEE_CURRENCY
-          : normalizeCurrency(c.feeCurrency)
-    const separate = net.separate
-      .map((s) =>
-        s.currency ? `${s.kind} ${amountText(s.amount, s.currency)}` : `${s.kind} ${s.amount} (no currency)`,
-      )
-      .join('; ')
-    // While pending or awaiting the service has charged nothing (charged_amount null): Charged and the
-    // net stay empty; what the charge asks for is in Requested, in its own currency.
-    const chargedNothing = c.raw.charged_amount === null
-    const requestedCurrency = normalizeCurrency(c.raw.requested_currency)
-    yield CH.row({
-      created: dateCell(c.createdAt, tz),
-      id: c.id,
-      storeId: c.storeId,
-      storeName: scope.storeName(c.storeId),
-      mode: c.mode,
-      status: c.status,
-      counted: yesNo(isSuccessful(c.status)),
-      currency,
-      charged: chargedNothing ? null : amountCell(c.chargedAmount, currency),
-      requestedCurrency,
-      requested: amountCell(c.raw.requested_amount, requestedCurrency),
-      feeCurrency,
-      // A fee without a currency has no decimals to go by: written as the API's integer.
-      fee:
-        c.feeAmount === null
-          ? null
-          : c.feeCurrency === null
-            ? c.feeAmount
-            : amountCell(c.feeAmount, normalizeCurrency(c.feeCurrency)),
-      refunded: amountCell(net.refunded, currency),
-      net: chargedNothing ? null : amountCell(net.net, currency),
-      separate: separate || null,
-      merchantTxId: c.merchantTransactionId,
-      descriptor: typeof c.raw.descriptor === 'string' && c.raw.descriptor ? c.raw.descriptor : null,
-      matched: matchedText(marks.get(recordKeyOf('charge', c.id)), scope.linkedRows, tz),
-    })
-  }
+          ? c.feeAmount
+          : amountCell(c.feeAmount, normalizeCurrency(c.feeCurrency)),
+    refunded: amountCell(net.refunded, currency),
+    net: chargedNothing ? null : amountCell(net.net, currency),
+    separate: separate || null,
+    merchantTxId: c.merchantTransactionId,
+    descriptor: typeof c.raw.descriptor === 'string' && c.raw.descriptor ? c.raw.descriptor : null,
+    matched: matchedText(marks.get(recordKeyOf('charge', c.id)), scope.linkedRows, tz),
+  })
 }
 
-/** The Refunds sheet's rows: the period's refunds. */
-export function* refundRows(scope: MonthScope, refunds: readonly HistoryRecord[]): Iterable<ExportRow> {
+/** The Refunds sheet's rows: the period's refunds, read with the month's records a batch at a time. */
+export async function* refundRows(scope: MonthScope): AsyncGenerator<ExportRow> {
   const tz = scope.tz
-  for (const r of refunds) {
-    const currency = normalizeCurrency(r.currency)
-    const mark = scope.markOf(r)
-    yield RF.row({
-      created: dateCell(r.createdAt, tz),
-      id: r.resourceId,
-      chargeId: r.chargeId,
-      storeId: r.storeId,
-      storeName: scope.storeName(r.storeId),
-      mode: r.mode,
-      status: r.status,
-      currency,
-      amount: amountCell(r.amount, currency),
-      reconciliation: mark?.state === 'reconciled' ? 'reconciled' : 'unreconciled',
-      changed: yesNo(hasChangedSinceReconciled(mark, r)),
-      note: mark?.note ? clipText(mark.note) : null,
-      cardholder: r.cardholderName || null,
-      orderRef: r.orderRef,
-      matched: matchedText(mark, scope.linkedRows, tz),
-    })
-  }
+  for await (const batch of scope.history())
+    for (const r of batch) if (r.type === 'refund') yield refundRow(scope, r, tz)
+}
+
+function refundRow(scope: MonthScope, r: HistoryRecord, tz: string): ExportRow {
+  const currency = normalizeCurrency(r.currency)
+  const mark = scope.markOf(r)
+  return RF.row({
+    created: dateCell(r.createdAt, tz),
+    id: r.resourceId,
+    chargeId: r.chargeId,
+    storeId: r.storeId,
+    storeName: scope.storeName(r.storeId),
+    mode: r.mode,
+    status: r.status,
+    currency,
+    amount: amountCell(r.amount, currency),
+    reconciliation: mark?.state === 'reconciled' ? 'reconciled' : 'unreconciled',
+    changed: yesNo(hasChangedSinceReconciled(mark, r)),
+    note: mark?.note ? clipText(mark.note) : null,
+    cardholder: r.cardholderName || null,
+    orderRef: r.orderRef,
+    matched: matchedText(mark, scope.linkedRows, tz),
+  })
 }

@@ -12,7 +12,7 @@ import {
   type MonthSummary,
   type MonthSummaryRow,
 } from '../reconcile/month-summary'
-import type { MonthWorkbookInput, WorkbookPlanSheet } from './month-workbook-input'
+import type { MonthWorkbookMeta, WorkbookPlanSheet } from './month-workbook-input'
 import { CH, SHEETS, TX, UNKNOWN_FEE_CURRENCY } from './month-record-sheets'
 import type { MonthScope } from './month-scope'
 import { col, Columns } from './sheet-columns'
@@ -39,7 +39,7 @@ const SU = new Columns([
   col('otherCount', 'Other status (not counted)', 'integer', 12),
 ])
 
-function summaryPreamble(input: MonthWorkbookInput, storeLabel: string | null): ExportRow[] {
+function summaryPreamble(input: MonthWorkbookMeta, storeLabel: string | null): ExportRow[] {
   const tz = input.connection.timeZone
   const range = periodRange(input.period, tz)
   const filters = [storeLabel === null ? 'All stores' : `Store: ${storeLabel}`, ...(input.filters ?? [])]
@@ -222,7 +222,7 @@ function summaryFooter(rows: readonly MonthSummaryRow[], firstRow: number): Expo
 
 /** The Summary sheet of the month: header block, one row per store × currency × mode, totals, control. */
 export function summarySheet(
-  input: MonthWorkbookInput,
+  input: MonthWorkbookMeta,
   scope: MonthScope,
   summary: MonthSummary,
   storeLabel: string | null,

@@ -47,6 +47,9 @@ export interface MonthWorkbookInput {
   team?: WorkbookTeamClose | null
 }
 
+/** What a workbook is planned from besides its records, which a MonthSource gives. */
+export type MonthWorkbookMeta = Omit<MonthWorkbookInput, 'history' | 'charges' | 'storeNames'>
+
 export interface MonthClose {
   closedAt: number
   closedBy: string
@@ -63,10 +66,13 @@ export interface UnmatchedImport {
   currency: string
 }
 
-export interface WorkbookPlanSheet {
+/** A sheet's rows: built in memory, or as its records are read (a bounded batch at a time). */
+export type SheetRows = Iterable<ExportRow> | AsyncIterable<ExportRow>
+
+export interface WorkbookPlanSheet<R extends SheetRows = SheetRows> {
   spec: ExportSheet
   rowCount: number
-  rows: () => Iterable<ExportRow>
+  rows: () => R
 }
 
 export interface WorkbookPlan {

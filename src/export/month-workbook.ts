@@ -8,28 +8,43 @@
  * criteria. Text values such as "Yes", "charge" and "reconciled" are criteria of those formulas: they
  * stay English whatever the UI language.
  */
-import type { ExportRow } from '../../electron/shared/contract/export'
 import { toSafeFileNamePart } from '../../electron/shared/file-name'
-import { summarizeMonth } from '../reconcile/month-summary'
+import { summarizeDigests } from '../reconcile/month-summary'
 import { auditSheet } from './month-audit-sheet'
 import { depositSheet } from './month-deposit-sheet'
 import { exceptionSheets } from './month-exception-sheets'
-import { chargeRows, CH, refundRows, RF, SHEETS, transactionRow, TX } from './month-record-sheets'
+import { chargeRows, CH, refundRows, RF, SHEETS, transactionRows, TX } from './month-record-sheets'
 import { monthScope } from './month-scope'
+import { arrayMonthSource, type MonthSource } from './month-source'
 import { summarySheet } from './month-summary-sheet'
-import type { MonthWorkbookInput, WorkbookPlan, WorkbookPlanSheet } from './month-workbook-input'
+import type {
+  MonthWorkbookInput,
+  MonthWorkbookMeta,
+  SheetRows,
+  WorkbookPlan,
+  WorkbookPlanSheet,
+} from './month-workbook-input'
 import { payoutSheets } from './payout-sheets'
 import type { Columns } from './sheet-columns'
 
 export type {
   MonthClose,
   MonthWorkbookInput,
+  MonthWorkbookMeta,
   UnmatchedImport,
   WorkbookPlan,
   WorkbookPlanSheet,
 } from './month-workbook-input'
 export { SHEETS, TRANSACTION_HEADERS, transactionRow, UNKNOWN_FEE_CURRENCY } from './month-record-sheets'
 export { columnLetter } from './sheet-columns'
+export {
+  arrayMonthSource,
+  byTimeThenId,
+  byTimeThenKey,
+  sortedBy,
+  type MonthRefund,
+  type MonthSource,
+} from './month-source'
 
 /** `closebook-<store>-2026-10.xlsx`, safe as a file name on every desktop. */
 export function workbookFileName(label: string, period: string): string {
@@ -41,17 +56,40 @@ function sheet(
   name: string,
   columns: Columns<string>,
   rowCount: number,
-  rows: () => Iterable<ExportRow>,
+  rows: () => SheetRows,
 ): WorkbookPlanSheet {
   return { spec: { name, columns: columns.columns }, rowCount, rows }
 }
 
-/** The month's workbook: Summary, the record sheets, Deposits, exceptions, Audit, then the payout sheets. */
+/** The month's workbook of records in memory (any period: the period's are picked). */
 export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
-  const scope = monthScope(input)
-  const { tz, history, charges } = scope
-  const refunds = history.filter((r) => r.type === 'refund')
-  const summary = summarizeMonth({ history, charges, marks: input.marks, timeZone: tz, period: input.period })
+  const { history, charges, storeNames, ...meta } = input
+  const source = arrayMonthSource({
+    period: input.period,
+    timeZone: input.connection.timeZone,
+    history,
+    charges,
+    ...(storeNames ? { storeNames } : {}),
+  })
+  return planMonthWorkbook(meta, source)
+}
+
+/**
+ * The month's workbook: Summary, the record sheets, Deposits, exceptions, Audit, then the payout sheets.
+ * The plan holds the month's digests; the Summary and the exception lists come from them, and each record
+ * sheet reads its records from `source` a batch at a time as the writer takes its rows.
+ */
+export function planMonthWorkbook(input: MonthWorkbookMeta, source: MonthSource): WorkbookPlan {
+  const scope = monthScope(input, source)
+  const { tz, digests, chargeDigests } = scope
+  const summary = summarizeDigests({
+    digests,
+    charges: chargeDigests,
+    marks: input.marks,
+    timeZone: tz,
+    period: input.period,
+  })
+  const refunds = digests.reduce((n, d) => (d.type === 'refund' ? n + 1 : n), 0)
   const storeLabel = input.storeId === null ? null : (scope.storeName(input.storeId) ?? input.storeId)
   return {
     suggestedName: workbookFileName(storeLabel ?? input.connection.label, input.period),
@@ -59,11 +97,9 @@ export function buildMonthWorkbook(input: MonthWorkbookInput): WorkbookPlan {
     summary,
     sheets: [
       summarySheet(input, scope, summary, storeLabel),
-      sheet(SHEETS.transactions, TX, history.length, function* () {
-        for (const r of history) yield transactionRow(r, scope.markOf(r), tz, scope.storeName(r.storeId))
-      }),
-      sheet(SHEETS.charges, CH, charges.length, () => chargeRows(scope, input.marks)),
-      sheet(SHEETS.refunds, RF, refunds.length, () => refundRows(scope, refunds)),
+      sheet(SHEETS.transactions, TX, digests.length, () => transactionRows(scope)),
+      sheet(SHEETS.charges, CH, chargeDigests.length, () => chargeRows(scope, input.marks)),
+      sheet(SHEETS.refunds, RF, refunds, () => refundRows(scope)),
       depositSheet(input, scope),
       ...exceptionSheets(input, scope, summary),
       auditSheet(input, scope),

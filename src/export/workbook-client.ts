@@ -8,7 +8,14 @@ import { MAX_ROWS_PER_CHUNK, packRows, type ExportRow } from '../../electron/sha
 import { desktopApi } from '../platform'
 import { HostWriteInFlight, startDownload, writeFileThroughHost } from '../platform/files'
 import { ledgerCsvPages, type LedgerCsvPage } from './ledger-csv'
-import { buildMonthWorkbook, type MonthWorkbookInput, type WorkbookPlan } from './month-workbook'
+import {
+  buildMonthWorkbook,
+  planMonthWorkbook,
+  type MonthSource,
+  type MonthWorkbookInput,
+  type MonthWorkbookMeta,
+  type WorkbookPlan,
+} from './month-workbook'
 
 export interface ExportProgress {
   sheet: string
@@ -31,11 +38,17 @@ function approxChars(row: ExportRow): number {
   return n
 }
 
-/** Rows in chunks of at most `size` rows and about MAX_CHUNK_CHARS characters. */
-export function* chunksOf(rows: Iterable<ExportRow>, size: number): Generator<ExportRow[]> {
+/**
+ * Rows in chunks of at most `size` rows and about MAX_CHUNK_CHARS characters. Rows are taken from `rows`
+ * only as chunks are asked for: one chunk and the row that closed it at most are built ahead.
+ */
+export async function* chunksOf(
+  rows: Iterable<ExportRow> | AsyncIterable<ExportRow>,
+  size: number,
+): AsyncGenerator<ExportRow[]> {
   let chunk: ExportRow[] = []
   let chars = 0
-  for (const row of rows) {
+  for await (const row of rows) {
     const n = approxChars(row)
     if (chunk.length > 0 && (chunk.length >= size || chars + n > MAX_CHUNK_CHARS)) {
       yield chunk
@@ -67,7 +80,7 @@ export async function writeWorkbookThroughHost(
   try {
     for (const sheet of plan.sheets) {
       const width = sheet.spec.columns.length
-      for (const rows of chunksOf(sheet.rows(), size)) {
+      for await (const rows of chunksOf(sheet.rows(), size)) {
         options.signal?.throwIfAborted()
         // Packed, a chunk copies across IPC (or JSON) several times faster; formulas go as plain rows.
         const packed = packRows(rows, width)
@@ -95,12 +108,21 @@ export async function writeWorkbookThroughHost(
   }
 }
 
-/** The month-end workbook of a connection (or one store) and period, built from the cache and delivered. */
+/** The month-end workbook of a connection (or one store) and period, built from records in memory and delivered. */
 export function exportMonthWorkbook(
   input: MonthWorkbookInput,
   options: ExportOptions = {},
 ): Promise<DeliveredFile> {
   return writeWorkbookThroughHost(buildMonthWorkbook(input), options)
+}
+
+/** The month-end workbook with its records read from `source` a batch at a time as it is written. */
+export function exportMonthWorkbookFrom(
+  input: MonthWorkbookMeta,
+  source: MonthSource,
+  options: ExportOptions = {},
+): Promise<DeliveredFile> {
+  return writeWorkbookThroughHost(planMonthWorkbook(input, source), options)
 }
 
 /**

@@ -7,15 +7,16 @@ import { toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
 import { appCache } from '../db/cache'
-import type { CachedConnection, ChargeRecord, HistoryRecord } from '../domain/records'
+import type { CachedConnection, ChargeRecord, HistoryRecord, RecordKey } from '../domain/records'
 import { planClosePeriod, planReopenPeriod } from '../reconcile/marking'
 import { nextPeriod, periodOf, periodRange, previousPeriod } from '../domain/periods'
 import { ImportsRepository } from '../db/imports-repository'
-import { exportMonthWorkbook } from '../export/workbook-client'
+import { exportMonthWorkbookFrom } from '../export/workbook-client'
 import { transferFeeWithTax } from '../reconcile/deposits'
 import type { LinkedRow } from '../reconcile/match-links'
 import { readPayoutModel } from './match-store'
 import { loadMonth, snapshotOf, type MonthData } from './month-load'
+import { cacheMonthSource, monthMerchantName } from './month-workbook-source'
 import { sharedDepositTie } from './deposit-tie'
 import { useAppStore } from './app-store'
 import { newestAnswer } from './newest-answer'
@@ -32,7 +33,7 @@ async function matchLinksOf(
   connectionId: string,
   period: string,
   timeZone: string,
-  history: readonly HistoryRecord[],
+  have: ReadonlySet<RecordKey>,
 ): Promise<{
   importedRows: LinkedRow[]
   linkedHistory: HistoryRecord[]
@@ -42,7 +43,6 @@ async function matchLinksOf(
   const cache = appCache()
   const importedRows = await new ImportsRepository(cache.db).linkedRows(connectionId)
   const range = periodRange(period, timeZone)
-  const have = new Set(history.map((r) => r.key))
   const missing = [
     ...new Set(
       importedRows
@@ -225,20 +225,27 @@ export const useMonthEndStore = defineStore('month-end', () => {
         `${previousPeriod(d.period)}-28`,
         `${nextPeriod(d.period)}-03`,
       )
-      const history = await d.history()
-      const links = await matchLinksOf(d.connection.id, d.period, d.connection.timeZone, history)
+      // The month's records are read a day at a time as the workbook is written, never whole.
+      const source = await cacheMonthSource({
+        connectionId: d.connection.id,
+        period: d.period,
+        timeZone: d.connection.timeZone,
+        digests: d.digests,
+        chargeDigests: d.chargeDigests,
+        storeNames: d.storeNames,
+      })
+      const monthKeys = new Set(source.digests.map((r) => r.key))
+      const links = await matchLinksOf(d.connection.id, d.period, d.connection.timeZone, monthKeys)
       // The bank deposits tied to transfers: the workbook lists what does not tie with the bad input.
       const tie = d.payouts?.available ? await sharedDepositTie(d.connection) : null
       const team = await useTeamCloseStore().workbookTeam(d.connection.id)
-      const delivered = await exportMonthWorkbook(
+      const merchantName = await monthMerchantName(d.connection.id, source.digests)
+      const delivered = await exportMonthWorkbookFrom(
         {
-          merchantName: history.find((r) => r.raw.merchant_name)?.raw.merchant_name ?? d.connection.label,
+          merchantName: merchantName ?? d.connection.label,
           connection: { id: d.connection.id, label: d.connection.label, timeZone: d.connection.timeZone },
           period: d.period,
           storeId,
-          storeNames: d.storeNames,
-          history,
-          charges: await d.charges(),
           marks: d.marks,
           audit,
           generatedAt: Date.now(),
@@ -262,6 +269,7 @@ export const useMonthEndStore = defineStore('month-end', () => {
             ? { payouts: { ...d.payouts.value, ...(tie ? { tie: tie.tie } : {}) } }
             : {}),
         },
+        source,
         { signal: exportAbort.signal, onProgress: (p) => (exporting.value = { ...p }) },
       )
       exported.value = delivered.fileName

@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { FileWriter } from '../../electron/services/files/file-writer'
 import { moveIntoPlace } from '../../electron/services/files/move-into-place'
+import { exportHandlers } from '../../electron/services/handlers/export-handlers'
+import { WorkbookExports } from '../../electron/services/workbook/workbook-exports'
+import { exportContract } from '../../electron/shared/contract/export'
 import { chargeItem, historyItem } from '../../electron/sandbox/serialize'
 import { step, type Step } from './backup-bench'
 import type {
@@ -19,6 +22,7 @@ import type {
   MonthEndPhases,
   MonthEndRunResult,
   MonthEndRuns,
+  WorkbookRunResult,
 } from './shared/month-end-bench-types'
 import { runInChromium } from './support/chromium-runner'
 import { profilePage } from './support/cpu-profile'
@@ -29,6 +33,38 @@ export interface MonthEndBenchResult {
   monthEnd: MonthEndRunResult
   /** One per export asked, in order, with the file's size on disk. */
   exports: (Step<ExportRunResult> & { bytes: number })[]
+  /** One per workbook run asked, with the file's size and the host's (this process's) CPU and peak RSS. */
+  workbooks: (Step<WorkbookRunResult> & HostUse & { bytes: number })[]
+}
+
+/** What this process (main's side: the export handlers and their writer) spent during a step. */
+export interface HostUse {
+  hostCpuS: number
+  /** The process's RSS when the step began, MiB. */
+  hostRssBeforeMiB: number
+  /** The process's largest RSS sampled every 50 ms during the step, MiB. */
+  hostPeakRssMiB: number
+}
+
+/** Runs `run` noting this process's CPU seconds and peak RSS meanwhile. */
+async function withHostUse<T>(run: () => Promise<T>): Promise<T & HostUse> {
+  const before = process.cpuUsage()
+  const rssBefore = process.memoryUsage().rss
+  let peak = rssBefore
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50)
+  try {
+    const result = await run()
+    const used = process.cpuUsage(before)
+    peak = Math.max(peak, process.memoryUsage().rss)
+    return {
+      ...result,
+      hostCpuS: Math.round((used.user + used.system) / 1e5) / 10,
+      hostRssBeforeMiB: Math.round(rssBefore / 2 ** 20),
+      hostPeakRssMiB: Math.round(peak / 2 ** 20),
+    }
+  } finally {
+    clearInterval(timer)
+  }
 }
 
 /**
@@ -42,6 +78,7 @@ export async function runMonthEndBench(
   exportRows: readonly number[],
   period = '2026-09',
   fill: 'year' | 'month' = 'year',
+  workbookRuns = 0,
 ): Promise<MonthEndBenchResult> {
   const timeZone = 'Asia/Tokyo'
   const { data, names } =
@@ -65,6 +102,22 @@ export async function runMonthEndBench(
       return { savedTo: 'path', path: delivered, fileName }
     },
   })
+  // Main's export handlers over its streaming writer, the file delivered as the desktop host delivers it.
+  const workbookHandlers = exportHandlers(
+    new WorkbookExports({
+      dataDir: dir,
+      deliverFile: async (temp, fileName) => {
+        delivered = join(dir, fileName)
+        await moveIntoPlace(temp, delivered)
+        return { savedTo: 'path', path: delivered, fileName }
+      },
+    }),
+  )
+  const exportCall = async (channel: string, args: string): Promise<string> => {
+    const name = channel as keyof typeof exportContract
+    const handle = workbookHandlers[name] as (a: unknown) => Promise<unknown>
+    return JSON.stringify(await handle(exportContract[name].args.parse(JSON.parse(args))))
+  }
   try {
     return await runInChromium(resolve(__dirname, 'browser/month-end-entry.ts'), args, {
       timeoutMs: 3_600_000,
@@ -79,6 +132,7 @@ export async function runMonthEndBench(
         __fileFinish: (fileId: string) => files.finish(fileId),
         __fileCancel: (fileId: string) => files.cancel(fileId),
         __hostless: () => process.env['MONTH_END_BENCH_HOSTLESS'] === '1',
+        __exportCall: exportCall,
       },
       drive: async (page, profileDir) => {
         const fill = await page.evaluate(
@@ -91,6 +145,9 @@ export async function runMonthEndBench(
         log(
           `filled ${fill.cached} records, ${fill.charges} charges, ${fill.marks} marks in ${fill.fillMs} ms`,
         )
+        // The generated year is the fill's alone: let go, so that this process's RSS is the host's.
+        data.history.length = 0
+        data.charges.length = 0
         // MONTH_END_LOAD_PROFILE=<file>: the loads' JavaScript CPU profile, top self times logged.
         const loadProfile = process.env['MONTH_END_LOAD_PROFILE']
         const stopLoadProfile = loadProfile ? await profilePage(page, loadProfile) : null
@@ -137,7 +194,36 @@ export async function runMonthEndBench(
           )
           exports.push({ ...run, bytes })
         }
-        return { fill, monthEnd, exports }
+        const workbooks: MonthEndBenchResult['workbooks'] = []
+        for (let i = 0; i < workbookRuns; i++) {
+          const cdp = await page.context().newCDPSession(page)
+          await cdp.send('HeapProfiler.collectGarbage')
+          await cdp.detach()
+          const profilePath = process.env['MONTH_END_BENCH_PROFILE']
+          const stopProfile =
+            profilePath && i === workbookRuns - 1 ? await profilePage(page, profilePath) : null
+          const run = await withHostUse(() =>
+            step(page, profileDir, () =>
+              page.evaluate(
+                (a) =>
+                  (
+                    globalThis as unknown as {
+                      __workbook: (x: MonthEndFillArgs) => Promise<WorkbookRunResult>
+                    }
+                  ).__workbook(a),
+                args,
+              ),
+            ),
+          )
+          if (stopProfile) log(`the workbook's JavaScript profile: ${await stopProfile()}`)
+          const bytes = statSync(delivered).size
+          rmSync(delivered, { force: true })
+          log(
+            `workbook of ${run.result.rows} rows: ${run.result.ms} ms (host ${run.result.hostMs} ms), ${Math.round(bytes / 2 ** 20)} MiB, Chromium CPU ${run.cpuS} s, host CPU ${run.hostCpuS} s, renderer peak RSS ${run.peakRssMiB} MiB, host RSS ${run.hostRssBeforeMiB} → ${run.hostPeakRssMiB} MiB`,
+          )
+          workbooks.push({ ...run, bytes })
+        }
+        return { fill, monthEnd, exports, workbooks }
       },
     })
   } finally {

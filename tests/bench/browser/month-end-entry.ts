@@ -5,7 +5,9 @@
  *  - `__monthEnd`: Month-end's loadMonth (month-end-store.ts), as the view's store calls it, a few times,
  *    then the same steps one by one for their share;
  *  - `__export(rows)`: the ledger store's exportCsv on a filter of about the newest `rows` records, the
- *    file going to the host through DesktopApi's files calls (`__file*`: main's FileWriter in Node).
+ *    file going to the host through DesktopApi's files calls (`__file*`: main's FileWriter in Node);
+ *  - `__workbook()`: Month-end's workbook of the month (the store's exportWorkbook, every store), its rows
+ *    going to main's export handlers in Node through DesktopApi's export calls (`__exportCall`).
  */
 import { createPinia, setActivePinia } from 'pinia'
 import type { DesktopApi } from '../../../electron/shared/contract'
@@ -26,6 +28,7 @@ import { crossCheck } from '../../../src/reconcile/cross-check'
 import { summarizeDigests, totalsByCurrency } from '../../../src/reconcile/month-summary'
 import { registerCloseFacts } from '../../../src/stores/close-facts'
 import { useLedgerStore } from '../../../src/stores/ledger-store'
+import { useMonthEndStore } from '../../../src/stores/month-end-store'
 import { crossCheckedCharges, loadMonth, monthStoreNames } from '../../../src/stores/month-load'
 import { loadMonthPayouts } from '../../../src/stores/month-payouts'
 import type {
@@ -34,6 +37,7 @@ import type {
   MonthEndFillResult,
   MonthEndPhases,
   MonthEndRuns,
+  WorkbookRunResult,
 } from '../shared/month-end-bench-types'
 import { reporting } from './page-errors'
 
@@ -51,6 +55,7 @@ const page = window as unknown as {
   __fileFinish: (fileId: string) => Promise<DeliveredFile>
   __fileCancel: (fileId: string) => Promise<boolean>
   __hostless?: () => Promise<boolean>
+  __exportCall: (channel: string, args: string) => Promise<string>
 }
 const stage = (s: string): void => void page.__stage?.(s)
 const ms = (x: number): number => Math.round(x * 10) / 10
@@ -229,6 +234,17 @@ let hostMs = 0
  */
 let hostless: boolean | undefined
 let keptChars = 0
+let workbookRows = 0
+
+/** One `export:*` call to main's handlers in Node (JSON across, as the web host's transport). */
+async function exportCall<T>(channel: string, args: unknown): Promise<T> {
+  const t = performance.now()
+  try {
+    return JSON.parse(await page.__exportCall(channel, JSON.stringify(args))) as T
+  } finally {
+    hostMs += performance.now() - t
+  }
+}
 
 setDesktopApiForTests({
   files: {
@@ -244,7 +260,17 @@ setDesktopApiForTests({
     finish: (a) => page.__fileFinish(a.fileId),
     cancel: async (a) => ({ cancelled: await page.__fileCancel(a.fileId) }),
   },
-} as Pick<DesktopApi, 'files'> as DesktopApi)
+  export: {
+    begin: (a) => exportCall('export:begin', a),
+    appendRows: async (a) => {
+      const r = await exportCall<{ rowsWritten: number }>('export:appendRows', a)
+      workbookRows = r.rowsWritten
+      return r
+    },
+    finish: (a) => exportCall('export:finish', a),
+    cancel: (a) => exportCall('export:cancel', a),
+  },
+} as Pick<DesktopApi, 'files' | 'export'> as DesktopApi)
 
 let ledger: ReturnType<typeof useLedgerStore> | undefined
 
@@ -322,7 +348,31 @@ async function exportRun(rows: number): Promise<ExportRunResult> {
   }
 }
 
+let monthEndStore: ReturnType<typeof useMonthEndStore> | undefined
+
+/** Month-end's workbook of `period` (every store), as the Export button runs it on a loaded month. */
+async function workbookRun(args: MonthEndFillArgs): Promise<WorkbookRunResult> {
+  if (!monthEndStore) {
+    setActivePinia(createPinia())
+    monthEndStore = useMonthEndStore()
+    monthEndStore.connectionId = CONNECTION
+    monthEndStore.choosePeriod(args.period)
+    await monthEndStore.init()
+  }
+  const store = monthEndStore
+  if (!store.data) throw new Error(`the month did not load: ${JSON.stringify(store.error)}`)
+  stage('workbook')
+  hostMs = 0
+  workbookRows = 0
+  const t = performance.now()
+  await store.exportWorkbook(null)
+  const elapsed = performance.now() - t
+  if (store.error || !store.exported) throw new Error(`the workbook failed: ${JSON.stringify(store.error)}`)
+  return { ms: Math.round(elapsed), hostMs: Math.round(hostMs), rows: workbookRows, fileName: store.exported }
+}
+
 Object.assign(window, {
+  __workbook: reporting(workbookRun),
   __bench: reporting(fill),
   __monthEnd: reporting(monthEnd),
   __monthEndPhases: reporting(monthEndPhases),

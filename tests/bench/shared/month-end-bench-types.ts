@@ -51,3 +51,13 @@ export type MonthEndRunResult = MonthEndRuns &
     /** CPU seconds Chromium's processes spent in the `loads` calls of loadMonth (/proc). */
     cpuS: number
   }
+
+/** Month-end's workbook of the month (all stores), as the view's Export button runs it. */
+export interface WorkbookRunResult {
+  ms: number
+  /** Of which waiting for the host (main's export handlers in Node) to take the chunks. */
+  hostMs: number
+  /** Rows the host wrote. */
+  rows: number
+  fileName: string | null
+}

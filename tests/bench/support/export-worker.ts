@@ -138,7 +138,7 @@ async function main(): Promise<void> {
         sheet.spec.columns.map((c) => c.header),
         true,
       )
-      for (const row of sheet.rows()) put(row)
+      for await (const row of sheet.rows()) put(row)
       for (const row of sheet.spec.footer ?? []) put(row)
     }
     await book.xlsx.writeFile(target)

@@ -7,7 +7,7 @@ import type { DeliverFile } from '../../../electron/services/files/file-writer'
 import { moveIntoPlace } from '../../../electron/services/files/move-into-place'
 import { WorkbookExports } from '../../../electron/services/workbook/workbook-exports'
 import { packRows, type ExportRow } from '../../../electron/shared/contract/export'
-import type { WorkbookPlan } from '../../../src/export/month-workbook'
+import type { WorkbookPlan, WorkbookPlanSheet } from '../../../src/export/month-workbook'
 
 export async function tempDir(prefix = 'closebook-workbook-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix))
@@ -26,10 +26,27 @@ export function saveTo(target: string): DeliverFile {
   }
 }
 
-export function chunks(rows: Iterable<ExportRow>, size = 2000): ExportRow[][] {
+/** A sheet's rows whole, as the writer would take them (a record sheet reads its records meanwhile). */
+export async function allRows(sheet: WorkbookPlanSheet): Promise<ExportRow[]> {
+  const out: ExportRow[] = []
+  for await (const row of sheet.rows()) out.push(row)
+  return out
+}
+
+/** The rows of a sheet built in memory (the Summary, the payout sheets); a sheet read from records throws. */
+export function builtRows(sheet: WorkbookPlanSheet): ExportRow[] {
+  const rows = sheet.rows()
+  if (!(Symbol.iterator in rows)) throw new Error(`${sheet.spec.name}: its rows are read as they are written`)
+  return [...rows]
+}
+
+export async function chunks(
+  rows: Iterable<ExportRow> | AsyncIterable<ExportRow>,
+  size = 2000,
+): Promise<ExportRow[][]> {
   const out: ExportRow[][] = []
   let chunk: ExportRow[] = []
-  for (const row of rows) {
+  for await (const row of rows) {
     chunk.push(row)
     if (chunk.length === size) {
       out.push(chunk)
@@ -48,7 +65,7 @@ export async function writePlan(exports: WorkbookExports, plan: WorkbookPlan): P
   })
   // As workbook-client sends them: packed, unless a chunk holds a formula.
   for (const sheet of plan.sheets)
-    for (const rows of chunks(sheet.rows()))
+    for (const rows of await chunks(sheet.rows()))
       await exports.appendRows(id, sheet.spec.name, packRows(rows, sheet.spec.columns.length) ?? rows)
   await exports.finish(id)
 }

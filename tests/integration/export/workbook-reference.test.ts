@@ -39,7 +39,7 @@ async function writeReference(plan: WorkbookPlan, target: string): Promise<void>
       cell.value = column.header
       cell.style = HEADER_STYLE
     })
-    for (const cells of sheet.rows()) put(cells)
+    for await (const cells of sheet.rows()) put(cells)
     const tableEnd = r
     for (const cells of spec.footer ?? []) put(cells)
     ws.autoFilter = {

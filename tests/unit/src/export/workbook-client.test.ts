@@ -207,8 +207,8 @@ describe('writeWorkbookThroughHost beside the host', () => {
     const sheet = plan.sheets[0]
     if (!sheet) throw new Error('no sheet')
     const rows = sheet.rows
-    sheet.rows = function* () {
-      for (const row of rows()) {
+    sheet.rows = async function* () {
+      for await (const row of rows()) {
         if (row[0] === 2500) controller.abort()
         yield row
       }
@@ -262,11 +262,17 @@ describe('writeWorkbookThroughHost chunk form', () => {
 })
 
 describe('chunksOf', () => {
-  it('splits by row count and by text size, never leaving a chunk empty', () => {
+  const lengths = async (chunks: AsyncIterable<ExportRow[]>): Promise<number[]> => {
+    const out: number[] = []
+    for await (const c of chunks) out.push(c.length)
+    return out
+  }
+
+  it('splits by row count and by text size, never leaving a chunk empty', async () => {
     const big = 'x'.repeat(1024 * 1024)
     const rows: ExportRow[] = Array.from({ length: 10 }, () => [big])
-    expect([...chunksOf(rows, 2000)].map((c) => c.length)).toEqual([3, 3, 3, 1])
-    expect([...chunksOf([[1], [2], [3]], 2)].map((c) => c.length)).toEqual([2, 1])
-    expect([...chunksOf([], 2)]).toEqual([])
+    expect(await lengths(chunksOf(rows, 2000))).toEqual([3, 3, 3, 1])
+    expect(await lengths(chunksOf([[1], [2], [3]], 2))).toEqual([2, 1])
+    expect(await lengths(chunksOf([], 2))).toEqual([])
   })
 })
