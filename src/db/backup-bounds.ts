@@ -48,7 +48,7 @@ const tooLong = (table: BackupTableName, line: number, field: string, max: numbe
   new BackupError('text_too_long', { table, line, field: field.slice(0, 80), max })
 
 /** The first string inside `value` longer than `max`, as its path; null when there is none. */
-function longString(value: unknown, max: number): string | null {
+export function longString(value: unknown, max: number): string | null {
   const stack: { value: unknown; path: string }[] = [{ value, path: '' }]
   while (stack.length > 0) {
     const next = stack.pop()!
@@ -62,6 +62,31 @@ function longString(value: unknown, max: number): string | null {
     }
   }
   return null
+}
+
+/**
+ * Whether any string or key inside `value` is longer than `max`: longString's answer without building a
+ * path per field, so a row within bounds (every row Closebook writes) costs no garbage. Order does not
+ * matter for a yes or no; longString then names the same field it always did.
+ */
+export function hasLongString(value: unknown, max: number): boolean {
+  // A stack, not recursion: a hostile line may nest deeper than the call stack goes.
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const next = stack.pop()
+    if (typeof next === 'string') {
+      if (next.length > max) return true
+    } else if (Array.isArray(next)) {
+      for (const v of next as unknown[]) stack.push(v)
+    } else if (next !== null && typeof next === 'object') {
+      const row = next as Record<string, unknown>
+      for (const k of Object.keys(row)) {
+        if (k.length > max) return true
+        stack.push(row[k])
+      }
+    }
+  }
+  return false
 }
 
 /** Throws `text_too_long` for the first field of a file row past its limit. */
@@ -79,6 +104,7 @@ export function checkTextBounds(table: BackupTableName, value: unknown, line: nu
   const storeIds = row['storeIds']
   if (table === 'connections' && Array.isArray(storeIds) && storeIds.some((s) => String(s).length > ID))
     throw tooLong(table, line, 'storeIds', ID)
+  if (!hasLongString(value, ANY_TEXT_MAX)) return
   const path = longString(value, ANY_TEXT_MAX)
   if (path !== null) throw tooLong(table, line, path, ANY_TEXT_MAX)
 }
