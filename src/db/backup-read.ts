@@ -31,6 +31,7 @@ import {
 import { checkTextBounds } from './backup-bounds'
 import { PAYOUT_BACKUP_TABLES, PAYOUT_ROW_SCHEMAS } from './backup-payouts'
 import { BackupDigest } from './backup-digest'
+import { LineDigest } from './backup-line-digest'
 import { chargeRecordOf } from './charge-record'
 import { historyRecordOf } from './history-record'
 import type { ChargeRecord, HistoryRecord } from '../domain/records'
@@ -54,11 +55,14 @@ export interface ReadOptions {
   inflateLimits?: { floorBytes: number; ratio: number }
 }
 
+/** The text's bytes (gunzipped), each chunk handed to `tap` before it is decoded. */
+type TextOptions = ReadOptions & { tap?: (bytes: Uint8Array) => void }
+
 /**
  * The file's text as a stream (gunzipped when it is gzip, stopping as soon as the output passes
  * maxInflatedBytes), counting the file's bytes as they are read.
  */
-async function textStream(file: Blob, options: ReadOptions = {}): Promise<ReadableStream<string>> {
+async function textStream(file: Blob, options: TextOptions = {}): Promise<ReadableStream<string>> {
   let read = 0
   let bytes: ReadableStream<Uint8Array<ArrayBuffer>> = file.stream().pipeThrough(
     new TransformStream<Uint8Array<ArrayBuffer>, Uint8Array<ArrayBuffer>>({
@@ -71,6 +75,16 @@ async function textStream(file: Blob, options: ReadOptions = {}): Promise<Readab
   )
   if (await isGzip(file))
     bytes = boundedInflate(bytes, 'gzip', { maxBytes: maxInflatedBytes(file.size, options.inflateLimits) })
+  const tap = options.tap
+  if (tap)
+    bytes = bytes.pipeThrough(
+      new TransformStream<Uint8Array<ArrayBuffer>, Uint8Array<ArrayBuffer>>({
+        transform(chunk, controller) {
+          tap(chunk)
+          controller.enqueue(chunk)
+        },
+      }),
+    )
   return bytes.pipeThrough(new TextDecoderStream('utf-8', { fatal: true }))
 }
 
@@ -165,10 +179,8 @@ async function* streamItems(file: Blob, options: ReadOptions): AsyncGenerator<It
   let total = 0
   let ended = false
   let signature: BackupSignature | null = null
-  const digest = new BackupDigest()
-  // The digest's text, handed over ~64K characters at a time (it is the same however the text is cut):
-  // one encoding per batch instead of one per line.
-  let unhashed = ''
+  // The digest of the lines before the signature, from the bytes as read: no line is encoded again.
+  const digest = new LineDigest()
   const closeSection = (): void => {
     if (section && section.seen !== section.rows)
       throw new BackupError('truncated', {
@@ -177,7 +189,8 @@ async function* streamItems(file: Blob, options: ReadOptions): AsyncGenerator<It
         found: section.seen,
       })
   }
-  for await (const text of linesOf(await textStream(file, options), options.signal)) {
+  const stream = await textStream(file, { ...options, tap: (bytes) => digest.push(bytes) })
+  for await (const text of linesOf(stream, options.signal)) {
     line++
     // After the end line only a signature may come, once; it is not part of what it signs.
     if (ended && text.trim() !== '') {
@@ -187,11 +200,8 @@ async function* streamItems(file: Blob, options: ReadOptions): AsyncGenerator<It
       continue
     }
     if (signature === null) {
-      unhashed += `${text}\n`
-      if (unhashed.length >= DIGEST_BATCH_CHARS) {
-        await digest.updateText(unhashed)
-        unhashed = ''
-      }
+      digest.take(line)
+      if (digest.ready) await digest.flush()
     }
     if (text.trim() === '') continue
     const value = parseLine(text, line)
@@ -236,11 +246,8 @@ async function* streamItems(file: Blob, options: ReadOptions): AsyncGenerator<It
     closeSection()
     throw new BackupError('truncated', { table: section?.table ?? '', line })
   }
-  await digest.updateText(unhashed)
   yield { kind: 'trailer', digest: await digest.hex(), signature }
 }
-
-const DIGEST_BATCH_CHARS = 64 * 1024
 
 const LATER_TABLES: ReadonlySet<BackupTableName> = new Set([
   'imports',
