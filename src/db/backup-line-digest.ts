@@ -24,9 +24,18 @@ export class LineDigest {
   /** The last line taken had no line break (the file's last line): it is hashed with one. */
   private openLine = false
 
+  /** No more lines will be taken: bytes read from now on are not kept. */
+  private closed = false
+
   /** The file's bytes (after any gunzip), in order, as they are read. */
   push(bytes: Uint8Array): void {
-    if (bytes.byteLength > 0) this.chunks.push(bytes)
+    if (bytes.byteLength > 0 && !this.closed) this.chunks.push(bytes)
+  }
+
+  /** Ends the lines taken (the signature line follows them): what the file holds after is not kept. */
+  close(): void {
+    this.closed = true
+    this.chunks.length = Math.min(this.chunks.length, this.scanChunk + 1)
   }
 
   /**

@@ -197,6 +197,7 @@ async function* streamItems(file: Blob, options: ReadOptions): AsyncGenerator<It
       const signed = signatureLineSchema.safeParse(parseLine(text, line))
       if (signature !== null || !signed.success) throw new BackupError('invalid_line', { line })
       signature = signed.data.signature
+      digest.close()
       continue
     }
     if (signature === null) {

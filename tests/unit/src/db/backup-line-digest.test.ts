@@ -56,6 +56,17 @@ const FILES: [string, Uint8Array][] = [
 const CUTS = [[1], [2, 3, 5], [7], [1000], [65536], [1 << 20], [13, 1, 64 * 1024 + 3], [4099, 65536 + 17]]
 
 describe('the digest of a backup from its bytes', () => {
+  it('keeps nothing read after it is closed, and its value stays that of the lines taken', async () => {
+    const lines = ['{"a":1}', '{"end":true}', '{"signature":"s"}']
+    const d = new LineDigest()
+    d.push(enc(`${lines.join('\n')}\n`))
+    d.take(2)
+    d.close()
+    for (let i = 0; i < 100; i++) d.push(new Uint8Array(64 * 1024).fill(0x20))
+    expect((d as unknown as { chunks: Uint8Array[] }).chunks).toHaveLength(1)
+    expect(await d.hex()).toBe(await textDigest(lines, 2))
+  })
+
   it.each(FILES)('is the text digest of the same lines, however the bytes are cut: %s', async (_, bytes) => {
     const lines = linesOf(bytes)
     for (const k of new Set([0, 1, lines.length - 1, lines.length].filter((n) => n >= 0))) {
