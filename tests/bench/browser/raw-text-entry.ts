@@ -89,23 +89,28 @@ async function put(): Promise<RawTextPhase> {
   return { ms: performance.now() - started, rows }
 }
 
-/** Every part read back, ten at a time with `getAll`; `parse`: each row's `rawJson` parsed. */
-async function read(parse: boolean): Promise<RawTextPhase> {
+/** Every stored part, ten at a time with `getAll` (a read transaction each). */
+async function* storedParts(): AsyncGenerator<StoredPart[]> {
   if (!db) throw new Error('not prepared')
-  const started = performance.now()
-  let rows = 0
-  let sink = 0
   const first = 20000
-  const last = first + parts.length
-  for (let day = first; day < last; day += 10) {
-    const tx = db.transaction('parts', 'readonly')
-    const req = tx
+  for (let day = first; day < first + parts.length; day += 10) {
+    const req = db
+      .transaction('parts', 'readonly')
       .objectStore('parts')
       .getAll(IDBKeyRange.bound([CONNECTION, day, 0], [CONNECTION, day + 10, 0], false, true))
-    const got = await new Promise<StoredPart[]>((res, rej) => {
+    yield await new Promise<StoredPart[]>((res, rej) => {
       req.onsuccess = () => res(req.result as StoredPart[])
       req.onerror = () => rej(req.error ?? new Error('read failed'))
     })
+  }
+}
+
+/** Every part read back, each row's amount taken; `parse`: each row's `rawJson` parsed too. */
+async function read(parse: boolean): Promise<RawTextPhase> {
+  const started = performance.now()
+  let rows = 0
+  let sink = 0
+  for await (const got of storedParts())
     for (const p of got)
       if (p.cols) {
         for (let j = 0; j < p.cols.amount.length; j++) {
@@ -119,28 +124,16 @@ async function read(parse: boolean): Promise<RawTextPhase> {
           sink += r.amount
           if (parse && r.rawJson !== undefined) sink += (JSON.parse(r.rawJson) as HistoryItem).amount
         }
-  }
   if (sink === -1) console.log(sink)
   return { ms: performance.now() - started, rows }
 }
 
 /** The stored rows' JSON text for a backup line: stringify each row's `raw` (object) or take it (text). */
 async function readAsText(): Promise<RawTextPhase> {
-  if (!db) throw new Error('not prepared')
   const started = performance.now()
   let rows = 0
   let chars = 0
-  const first = 20000
-  const last = first + parts.length
-  for (let day = first; day < last; day += 10) {
-    const tx = db.transaction('parts', 'readonly')
-    const req = tx
-      .objectStore('parts')
-      .getAll(IDBKeyRange.bound([CONNECTION, day, 0], [CONNECTION, day + 10, 0], false, true))
-    const got = await new Promise<StoredPart[]>((res, rej) => {
-      req.onsuccess = () => res(req.result as StoredPart[])
-      req.onerror = () => rej(req.error ?? new Error('read failed'))
-    })
+  for await (const got of storedParts())
     for (const p of got)
       if (p.rawJson) {
         for (const text of p.rawJson) {
@@ -152,7 +145,6 @@ async function readAsText(): Promise<RawTextPhase> {
           rows++
           chars += (r.rawJson ?? JSON.stringify(r.raw)).length
         }
-  }
   if (chars === -1) console.log(chars)
   return { ms: performance.now() - started, rows }
 }
