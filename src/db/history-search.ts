@@ -8,6 +8,7 @@ import { dayPartsRange, partHits, termSearchOf, tokenFieldsTest, TOKEN_PART_SIZE
 import { nextBatch, type HistoryFilter } from './history-filter'
 import { byTimeThenKey, searchDayOf } from './history-record'
 import type { StoredDayTokensRow } from './storage-rows'
+import { dayTokensCacheOf, type DayTokensCache } from './token-cache'
 
 /** Sizes of the search's reads and writes; tests make them small to drive every path on a small set. */
 export interface SearchLimits {
@@ -71,7 +72,7 @@ export async function searchHits(
   let batch = need === Infinity ? limits.maxRows : limits.firstRows
   let rowsRead = 0
   while (lo <= hi && hits.length < need) {
-    const days = await tokenDays(db, connectionId, lo, hi, desc, batch)
+    const days = await tokenDays(db, dayTokensCacheOf(db), connectionId, lo, hi, desc, batch)
     const edge = days[days.length - 1]
     if (!edge) break
     const digests = withDigests
@@ -111,12 +112,84 @@ export async function searchHits(
   return hits
 }
 
+type PartKey = [string, number, number]
+
+/**
+ * The token rows of the next days of [lo, hi] in the walk's order, at least `limit` rows or to the end,
+ * grouped by day, whole days only. Days the cache holds are taken from it; when it holds none of the
+ * range, the rows are read as before (readTokenDays), else the range's keys tell which days come next and
+ * only those not held are read. Every day read is offered to the cache.
+ */
+async function tokenDays(
+  db: ClosebookDb,
+  cache: DayTokensCache,
+  connectionId: string,
+  lo: number,
+  hi: number,
+  desc: boolean,
+  limit: number,
+): Promise<TokenDay[]> {
+  const version = cache.begin()
+  const keep = (days: TokenDay[]): TokenDay[] => {
+    // Held in part order, whichever way the walk read them.
+    for (const d of days)
+      cache.put(
+        version,
+        connectionId,
+        d.day,
+        [...d.parts].sort((a, b) => a.part - b.part),
+      )
+    return days
+  }
+  if (!cache.holdsAny(connectionId, lo, hi))
+    return keep(await readTokenDays(db, connectionId, lo, hi, desc, limit))
+  const keys = (await rangeOf(db, connectionId, lo, hi).primaryKeys()) as PartKey[]
+  if (desc) keys.reverse()
+  // The next whole days in the walk's order, until they hold `limit` rows.
+  const wanted: { day: number; parts: PartKey[] }[] = []
+  let rows = 0
+  for (const key of keys) {
+    const last = wanted[wanted.length - 1]
+    if (last?.day === key[1]) last.parts.push(key)
+    else if (rows >= limit) break
+    else wanted.push({ day: key[1], parts: [key] })
+    rows++
+  }
+  const days: TokenDay[] = []
+  const missing: TokenDay[] = []
+  for (const { day, parts } of wanted) {
+    const held = cache.get(connectionId, day)
+    const numbers = parts.map((k) => k[2]).sort((a, b) => a - b)
+    const same = held?.length === numbers.length && held.every((row, i) => row.part === numbers[i])
+    const found: TokenDay = { day, parts: same && held ? [...held] : [] }
+    if (!same) missing.push(found)
+    days.push(found)
+  }
+  await Promise.all(
+    missing.map(async (d) => {
+      const parts = await db.dayTokens
+        .where('[connectionId+day+part]')
+        .between(...dayPartsRange(connectionId, d.day))
+        .toArray()
+      d.parts.push(...parts)
+    }),
+  )
+  keep(missing)
+  return days
+}
+
+/** The token rows of `connectionId`'s days [lo, hi], ascending. */
+const rangeOf = (db: ClosebookDb, connectionId: string, lo: number, hi: number) =>
+  db.dayTokens
+    .where('[connectionId+day+part]')
+    .between(dayPartsRange(connectionId, lo)[0], dayPartsRange(connectionId, hi)[1])
+
 /**
  * The token rows of the next days of [lo, hi] in the walk's order, at least `limit` rows or to the end,
  * grouped by day. Only whole days: when the rows fill the limit, the last day may go on past them, so the
  * rest of that day is read after them (no row is read twice).
  */
-async function tokenDays(
+async function readTokenDays(
   db: ClosebookDb,
   connectionId: string,
   lo: number,
@@ -124,9 +197,7 @@ async function tokenDays(
   desc: boolean,
   limit: number,
 ): Promise<TokenDay[]> {
-  let range = db.dayTokens
-    .where('[connectionId+day+part]')
-    .between(dayPartsRange(connectionId, lo)[0], dayPartsRange(connectionId, hi)[1])
+  let range = rangeOf(db, connectionId, lo, hi)
   if (desc) range = range.reverse()
   const rows = await range.limit(limit).toArray()
   const days: TokenDay[] = []
