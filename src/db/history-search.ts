@@ -145,7 +145,39 @@ async function tokenDays(
     return keep(await readTokenDays(db, connectionId, lo, hi, desc, limit))
   const keys = (await rangeOf(db, connectionId, lo, hi).primaryKeys()) as PartKey[]
   if (desc) keys.reverse()
-  // The next whole days in the walk's order, until they hold `limit` rows.
+  const wanted = nextDays(keys, limit)
+  const days: TokenDay[] = []
+  const missing: TokenDay[] = []
+  // Days not held next to each other in the walk are read in one range (no held day lies between them).
+  const runs: TokenDay[][] = []
+  let run: TokenDay[] | null = null
+  for (const { day, parts } of wanted) {
+    const held = cache.get(connectionId, day)
+    const numbers = parts.map((k) => k[2]).sort((a, b) => a - b)
+    const same = held?.length === numbers.length && held.every((row, i) => row.part === numbers[i])
+    const found: TokenDay = { day, parts: same && held ? [...held] : [] }
+    days.push(found)
+    if (same) run = null
+    else {
+      missing.push(found)
+      if (run) run.push(found)
+      else runs.push((run = [found]))
+    }
+  }
+  await Promise.all(
+    runs.map(async (read) => {
+      const byDay = new Map(read.map((d) => [d.day, d]))
+      const ends = read.map((d) => d.day)
+      for (const row of await rangeOf(db, connectionId, Math.min(...ends), Math.max(...ends)).toArray())
+        byDay.get(row.day)?.parts.push(row)
+    }),
+  )
+  keep(missing)
+  return days
+}
+
+/** The next whole days of part keys in the walk's order, until they hold `limit` rows. */
+function nextDays(keys: readonly PartKey[], limit: number): { day: number; parts: PartKey[] }[] {
   const wanted: { day: number; parts: PartKey[] }[] = []
   let rows = 0
   for (const key of keys) {
@@ -155,27 +187,7 @@ async function tokenDays(
     else wanted.push({ day: key[1], parts: [key] })
     rows++
   }
-  const days: TokenDay[] = []
-  const missing: TokenDay[] = []
-  for (const { day, parts } of wanted) {
-    const held = cache.get(connectionId, day)
-    const numbers = parts.map((k) => k[2]).sort((a, b) => a - b)
-    const same = held?.length === numbers.length && held.every((row, i) => row.part === numbers[i])
-    const found: TokenDay = { day, parts: same && held ? [...held] : [] }
-    if (!same) missing.push(found)
-    days.push(found)
-  }
-  await Promise.all(
-    missing.map(async (d) => {
-      const parts = await db.dayTokens
-        .where('[connectionId+day+part]')
-        .between(...dayPartsRange(connectionId, d.day))
-        .toArray()
-      d.parts.push(...parts)
-    }),
-  )
-  keep(missing)
-  return days
+  return wanted
 }
 
 /** The token rows of `connectionId`'s days [lo, hi], ascending. */
