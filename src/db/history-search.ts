@@ -72,9 +72,7 @@ export async function searchHits(
   let batch = need === Infinity ? limits.maxRows : limits.firstRows
   let rowsRead = 0
   while (lo <= hi && hits.length < need) {
-    const days = await tokenDays(db, dayTokensCacheOf(db), connectionId, lo, hi, desc, batch)
-    const edge = days[days.length - 1]
-    if (!edge) break
+    const { days, next } = await tokenDays(db, dayTokensCacheOf(db), connectionId, lo, hi, desc, batch)
     const digests = withDigests
       ? await db.dayDigests.bulkGet(days.map((d): [string, number] => [connectionId, d.day]))
       : []
@@ -102,8 +100,8 @@ export async function searchHits(
       if (desc) dayHits.reverse()
       for (const h of dayHits) hits.push(h)
     })
-    if (desc) hi = edge.day - 1
-    else lo = edge.day + 1
+    if (desc) hi = next
+    else lo = next
     // Next, as many rows as the hits per row so far say the rest needs (one more: the last day may
     // be cut), or twice as many when none matched yet.
     for (const d of days) rowsRead += d.parts.length
@@ -112,13 +110,16 @@ export async function searchHits(
   return hits
 }
 
-type PartKey = [string, number, number]
+/** The days a walk's step gives, and the day it goes on from (the first not covered, in its order). */
+interface TokenBatch {
+  days: TokenDay[]
+  next: number
+}
 
 /**
  * The token rows of the next days of [lo, hi] in the walk's order, at least `limit` rows or to the end,
- * grouped by day, whole days only. Days the cache holds are taken from it; when it holds none of the
- * range, the rows are read as before (readTokenDays), else the range's keys tell which days come next and
- * only those not held are read. Every day read is offered to the cache.
+ * grouped by day, whole days only. Days the cache holds are taken from it, in a run while they follow
+ * each other; else the rows up to the next held day are read (readTokenDays), and offered to the cache.
  */
 async function tokenDays(
   db: ClosebookDb,
@@ -128,66 +129,34 @@ async function tokenDays(
   hi: number,
   desc: boolean,
   limit: number,
-): Promise<TokenDay[]> {
-  const version = cache.begin()
-  const keep = (days: TokenDay[]): TokenDay[] => {
-    // Held in part order, whichever way the walk read them.
-    for (const d of days)
-      cache.put(
-        version,
-        connectionId,
-        d.day,
-        [...d.parts].sort((a, b) => a.part - b.part),
-      )
-    return days
-  }
-  if (!cache.holdsAny(connectionId, lo, hi))
-    return keep(await readTokenDays(db, connectionId, lo, hi, desc, limit))
-  const keys = (await rangeOf(db, connectionId, lo, hi).primaryKeys()) as PartKey[]
-  if (desc) keys.reverse()
-  const wanted = nextDays(keys, limit)
-  const days: TokenDay[] = []
-  const missing: TokenDay[] = []
-  // Days not held next to each other in the walk are read in one range (no held day lies between them).
-  const runs: TokenDay[][] = []
-  let run: TokenDay[] | null = null
-  for (const { day, parts } of wanted) {
-    const held = cache.get(connectionId, day)
-    const numbers = parts.map((k) => k[2]).sort((a, b) => a - b)
-    const same = held?.length === numbers.length && held.every((row, i) => row.part === numbers[i])
-    const found: TokenDay = { day, parts: same && held ? [...held] : [] }
-    days.push(found)
-    if (same) run = null
-    else {
-      missing.push(found)
-      if (run) run.push(found)
-      else runs.push((run = [found]))
-    }
-  }
-  await Promise.all(
-    runs.map(async (read) => {
-      const byDay = new Map(read.map((d) => [d.day, d]))
-      const ends = read.map((d) => d.day)
-      for (const row of await rangeOf(db, connectionId, Math.min(...ends), Math.max(...ends)).toArray())
-        byDay.get(row.day)?.parts.push(row)
-    }),
-  )
-  keep(missing)
-  return days
-}
-
-/** The next whole days of part keys in the walk's order, until they hold `limit` rows. */
-function nextDays(keys: readonly PartKey[], limit: number): { day: number; parts: PartKey[] }[] {
-  const wanted: { day: number; parts: PartKey[] }[] = []
+): Promise<TokenBatch> {
+  const step = desc ? -1 : 1
+  const first = desc ? hi : lo
+  const held: TokenDay[] = []
   let rows = 0
-  for (const key of keys) {
-    const last = wanted[wanted.length - 1]
-    if (last?.day === key[1]) last.parts.push(key)
-    else if (rows >= limit) break
-    else wanted.push({ day: key[1], parts: [key] })
-    rows++
+  for (let day = first; day >= lo && day <= hi && rows < limit; day += step) {
+    const parts = cache.get(connectionId, day)
+    if (!parts) break
+    held.push({ day, parts: [...parts] })
+    rows += parts.length
   }
-  return wanted
+  if (held.length > 0) return { days: held, next: first + step * held.length }
+  // Up to the next held day, read as a walk without a cache reads.
+  const until = cache.nearest(connectionId, lo, hi, desc)
+  const [from, to] = until === undefined ? [lo, hi] : desc ? [until + 1, hi] : [lo, until - 1]
+  const version = cache.begin()
+  const days = await readTokenDays(db, connectionId, from, to, desc, limit)
+  // Held in part order, whichever way the walk read them.
+  for (const d of days)
+    cache.put(
+      version,
+      connectionId,
+      d.day,
+      [...d.parts].sort((a, b) => a.part - b.part),
+    )
+  const edge = days[days.length - 1]
+  const covered = days.reduce((n, d) => n + d.parts.length, 0) < limit || !edge
+  return { days, next: covered ? (desc ? from - 1 : to + 1) : edge.day + step }
 }
 
 /** The token rows of `connectionId`'s days [lo, hi], ascending. */

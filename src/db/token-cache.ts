@@ -62,11 +62,13 @@ export class DayTokensCache {
     return this.#version
   }
 
-  /** Whether any day of [lo, hi] of the connection is held. */
-  holdsAny(connectionId: string, lo: number, hi: number): boolean {
-    for (const held of this.#days.values())
-      if (held.connectionId === connectionId && held.day >= lo && held.day <= hi) return true
-    return false
+  /** The held day of [lo, hi] of the connection nearest its start (its end when `fromEnd`), if any. */
+  nearest(connectionId: string, lo: number, hi: number, fromEnd: boolean): number | undefined {
+    let found: number | undefined
+    for (const { connectionId: c, day } of this.#days.values())
+      if (c === connectionId && day >= lo && day <= hi)
+        if (found === undefined || (fromEnd ? day > found : day < found)) found = day
+    return found
   }
 
   /** A day's parts, when held (it becomes the most recently used). */

@@ -103,6 +103,26 @@ describe('search token parts held between searches', () => {
     expect(dayTokensCacheOf(db).chars).toBe(0)
   })
 
+  it('walks on past days without records, before, between and after held days', async () => {
+    // Only the first two days and the fifth have records: days 3 and 4 are empty.
+    const sparse = held.filter((r) => [0, 1, 4].includes(searchDayOf(r.createdAt) - searchDayOf(T0)))
+    const other = openDb('closebook-sparse', freshDeps())
+    try {
+      repo = new HistoryRepository(other, () => '', LIMITS)
+      await repo.putPage(CONN, sparse, checkpoint())
+      const fifth = (searchDayOf(T0) + 4) * 86_400_000
+      // The fifth day held alone, then whole periods: held days come after an empty gap.
+      await expectAnswers(sparse, { ...all, from: fifth, to: fifth + 86_400_000 })
+      await expectAnswers(sparse)
+      dayTokensCacheOf(other).clear()
+      await expectAnswers(sparse, { ...all, to: fifth })
+      await expectAnswers(sparse)
+    } finally {
+      dayTokensCacheOf(other).close()
+      other.close()
+    }
+  })
+
   it('keeps no parts read before a write that dropped days', async () => {
     const cache = new DayTokensCache(db)
     const day = searchDayOf(held[0]!.createdAt)
