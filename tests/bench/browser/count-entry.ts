@@ -90,6 +90,16 @@ async function run(args: CountProbeArgs): Promise<CountProbeResult> {
     })
     counts.push({ name, total: page.length, ms: Math.round((performance.now() - started) * 10) / 10 })
   }
+  // As the ledger refreshes a search: its first page, then its count (which finds the page's days held).
+  for (let round = 1; round <= args.rounds; round++) {
+    const name = `a name's count after its first page #${round}`
+    forget(db)
+    await history.queryPage({ ...inMonth, search: args.searchTerm, order: 'desc', offset: 0, limit: 100 })
+    await stage(name)
+    const started = performance.now()
+    const total = await history.count({ ...inMonth, search: args.searchTerm })
+    counts.push({ name, total, ms: Math.round((performance.now() - started) * 10) / 10 })
+  }
   // Where a name count's time goes: the month's token parts read in one request, then matched in memory.
   const range = db.dayTokens
     .where('[connectionId+day+part]')
