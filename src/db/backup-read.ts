@@ -32,6 +32,7 @@ import { checkTextBounds } from './backup-bounds'
 import { PAYOUT_BACKUP_TABLES, PAYOUT_ROW_SCHEMAS } from './backup-payouts'
 import { BackupDigest } from './backup-digest'
 import { LineDigest } from './backup-line-digest'
+import { fastChargeRow, fastHistoryRow } from './backup-fast-rows'
 import { chargeRecordOf } from './charge-record'
 import { historyRecordOf } from './history-record'
 import type { ChargeRecord, HistoryRecord } from '../domain/records'
@@ -326,12 +327,13 @@ export async function itemsOf(file: Blob, options: ReadOptions): Promise<AsyncGe
   return legacyItems(file, options)
 }
 
-const historyRowSchema = z.object({
+/** The schemas of a history and a charge row (the fast check's reference: backup-fast-rows.ts). */
+export const historyRowSchema = z.object({
   connectionId: z.string().min(1),
   syncedAt: z.number().finite(),
   raw: historyItemSchema,
 })
-const chargeRowSchema = z.object({
+export const chargeRowSchema = z.object({
   connectionId: z.string().min(1),
   syncedAt: z.number().finite(),
   raw: chargeItemSchema,
@@ -357,31 +359,46 @@ export type Row =
   | { table: 'charges'; record: ChargeRecord }
   | { table: Exclude<BackupTableName, 'history' | 'charges'>; record: unknown }
 
+/**
+ * A row's schema output: history and charge rows in the writer's shape from the fast check (which
+ * accepts only what the schema accepts, with the same output), anything else from zod, whose first issue
+ * the error names.
+ */
+function parsedRow(item: Extract<Item, { kind: 'row' }>): unknown {
+  const fast =
+    item.table === 'history'
+      ? fastHistoryRow(item.value)
+      : item.table === 'charges'
+        ? fastChargeRow(item.value)
+        : null
+  if (fast) return fast
+  const parsed = ROW_SCHEMAS[item.table].safeParse(item.value)
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]
+  throw new BackupError('invalid_row', {
+    table: item.table,
+    line: item.line,
+    issue: `${(issue?.path ?? []).join('.')}: ${issue?.message ?? ''}`.slice(0, 200),
+  })
+}
+
 /** A checked row; history and charges rebuilt from their API payload, whatever else the line says. */
 export function rowOf(item: Extract<Item, { kind: 'row' }>): Row {
   checkTextBounds(item.table, item.value, item.line)
-  const parsed = ROW_SCHEMAS[item.table].safeParse(item.value)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    throw new BackupError('invalid_row', {
-      table: item.table,
-      line: item.line,
-      issue: `${(issue?.path ?? []).join('.')}: ${issue?.message ?? ''}`.slice(0, 200),
-    })
-  }
+  const data = parsedRow(item)
   if (item.table === 'history') {
-    const r = parsed.data as z.infer<typeof historyRowSchema>
+    const r = data as z.infer<typeof historyRowSchema>
     const record = historyRecordOf(r.connectionId, r.raw, r.syncedAt)
     if (!Number.isFinite(record.createdAt))
       throw new BackupError('invalid_row', { table: 'history', line: item.line, issue: 'raw.created_on' })
     return { table: 'history', record }
   }
   if (item.table === 'charges') {
-    const r = parsed.data as z.infer<typeof chargeRowSchema>
+    const r = data as z.infer<typeof chargeRowSchema>
     const record = chargeRecordOf(r.connectionId, r.raw, r.syncedAt)
     if (!Number.isFinite(record.createdAt))
       throw new BackupError('invalid_row', { table: 'charges', line: item.line, issue: 'raw.created_on' })
     return { table: 'charges', record }
   }
-  return { table: item.table, record: parsed.data }
+  return { table: item.table, record: data }
 }
