@@ -382,6 +382,12 @@ function parsedRow(item: Extract<Item, { kind: 'row' }>): unknown {
   })
 }
 
+/** Refuses a history or charge row whose time is no time (the record is filed by it). */
+function assertTimed(item: Extract<Item, { kind: 'row' }>, createdAt: number): void {
+  if (!Number.isFinite(createdAt))
+    throw new BackupError('invalid_row', { table: item.table, line: item.line, issue: 'raw.created_on' })
+}
+
 /** A checked row; history and charges rebuilt from their API payload, whatever else the line says. */
 export function rowOf(item: Extract<Item, { kind: 'row' }>): Row {
   checkTextBounds(item.table, item.value, item.line)
@@ -389,16 +395,30 @@ export function rowOf(item: Extract<Item, { kind: 'row' }>): Row {
   if (item.table === 'history') {
     const r = data as z.infer<typeof historyRowSchema>
     const record = historyRecordOf(r.connectionId, r.raw, r.syncedAt)
-    if (!Number.isFinite(record.createdAt))
-      throw new BackupError('invalid_row', { table: 'history', line: item.line, issue: 'raw.created_on' })
+    assertTimed(item, record.createdAt)
     return { table: 'history', record }
   }
   if (item.table === 'charges') {
     const r = data as z.infer<typeof chargeRowSchema>
     const record = chargeRecordOf(r.connectionId, r.raw, r.syncedAt)
-    if (!Number.isFinite(record.createdAt))
-      throw new BackupError('invalid_row', { table: 'charges', line: item.line, issue: 'raw.created_on' })
+    assertTimed(item, record.createdAt)
     return { table: 'charges', record }
   }
   return { table: item.table, record: data }
+}
+
+/**
+ * A row checked exactly as rowOf checks it (the same refusals), for pass one: a history or charge row
+ * gives only its connection, with no record built, since pass one keeps nothing per record.
+ */
+export function checkedRow(item: Extract<Item, { kind: 'row' }>): {
+  table: BackupTableName
+  record: unknown
+} {
+  checkTextBounds(item.table, item.value, item.line)
+  const data = parsedRow(item)
+  if (item.table !== 'history' && item.table !== 'charges') return { table: item.table, record: data }
+  const r = data as { connectionId: string; raw: { created_on: string } }
+  assertTimed(item, Date.parse(r.raw.created_on))
+  return { table: item.table, record: { connectionId: r.connectionId } }
 }
