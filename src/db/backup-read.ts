@@ -1,25 +1,13 @@
 /**
  * Reading a backup file: its text (gunzipped within a limit when it is gzip), its lines, and the items of
  * a version-2 file (header, sections, rows, end line) or of a version-1 JSON document, each row checked
- * against its table's schema (rowOf). Nothing here keeps more than one line, or one version-1 document.
+ * against its table's schema (backup-rows.ts). Nothing here keeps more than one line, or one version-1
+ * document.
  */
 import { z } from 'zod'
 import { boundedInflate, InflateLimitError } from '../../electron/shared/bounded-inflate'
 import { backupSignatureSchema, type BackupSignature } from '../../electron/shared/contract/backup'
-import { chargeItemSchema, historyItemSchema } from '../../electron/shared/payment-api'
-import {
-  auditSchema,
-  BACKUP_FORMAT,
-  checkpointSchema,
-  connectionSchema,
-  importedRowSchema,
-  importSchema,
-  lockSchema,
-  markSchema,
-  settingSchema,
-  storeSchema,
-  type BackupTableName,
-} from './backup'
+import { BACKUP_FORMAT, type BackupTableName } from './backup'
 import {
   BackupError,
   LEGACY_MAX_CHARS,
@@ -28,18 +16,14 @@ import {
   STREAM_BACKUP_VERSION,
   STREAM_TABLE_ORDER,
 } from './backup-format'
-import { checkTextBounds } from './backup-bounds'
-import { PAYOUT_BACKUP_TABLES, PAYOUT_ROW_SCHEMAS } from './backup-payouts'
+import { PAYOUT_BACKUP_TABLES } from './backup-payouts'
 import { BackupDigest } from './backup-digest'
 import { LineDigest } from './backup-line-digest'
-import { fastChargeRow, fastHistoryRow } from './backup-fast-rows'
-import { chargeRecordOf } from './charge-record'
-import { historyRecordOf } from './history-record'
-import type { ChargeRecord, HistoryRecord } from '../domain/records'
+import type { RowItem } from './backup-rows'
 
 export type Item =
   | { kind: 'header'; exportedAt: string; version: number }
-  | { kind: 'row'; table: BackupTableName; value: unknown; line: number }
+  | RowItem
   /** Last: the digest of the text before the signature line, and the signature, if the file has one. */
   | { kind: 'trailer'; digest: string; signature: BackupSignature | null }
 
@@ -327,98 +311,4 @@ export async function itemsOf(file: Blob, options: ReadOptions): Promise<AsyncGe
   return legacyItems(file, options)
 }
 
-/** The schemas of a history and a charge row (the fast check's reference: backup-fast-rows.ts). */
-export const historyRowSchema = z.object({
-  connectionId: z.string().min(1),
-  syncedAt: z.number().finite(),
-  raw: historyItemSchema,
-})
-export const chargeRowSchema = z.object({
-  connectionId: z.string().min(1),
-  syncedAt: z.number().finite(),
-  raw: chargeItemSchema,
-})
-
-const ROW_SCHEMAS = {
-  connections: connectionSchema,
-  stores: storeSchema,
-  locks: lockSchema,
-  history: historyRowSchema,
-  charges: chargeRowSchema,
-  marks: markSchema,
-  audit: auditSchema,
-  checkpoints: checkpointSchema,
-  settings: settingSchema,
-  imports: importSchema,
-  importedRows: importedRowSchema,
-  ...PAYOUT_ROW_SCHEMAS,
-} satisfies Record<BackupTableName, z.ZodType>
-
-export type Row =
-  | { table: 'history'; record: HistoryRecord }
-  | { table: 'charges'; record: ChargeRecord }
-  | { table: Exclude<BackupTableName, 'history' | 'charges'>; record: unknown }
-
-/**
- * A row's schema output: history and charge rows in the writer's shape from the fast check (which
- * accepts only what the schema accepts, with the same output), anything else from zod, whose first issue
- * the error names.
- */
-function parsedRow(item: Extract<Item, { kind: 'row' }>): unknown {
-  const fast =
-    item.table === 'history'
-      ? fastHistoryRow(item.value)
-      : item.table === 'charges'
-        ? fastChargeRow(item.value)
-        : null
-  if (fast) return fast
-  const parsed = ROW_SCHEMAS[item.table].safeParse(item.value)
-  if (parsed.success) return parsed.data
-  const issue = parsed.error.issues[0]
-  throw new BackupError('invalid_row', {
-    table: item.table,
-    line: item.line,
-    issue: `${(issue?.path ?? []).join('.')}: ${issue?.message ?? ''}`.slice(0, 200),
-  })
-}
-
-/** Refuses a history or charge row whose time is no time (the record is filed by it). */
-function assertTimed(item: Extract<Item, { kind: 'row' }>, createdAt: number): void {
-  if (!Number.isFinite(createdAt))
-    throw new BackupError('invalid_row', { table: item.table, line: item.line, issue: 'raw.created_on' })
-}
-
-/** A checked row; history and charges rebuilt from their API payload, whatever else the line says. */
-export function rowOf(item: Extract<Item, { kind: 'row' }>): Row {
-  checkTextBounds(item.table, item.value, item.line)
-  const data = parsedRow(item)
-  if (item.table === 'history') {
-    const r = data as z.infer<typeof historyRowSchema>
-    const record = historyRecordOf(r.connectionId, r.raw, r.syncedAt)
-    assertTimed(item, record.createdAt)
-    return { table: 'history', record }
-  }
-  if (item.table === 'charges') {
-    const r = data as z.infer<typeof chargeRowSchema>
-    const record = chargeRecordOf(r.connectionId, r.raw, r.syncedAt)
-    assertTimed(item, record.createdAt)
-    return { table: 'charges', record }
-  }
-  return { table: item.table, record: data }
-}
-
-/**
- * A row checked exactly as rowOf checks it (the same refusals), for pass one: a history or charge row
- * gives only its connection, with no record built, since pass one keeps nothing per record.
- */
-export function checkedRow(item: Extract<Item, { kind: 'row' }>): {
-  table: BackupTableName
-  record: unknown
-} {
-  checkTextBounds(item.table, item.value, item.line)
-  const data = parsedRow(item)
-  if (item.table !== 'history' && item.table !== 'charges') return { table: item.table, record: data }
-  const r = data as { connectionId: string; raw: { created_on: string } }
-  assertTimed(item, Date.parse(r.raw.created_on))
-  return { table: item.table, record: { connectionId: r.connectionId } }
-}
+export { chargeRowSchema, checkedRow, historyRowSchema, rowOf, type Row, type RowItem } from './backup-rows'
