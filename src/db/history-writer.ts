@@ -168,12 +168,14 @@ export class HistoryWriter {
     const { db } = this
     for (const [connectionId, mine] of byConnection(records)) {
       const first = newParts.has(connectionId)
-      if (first && (await this.defers(connectionId))) {
+      // Checked without an await where the answer is known: a caller's transaction scope that is not an
+      // async function loses the transaction across an await of a promise that issued no request.
+      if (first && (this.#deferred.has(connectionId) || (await this.defers(connectionId)))) {
         await this.putDeferred(connectionId, mine)
         continue
       }
       // Deferral is over for this connection: its waiting days are filed, its sieve let go.
-      await this.fileDeferredDays(connectionId)
+      if (!this.#settled.has(connectionId)) await this.fileDeferredDays(connectionId)
       this.#deferred.delete(connectionId)
       // The days' digest rows, read once for the parts (which keys may be held) and the digests.
       const digests = await storedDigestRows(db.dayDigests, connectionId, mine)
