@@ -31,8 +31,9 @@ import { hasHistory } from './history-part-reads'
 import { searchDayOf } from './history-record'
 import { clearHistory, HISTORY_PART_SIZE, historyPartRowsOf, putHistoryParts } from './history-parts'
 import { flagChangedMarks } from './marks-repository'
-import type { ChargeRecord, HistoryRecord, RecordKey, StoreRecord, SyncCheckpoint } from '../domain/records'
+import type { ChargeRecord, HistoryRecord, RecordKey, SyncCheckpoint } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
+import { rememberStores } from './store-names'
 
 /** The fingerprint rule lives with the reconciliation logic; the cache only compares. */
 export type FingerprintOf = (record: HistoryRecord) => string
@@ -182,7 +183,7 @@ export class HistoryWriter {
       await putHistoryParts(db, connectionId, mine, this.historyPartSize, first, digests)
       await putDigests(db, connectionId, mine, digests)
       await putTokens(db.dayTokens, connectionId, mine, this.partSize)
-      await this.rememberStores(connectionId, mine)
+      await rememberStores(this.db, connectionId, mine)
     }
   }
 
@@ -213,7 +214,7 @@ export class HistoryWriter {
     const kept = held.lost ? daysOfSetting(await db.settings.get(key)) : []
     if (held.add(records))
       await db.settings.put({ key, value: [...new Set([...kept, ...held.listed()])].sort((a, b) => a - b) })
-    await this.rememberStores(connectionId, records)
+    await rememberStores(this.db, connectionId, records)
     if (held.count >= this.deferredRecords) await this.fileDeferredDays(connectionId)
   }
 
@@ -268,32 +269,15 @@ export class HistoryWriter {
   }
 
   /**
-   * Names each store of `records` (one connection's) as its newest record does: the list APIs are the
-   * only place the app learns store names. A few rows per write, where finding the stores afterwards
-   * would read every record or an index entry per record.
+   * Files the days every stopped first sync left listed (a crash or a quit before the run's end), so the
+   * ledger's counts and searches hold those records from the cache's opening on, offline too, not only
+   * once the next sync starts. Returns the connections filed.
    */
-  private async rememberStores(connectionId: string, records: readonly HistoryRecord[]): Promise<void> {
-    const newest = new Map<string, HistoryRecord>()
-    for (const r of records) {
-      const seen = newest.get(r.storeId)
-      if (!seen || r.createdAt >= seen.createdAt) newest.set(r.storeId, r)
-    }
-    const candidates = [...newest.values()]
-    const known = await this.db.stores.bulkGet(
-      candidates.map((r): [string, string] => [connectionId, r.storeId]),
-    )
-    const changed: StoreRecord[] = []
-    candidates.forEach((r, i) => {
-      const row = known[i]
-      // A row from before `seenAt` was kept (or a restore) is renamed by the next record it sees.
-      if (row?.seenAt !== undefined && row.seenAt > r.createdAt) return
-      const storeName = r.raw.store_name ?? ''
-      const merchantName = r.raw.merchant_name ?? ''
-      if (row?.seenAt === r.createdAt && row.storeName === storeName && row.merchantName === merchantName)
-        return
-      changed.push({ connectionId, storeId: r.storeId, storeName, merchantName, seenAt: r.createdAt })
-    })
-    if (changed.length > 0) await this.db.stores.bulkPut(changed)
+  async fileStoppedFirstSyncs(): Promise<string[]> {
+    const keys = await this.db.settings.where('key').startsWith(deferredDaysKey('')).primaryKeys()
+    const connections = keys.map((k) => String(k).slice(deferredDaysKey('').length))
+    for (const connectionId of connections) await this.fileDeferredDays(connectionId)
+    return connections
   }
 
   /**

@@ -107,6 +107,18 @@ describe('a first sync’s day rows, filed in batches', () => {
     expect(await db.settings.get(deferredDaysKey(CONN))).toBeUndefined()
   })
 
+  it('files every stopped first sync’s days when the cache opens, before any sync starts', async () => {
+    const commits = commitsOf(records(0, 30))
+    const stopped = writerOf(db)
+    for (const c of commits) await commit(db, stopped, c)
+    expect((await db.settings.get(deferredDaysKey(CONN)))?.value).toEqual([20727, 20728])
+    // The cache opened again: a new writer, holding none of the waiting records.
+    expect(await writerOf(db).fileStoppedFirstSyncs()).toEqual([CONN])
+    expect(await dayRows(db)).toEqual(await rowsWrittenAtOnce(commits))
+    expect(await db.settings.get(deferredDaysKey(CONN))).toBeUndefined()
+    expect(await writerOf(db).fileStoppedFirstSyncs()).toEqual([])
+  })
+
   it('a failed commit leaves neither its records nor their rows, and the next filing is right', async () => {
     const rs = records(0, 36)
     const writer = writerOf(db)
