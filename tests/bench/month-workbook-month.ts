@@ -3,9 +3,11 @@
  * [records] [runs]` (default 170,000 records, 3 runs) fills Chromium's IndexedDB with that many history
  * records, all in September 2026 (Asia/Tokyo), with their charges, every tenth record reconciled, loads the
  * month in the Month-end store and runs its workbook export `runs` times, the rows going to main's export
- * handlers in this process. Prints one JSON line: each run's wall time (median and least), Chromium's CPU
- * and this process's (the host's) CPU per run, the renderer's and the host's peak RSS, the file's size,
- * and the load average before and after.
+ * handlers in this process: through the web host's transport over HTTP (MONTH_END_BENCH_HOST=http, the
+ * default), Playwright's page bridge (`bridge`) or nowhere (`hostless`: the renderer's own work). Prints one
+ * JSON line: each run's wall time (median and least), Chromium's CPU and this process's (the host's: main's
+ * handlers and writer) CPU per run, the renderer's and the host's peak RSS, the file's size, and the load
+ * average before and after each run.
  */
 import { readFileSync } from 'node:fs'
 import { runMonthEndBench } from './month-end-bench'
@@ -19,10 +21,11 @@ async function main(): Promise<void> {
     throw new Error(`records: an integer ≥ 1000, not ${process.argv[2]}`)
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`runs: an integer ≥ 1, not ${process.argv[3]}`)
   const loadBefore = loadAverage()
-  const { fill, monthEnd, workbooks } = await runMonthEndBench(wanted, [], '2026-09', 'month', runs)
+  const { fill, monthEnd, workbooks, host } = await runMonthEndBench(wanted, [], '2026-09', 'month', runs)
   const sorted = workbooks.map((w) => w.result.ms).sort((a, b) => a - b)
   process.stdout.write(
     `${JSON.stringify({
+      host,
       cached: fill.cached,
       monthRecords: monthEnd.history,
       monthCharges: monthEnd.charges,
@@ -35,6 +38,8 @@ async function main(): Promise<void> {
       hostWaitMs: workbooks.map((w) => w.result.hostMs),
       chromiumCpuS: workbooks.map((w) => w.cpuS),
       hostCpuS: workbooks.map((w) => w.hostCpuS),
+      // The 1-minute load average before and after each run.
+      runLoad: workbooks.map((w) => w.load),
       rendererPeakRssMiB: workbooks.map((w) => w.peakRssMiB),
       rendererPeakHeapMiB: workbooks.map((w) => w.peakHeapMiB),
       // The heap after a forced collection (every 5 s): what the renderer holds, not garbage not yet collected.
