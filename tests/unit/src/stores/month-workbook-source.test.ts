@@ -4,6 +4,7 @@ import { unpackRows, type ExportRow, type PackedRows } from '../../../../electro
 import { createCache, setAppCacheForTests, type Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
 import type { AuditEntry, HistoryRecord } from '../../../../src/domain/records'
+import { RF, TX } from '../../../../src/export/month-record-sheets'
 import {
   buildMonthWorkbook,
   planMonthWorkbook,
@@ -155,6 +156,20 @@ describe('the month workbook read from the cache a day at a time', () => {
     expect(count(SHEETS.exceptions)).toBeGreaterThan(10)
     expect(count(SHEETS.deposits)).toBe(1)
     expect(count(SHEETS.audit)).toBeGreaterThan(0)
+    // A Refunds row says what its record's Transactions row says, in every column the two have in common.
+    const common = ['created', 'chargeId', 'storeId', 'storeName', 'mode', 'status', 'currency']
+      .concat(['amount', 'reconciliation', 'changed', 'note', 'cardholder', 'orderRef'])
+      .map((key) => [TX.list.findIndex((c) => c.key === key), RF.list.findIndex((c) => c.key === key)])
+    const rowsNamed = (name: string) => wholeRows.find(([n]) => n === name)?.[2] ?? []
+    const txById = new Map(rowsNamed(SHEETS.transactions).map((row) => [row[2], row]))
+    const refundRows = rowsNamed(SHEETS.refunds)
+    const asRefunds = refundRows.map((row) => common.map(([t]) => txById.get(row[1])?.[t ?? -1]))
+    expect(refundRows.map((row) => common.map(([, r]) => row[r ?? -1]))).toEqual(asRefunds)
+    // Among them reconciled refunds that changed since and that did not.
+    const changedAt = RF.list.findIndex((c) => c.key === 'changed')
+    const reconciledAt = RF.list.findIndex((c) => c.key === 'reconciliation')
+    const reconciled = refundRows.filter((row) => row[reconciledAt] === 'reconciled')
+    expect(new Set(reconciled.map((row) => row[changedAt]))).toEqual(new Set(['Yes', 'No']))
     const cells = wholeRows.flatMap(([, , rows]) => rows.flat())
     if (storeId !== STORE_3) expect(cells).toContain(storeId === null ? 'First store' : 'Second store')
     expect(cells).toEqual(expect.arrayContaining(['reconciled', 'unreconciled', 'USD', 'EUR', 'JPY']))
@@ -198,8 +213,8 @@ describe('the month workbook read from the cache a day at a time', () => {
 
     // No range read is longer than a UTC day: the month is never read whole.
     expect(read.longest).toBeLessThanOrEqual(DAY)
-    // The records of the month, read once for Transactions and once for Refunds, and its charges once.
-    expect(read.history).toBe(2 * month.digests.length)
+    // The records of the month read once (the Refunds sheet's rows are built on the way), its charges once.
+    expect(read.history).toBe(month.digests.length)
     expect(read.charges).toBe(month.chargeDigests.length)
     // Two days (the one written and the one read ahead) and a chunk at most, of a month of 30 days.
     const bound = 2 * PER_DAY + 10
