@@ -41,12 +41,11 @@ export interface MonthEndBenchResult {
   /** One per export asked, in order, with the file's size on disk. */
   exports: (Step<ExportRunResult> & { bytes: number })[]
   /**
-   * One per workbook run asked, with the file's size (0 host-less), the host's (this process's) CPU and
-   * peak RSS, and the machine's 1-minute load average before and after it.
+   * One per workbook run asked, with where its rows went, the file's size (0 host-less), the host's (this
+   * process's) CPU and peak RSS, and the machine's 1-minute load average before and after it.
    */
-  workbooks: (Step<WorkbookRunResult> & HostUse & { bytes: number; load: [number, number] })[]
-  /** Where the workbook's rows went. */
-  host: WorkbookHost
+  workbooks: (Step<WorkbookRunResult> &
+    HostUse & { bytes: number; load: [number, number]; host: WorkbookHost })[]
 }
 
 const loadAverage = (): number => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0])
@@ -82,14 +81,18 @@ async function withHostUse<T>(run: () => Promise<T>): Promise<T & HostUse> {
 }
 
 /**
- * The workbook's host: MONTH_END_BENCH_HOST (http, bridge or hostless), else hostless when
- * MONTH_END_BENCH_HOSTLESS=1, else the web host's transport over HTTP.
+ * The workbook's hosts, run after run in turn: MONTH_END_BENCH_HOST, a comma-separated list of http, bridge
+ * and hostless (e.g. `hostless,http`), else hostless when MONTH_END_BENCH_HOSTLESS=1, else the web host's
+ * transport over HTTP.
  */
-export function workbookHostOf(env: NodeJS.ProcessEnv): WorkbookHost {
+export function workbookHostsOf(env: NodeJS.ProcessEnv): WorkbookHost[] {
   const asked = env['MONTH_END_BENCH_HOST']
-  if (asked === 'http' || asked === 'bridge' || asked === 'hostless') return asked
-  if (asked) throw new Error(`MONTH_END_BENCH_HOST is http, bridge or hostless, not "${asked}"`)
-  return env['MONTH_END_BENCH_HOSTLESS'] === '1' ? 'hostless' : 'http'
+  if (!asked) return [env['MONTH_END_BENCH_HOSTLESS'] === '1' ? 'hostless' : 'http']
+  return asked.split(',').map((h) => {
+    const host = h.trim()
+    if (host === 'http' || host === 'bridge' || host === 'hostless') return host
+    throw new Error(`MONTH_END_BENCH_HOST lists http, bridge or hostless, not "${host}"`)
+  })
 }
 
 /**
@@ -137,7 +140,7 @@ export async function runMonthEndBench(
   period = '2026-09',
   fill: 'year' | 'month' = 'year',
   workbookRuns = 0,
-  host: WorkbookHost = workbookHostOf(process.env),
+  hosts: readonly WorkbookHost[] = workbookHostsOf(process.env),
 ): Promise<MonthEndBenchResult> {
   const timeZone = 'Asia/Tokyo'
   const { data, names } =
@@ -177,6 +180,8 @@ export async function runMonthEndBench(
     const handle = workbookHandlers[name] as (a: unknown) => Promise<unknown>
     return JSON.stringify(await handle(exportContract[name].args.parse(JSON.parse(args))))
   }
+  /** The current workbook run's host. */
+  let host: WorkbookHost = hosts[0] ?? 'http'
   try {
     return await runInChromium(resolve(__dirname, 'browser/month-end-entry.ts'), args, {
       timeoutMs: 3_600_000,
@@ -257,6 +262,7 @@ export async function runMonthEndBench(
         }
         const workbooks: MonthEndBenchResult['workbooks'] = []
         for (let i = 0; i < workbookRuns; i++) {
+          host = hosts[i % hosts.length] ?? 'http'
           const cdp = await page.context().newCDPSession(page)
           await cdp.send('HeapProfiler.collectGarbage')
           await cdp.detach()
@@ -284,9 +290,9 @@ export async function runMonthEndBench(
           log(
             `workbook (${host}) of ${run.result.rows} rows: ${run.result.ms} ms (host ${run.result.hostMs} ms), ${Math.round(bytes / 2 ** 20)} MiB, Chromium CPU ${run.cpuS} s, host CPU ${run.hostCpuS} s, renderer peak RSS ${run.peakRssMiB} MiB, host RSS ${run.hostRssBeforeMiB} → ${run.hostPeakRssMiB} MiB`,
           )
-          workbooks.push({ ...run, bytes, load: [loadBefore, loadAverage()] })
+          workbooks.push({ ...run, bytes, load: [loadBefore, loadAverage()], host })
         }
-        return { fill, monthEnd, exports, workbooks, host }
+        return { fill, monthEnd, exports, workbooks }
       },
     })
   } finally {

@@ -4,7 +4,8 @@
  * records, all in September 2026 (Asia/Tokyo), with their charges, every tenth record reconciled, loads the
  * month in the Month-end store and runs its workbook export `runs` times, the rows going to main's export
  * handlers in this process: through the web host's transport over HTTP (MONTH_END_BENCH_HOST=http, the
- * default), Playwright's page bridge (`bridge`) or nowhere (`hostless`: the renderer's own work). Prints one
+ * default), Playwright's page bridge (`bridge`) or nowhere (`hostless`: the renderer's own work); a list
+ * (`hostless,http`) takes its hosts in turn from run to run, over one fill. Prints one
  * JSON line: each run's wall time (median and least), Chromium's CPU and this process's (the host's: main's
  * handlers and writer) CPU per run, the renderer's and the host's peak RSS, the file's size, and the load
  * average before and after each run.
@@ -21,16 +22,16 @@ async function main(): Promise<void> {
     throw new Error(`records: an integer ≥ 1000, not ${process.argv[2]}`)
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`runs: an integer ≥ 1, not ${process.argv[3]}`)
   const loadBefore = loadAverage()
-  const { fill, monthEnd, workbooks, host } = await runMonthEndBench(wanted, [], '2026-09', 'month', runs)
+  const { fill, monthEnd, workbooks } = await runMonthEndBench(wanted, [], '2026-09', 'month', runs)
   const sorted = workbooks.map((w) => w.result.ms).sort((a, b) => a - b)
   process.stdout.write(
     `${JSON.stringify({
-      host,
       cached: fill.cached,
       monthRecords: monthEnd.history,
       monthCharges: monthEnd.charges,
       rows: workbooks[0]?.result.rows,
-      mib: Math.round((workbooks[0]?.bytes ?? 0) / 2 ** 20),
+      mib: Math.round(Math.max(0, ...workbooks.map((w) => w.bytes)) / 2 ** 20),
+      hosts: workbooks.map((w) => w.host),
       runsMs: workbooks.map((w) => w.result.ms),
       medianMs: sorted[Math.floor(sorted.length / 2)],
       // The least wall time is the one least stretched by the machine's other work.

@@ -280,7 +280,8 @@ async function exportCall<T>(
   channel: 'begin' | 'appendRows' | 'finish' | 'cancel',
   args: unknown,
 ): Promise<T> {
-  workbookHost ??= await page.__workbookHost()
+  // Asked at each export's first call: the bench may change hosts from one run to the next.
+  if (channel === 'begin' || workbookHost === undefined) workbookHost = await page.__workbookHost()
   if (workbookHost === 'bridge') return bridgeCall<T>(`export:${channel}`, args)
   const api = workbookHost === 'http' ? overHttp : inPage
   const call = api[channel] as (a: unknown) => Promise<T>
