@@ -1,15 +1,13 @@
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createCache, setAppCacheForTests, type Cache } from '../../../../src/db/cache'
+import type { Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { defaultJournalSettings, type JournalSettings } from '../../../../src/export/journal/settings'
 import { buildJournal } from '../../../../src/export/journal/vouchers'
-import { UNAVAILABLE_CLOSE_FACTS, setCloseFactsProvider } from '../../../../src/reconcile/close-checklist'
 import { useJournalStore } from '../../../../src/stores/journal-store'
 import { loadMonth } from '../../../../src/stores/month-load'
 import { CONN } from '../../../support/api-items'
-import { openDb } from '../db/fixtures'
-import { fillMonth, PERIOD, TOKYO } from './varied-month'
+import { closeMonthCache, fillMonth, openMonthCache, PERIOD, TOKYO } from './varied-month'
 
 let db: ClosebookDb
 let cache: Cache
@@ -38,21 +36,12 @@ function recordReads() {
 }
 
 beforeEach(async () => {
-  db = openDb()
-  cache = createCache(db)
-  setAppCacheForTests(cache)
-  await cache.connections.put(TOKYO)
-  setCloseFactsProvider({
-    lastVerified: () => Promise.resolve({ available: true, value: null }),
-    quarantined: () => Promise.resolve({ available: true, value: [] }),
-  })
+  ;({ db, cache } = await openMonthCache())
   setActivePinia(createPinia())
 })
 afterEach(() => {
-  setCloseFactsProvider(UNAVAILABLE_CLOSE_FACTS)
-  setAppCacheForTests(undefined)
   vi.restoreAllMocks()
-  db.close()
+  closeMonthCache(db)
 })
 
 describe('the journal of a month in the cache', () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { DesktopApi } from '../../../../electron/shared/contract'
 import { unpackRows, type ExportRow, type PackedRows } from '../../../../electron/shared/contract'
-import { createCache, setAppCacheForTests, type Cache } from '../../../../src/db/cache'
+import type { Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
 import type { AuditEntry, HistoryRecord } from '../../../../src/domain/records'
 import { RF, TX } from '../../../../src/export/month-record-sheets'
@@ -14,14 +14,22 @@ import {
 } from '../../../../src/export/month-workbook'
 import { writeWorkbookThroughHost } from '../../../../src/export/workbook-client'
 import { setDesktopApiForTests } from '../../../../src/platform'
-import { UNAVAILABLE_CLOSE_FACTS, setCloseFactsProvider } from '../../../../src/reconcile/close-checklist'
 import type { LinkedRow } from '../../../../src/reconcile/match-links'
 import { loadMonth, type MonthData } from '../../../../src/stores/month-load'
 import { cacheMonthSource, monthMerchantName } from '../../../../src/stores/month-workbook-source'
 import { CONN, STORE_2 } from '../../../support/api-items'
 import { auditEntry } from '../../../support/cache'
-import { openDb } from '../db/fixtures'
-import { DAY, fillMonth, PER_DAY, PERIOD, RANGE, STORE_3, TOKYO } from './varied-month'
+import {
+  closeMonthCache,
+  DAY,
+  fillMonth,
+  openMonthCache,
+  PER_DAY,
+  PERIOD,
+  RANGE,
+  STORE_3,
+  TOKYO,
+} from './varied-month'
 
 let db: ClosebookDb
 let cache: Cache
@@ -109,21 +117,12 @@ function countRangeReads() {
 }
 
 beforeEach(async () => {
-  db = openDb()
-  cache = createCache(db)
-  setAppCacheForTests(cache)
-  await cache.connections.put(TOKYO)
-  setCloseFactsProvider({
-    lastVerified: () => Promise.resolve({ available: true, value: null }),
-    quarantined: () => Promise.resolve({ available: true, value: [] }),
-  })
+  ;({ db, cache } = await openMonthCache())
 })
 afterEach(() => {
-  setCloseFactsProvider(UNAVAILABLE_CLOSE_FACTS)
   setDesktopApiForTests(undefined)
-  setAppCacheForTests(undefined)
   vi.restoreAllMocks()
-  db.close()
+  closeMonthCache(db)
 })
 
 describe('the month workbook read from the cache a day at a time', () => {

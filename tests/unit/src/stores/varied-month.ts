@@ -4,11 +4,12 @@
  * mode, a store named only by its charges and one named by nothing, and records at the month's edges.
  */
 import type { HistoryItem } from '../../../../electron/shared/payment-api'
-import type { Cache } from '../../../../src/db/cache'
+import { createCache, setAppCacheForTests, type Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { fingerprintOf } from '../../../../src/domain/fingerprint'
 import { periodRange } from '../../../../src/domain/periods'
 import type { HistoryRecord, MarkRecord } from '../../../../src/domain/records'
+import { UNAVAILABLE_CLOSE_FACTS, setCloseFactsProvider } from '../../../../src/reconcile/close-checklist'
 import { CONN, STORE_1, STORE_2, uuid } from '../../../support/api-items'
 import {
   checkpoint,
@@ -18,6 +19,7 @@ import {
   mark,
   putMarks,
 } from '../../../support/cache'
+import { openDb } from '../db/fixtures'
 
 export const PERIOD = '2026-10'
 export const STORE_3 = '33333333-3333-4333-8333-333333333333'
@@ -89,4 +91,24 @@ export async function fillMonth(db: ClosebookDb, cache: Cache): Promise<HistoryR
   const timeOf = new Map(history.map((r) => [r.key, r.createdAt]))
   await putMarks(db, marks, (m) => timeOf.get(m.key) ?? 0)
   return history
+}
+
+/** A fresh cache as the app's, holding the Tokyo connection, with close facts that answer (nothing pending). */
+export async function openMonthCache(): Promise<{ db: ClosebookDb; cache: Cache }> {
+  const db = openDb()
+  const cache = createCache(db)
+  setAppCacheForTests(cache)
+  await cache.connections.put(TOKYO)
+  setCloseFactsProvider({
+    lastVerified: () => Promise.resolve({ available: true, value: null }),
+    quarantined: () => Promise.resolve({ available: true, value: [] }),
+  })
+  return { db, cache }
+}
+
+/** Undoes openMonthCache. */
+export function closeMonthCache(db: ClosebookDb): void {
+  setCloseFactsProvider(UNAVAILABLE_CLOSE_FACTS)
+  setAppCacheForTests(undefined)
+  db.close()
 }
