@@ -18,7 +18,8 @@ import { runMigrationBench } from './migration-bench'
 import { runMonthEndBench } from './month-end-bench'
 
 /** A month of a 2M-record year holds 170k records: the month-end targets are set for that month. */
-const MONTH_SHARE = 170_000 / 2_000_000
+const MONTH_RECORDS = 170_000
+const MONTH_SHARE = MONTH_RECORDS / 2_000_000
 
 /** The size the suite runs at: BENCH_SCALE_RECORDS, else 2,000,000 (20,000 with `--quick`). */
 export function scaleRecords(quick: boolean, env: NodeJS.ProcessEnv = process.env): number {
@@ -155,11 +156,16 @@ async function workbook(records: number): Promise<MetricMap> {
   if (!own || !web) throw new Error('the workbook runs did not complete')
   const s = (ms: number): string => (ms / 1000).toFixed(1)
   const load = (l: readonly number[]): string => l.map((x) => x.toFixed(1)).join(' → ')
+  // Short of 170k records (a smaller year), the figure is the measured time carried to 170k in proportion,
+  // so that a small run is never marked as meeting the target by its size alone.
+  const inMonth = monthEnd.history
+  const carried = inMonth < MONTH_RECORDS
+  const ms = carried ? (web.result.ms * MONTH_RECORDS) / inMonth : web.result.ms
   return {
     'scale.workbook_170k_s': measured(
       'scale.workbook_170k_s',
-      seconds(web.result.ms),
-      `Month-end's workbook (the store's exportWorkbook, every store) of a month of ${monthEnd.history} records and ${monthEnd.charges} charges (${fill.marks} marked) in Chromium's IndexedDB, ${web.result.rows} rows, ${Math.round(web.bytes / 2 ** 20)} MiB: from the call to the file delivered by main's export handlers and streaming writer in the bench's process, reached through the web host's transport (POST /api/call/export:*, JSON each way); Chromium CPU ${web.cpuS} s, host CPU ${web.hostCpuS} s (main's side and the HTTP server), waiting for the host ${s(web.result.hostMs)} s, load average ${load(web.load)}; the renderer alone (rows counted in the page, not sent) ${s(own.result.ms)} s, Chromium CPU ${own.cpuS} s, load average ${load(own.load)}; renderer peak RSS ${web.peakRssMiB} MiB, JS heap ${web.retainedHeapMiB} MiB after a forced GC`,
+      seconds(ms),
+      `${carried ? `carried to ${MONTH_RECORDS} records from ${s(web.result.ms)} s for ` : ''}Month-end's workbook (the store's exportWorkbook, every store) of a month of ${monthEnd.history} records and ${monthEnd.charges} charges (${fill.marks} marked) in Chromium's IndexedDB, ${web.result.rows} rows, ${Math.round(web.bytes / 2 ** 20)} MiB: from the call to the file delivered by main's export handlers and streaming writer in the bench's process, reached through the web host's transport (POST /api/call/export:*, JSON each way); Chromium CPU ${web.cpuS} s, host CPU ${web.hostCpuS} s (main's side and the HTTP server), waiting for the host ${s(web.result.hostMs)} s, load average ${load(web.load)}; the renderer alone (rows counted in the page, not sent) ${s(own.result.ms)} s, Chromium CPU ${own.cpuS} s, load average ${load(own.load)}; renderer peak RSS ${web.peakRssMiB} MiB, JS heap ${web.retainedHeapMiB} MiB after a forced GC`,
     ),
   }
 }
