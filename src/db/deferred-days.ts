@@ -18,7 +18,7 @@
 import type { Table } from 'dexie'
 import type { HistoryRecord, RecordKey } from '../domain/records'
 import { dayDigestRowsOf, putDigestRows, type DigestTables } from './day-digests'
-import { DayTokensCollector, dayPartsRange, TOKEN_PART_SIZE } from './day-tokens'
+import { dayPartsRange, dayTokenRowsOf, TOKEN_PART_SIZE } from './day-tokens'
 import { searchDayOf } from './history-record'
 import { historyInRange } from './history-part-reads'
 import type { HistoryTables } from './history-parts'
@@ -135,8 +135,6 @@ export async function refileDays(
       continue
     }
     await putDigestRows(tables, dayDigestRowsOf(records))
-    const tokens = new DayTokensCollector(tokenPartSize)
-    for (const r of records) tokens.add(r)
-    await tables.dayTokens.bulkPut(tokens.rows())
+    await tables.dayTokens.bulkPut(dayTokenRowsOf(records, tokenPartSize))
   }
 }
