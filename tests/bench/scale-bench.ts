@@ -66,17 +66,17 @@ async function ledger(records: number, quick: boolean): Promise<MetricMap> {
     'scale.ledger_first_rows_ms': measured(
       'scale.ledger_first_rows_ms',
       result.firstRows.ms,
-      `all periods, newest first, median of ${result.firstRows.runs.join(', ')} ms; ${on}`,
+      `all periods, newest first, median of ${result.firstRows.runs.join(', ')} ms (the runs with their counts: ${cpu('ledger reads')}); ${on}`,
     ),
     'scale.ledger_filter_ms': measured(
       'scale.ledger_filter_ms',
       filter.ms,
-      `slower of refunds in a month (${result.filterRefunds.ms} ms) and one store in a month (${result.filterStore.ms} ms); ${on}`,
+      `slower of refunds in a month (${result.filterRefunds.ms} ms) and one store in a month (${result.filterStore.ms} ms) (both filters' runs with their counts: ${cpu('ledger filters')}); ${on}`,
     ),
     'scale.ledger_search_ms': measured(
       'scale.ledger_search_ms',
       result.searchMonth.ms,
-      `a cardholder name in a month, ${result.searchMonth.total} matches; all periods ${result.searchAll.ms} ms; ${on}`,
+      `a cardholder name in a month, ${result.searchMonth.total} matches (the runs with their counts: ${cpu('ledger search in the month')}); all periods ${result.searchAll.ms} ms; ${on}`,
     ),
     'scale.ledger_count_ms': measured(
       'scale.ledger_count_ms',
