@@ -5,7 +5,8 @@
  * the waiting charges to their rows in the order of their parts: the rows a commit-by-commit first sync
  * writes (charge-days.ts, `newParts`). A day refiled after a crash is rebuilt from its parts alone.
  */
-import type { ChargeRecord } from '../domain/records'
+import { chargeDigestOf } from '../domain/digests'
+import type { ChargeDigest, ChargeRecord } from '../domain/records'
 import { emptyDay, hasOlderCharges, chargeDayOf, type ChargeDayTables } from './charge-days'
 import { isCompact, setColumns } from './charge-columns'
 import { deferredChargeDaysKey, type DeferredKind } from './deferred-days'
@@ -13,9 +14,13 @@ import { withLedgerKeys } from './ledger-links'
 import { connectionBounds } from './repository-helpers'
 import type { ChargeDayColumns, ChargeDayRecord, ChargePartRecord } from './storage-rows'
 
-/** A charge written to a part by a deferred commit: its day row does not list it yet. */
+/**
+ * A charge written to a part by a deferred commit, which its day row does not list yet: what the row
+ * files of it (its digest), and its part's number. Held instead of the whole charge, so a large first
+ * sync's waiting charges cost ~200 bytes each.
+ */
 export interface FiledCharge {
-  charge: ChargeRecord
+  charge: ChargeDigest
   part: number
 }
 
@@ -23,7 +28,7 @@ type DayKey = [string, number]
 type CompactRow = ChargeDayRecord & ChargeDayColumns
 
 /** Appends (or, for an id it files already, sets) a charge held by part `part` to a day row. */
-function fileIn(row: CompactRow, at: Map<string, number>, c: ChargeRecord, part: number): void {
+function fileIn(row: CompactRow, at: Map<string, number>, c: ChargeDigest, part: number): void {
   const j = at.get(c.id) ?? row.ids.length
   at.set(c.id, j)
   row.ids[j] = c.id
@@ -125,7 +130,7 @@ export class DeferredCharges implements DeferredKind<FiledCharge> {
           parts.push(open)
         }
         open.charges.push(c)
-        filed.push({ charge: c, part })
+        filed.push({ charge: chargeDigestOf(c), part })
       }
       this.#next.get(connectionId)?.set(day, part + 1)
     }

@@ -150,12 +150,21 @@ export class Deferral<R> {
   readonly #settled = new Set<string>()
   /** Deferred writes per connection, counted: a filing settles a connection only if none came after it. */
   readonly #writes = new Map<string, number>()
+  /** Records this writer has filed per connection from what it held (`grows`). */
+  readonly #filed = new Map<string, number>()
 
   constructor(
     private readonly settings: Table<SettingRecord, string>,
     private readonly kind: DeferredKind<R>,
     /** Records held back before a filing (DEFERRED_RECORDS). */
     private readonly limit: number,
+    /**
+     * A filing waits for at least as many records as the earlier filings of the connection filed: each
+     * filing rewrites the whole rows of the days it reaches, so with batches that double, the rows written
+     * per record stay bounded however large the sync (with a fixed batch they grow with it), for a lag of
+     * up to half the records synced.
+     */
+    private readonly grows = false,
   ) {}
 
   /** Whether this writer already defers the connection (known without a request). */
@@ -192,6 +201,7 @@ export class Deferral<R> {
   /** Deferral is over for the connection (a write of another sync): its sieve is let go. */
   end(connectionId: string): void {
     this.#held.delete(connectionId)
+    this.#filed.delete(connectionId)
   }
 
   /**
@@ -208,7 +218,8 @@ export class Deferral<R> {
     const kept = held.lost ? daysOfSetting(await this.settings.get(key)) : []
     if (held.add(records))
       await this.settings.put({ key, value: [...new Set([...kept, ...held.listed()])].sort((a, b) => a - b) })
-    if (held.count >= this.limit) await this.file(connectionId)
+    const batch = this.grows ? Math.max(this.limit, this.#filed.get(connectionId) ?? 0) : this.limit
+    if (held.count >= batch) await this.file(connectionId)
   }
 
   /**
@@ -231,6 +242,7 @@ export class Deferral<R> {
       const filed = new Set<number>()
       if (records && records.length > 0) {
         await this.kind.fileHeld(connectionId, records)
+        this.#filed.set(connectionId, (this.#filed.get(connectionId) ?? 0) + records.length)
         for (const r of records) filed.add(this.kind.dayOf(r))
       }
       const rest = listed.filter((d) => !filed.has(d))

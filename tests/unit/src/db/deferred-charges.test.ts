@@ -97,6 +97,20 @@ describe('a first sync’s charge day rows, filed in batches', () => {
     expect(await db.settings.get(deferredChargeDaysKey(CONN))).toBeUndefined()
   })
 
+  it('waits for as many charges as the earlier filings filed, so the rows are rewritten fewer times', async () => {
+    const commits = commitsOf(charges(0, 140))
+    const writer = writerOf(db)
+    const puts: number[] = []
+    for (const cs of commits) {
+      await commit(db, writer, cs)
+      puts.push((await db.chargeDays.toArray()).reduce((n, row) => n + row.ids.length, 0))
+    }
+    // Filed at 21, 42 (21 more) and 84 (42 more) charges; the last 56 wait for 84, or the run's end.
+    expect([...new Set(puts)]).toEqual([0, 21, 42, 84])
+    await writer.fileDeferredDays(CONN)
+    expect(await chargeRows(db)).toEqual(await writtenOneByOne(commits))
+  })
+
   it('keeps one copy of a charge fetched twice, its later version, before and after a filing', async () => {
     const cs = charges(0, 40)
     const again = charge(3, { status: 'failed', fee_amount: 7 }, T0 + 1)
@@ -155,12 +169,21 @@ describe('a first sync’s charge day rows, filed in batches', () => {
         throw new Error('disk full')
       }),
     ).rejects.toThrow('disk full')
-    // The failed page comes again (the sieve knows its ids), then the rest.
-    await commit(db, writer, cs.slice(12, 30))
     await commit(db, writer, cs.slice(30))
     await writer.fileDeferredDays(CONN)
-    const rows = await chargeRows(db)
-    expect(rows.days.flatMap((d) => d.ids)).toEqual(cs.map((c) => c.id))
+    const kept = [...cs.slice(0, 12), ...cs.slice(30)]
+    expect((await chargeRows(db)).days.flatMap((d) => d.ids)).toEqual(kept.map((c) => c.id))
+    expect(
+      await reads(
+        db,
+        kept.map((c) => c.id),
+      ),
+    ).toEqual(await readsOf(kept))
+    // The failed page comes again (the sieve knows its ids): filed once each.
+    await commit(db, writer, cs.slice(12, 30))
+    await writer.fileDeferredDays(CONN)
+    const days = (await chargeRows(db)).days
+    expect(days.flatMap((d) => d.ids).sort()).toEqual(cs.map((c) => c.id).sort())
     expect(
       await reads(
         db,
@@ -206,8 +229,11 @@ describe('a first sync’s charge day rows, filed in batches', () => {
   })
 })
 
-/** What `reads` gives for `cs` written by a later sync's path, one commit. */
+/** What `reads` gives for `cs` written by a later sync's path, one commit, in a fresh reference. */
 async function readsOf(cs: readonly ChargeRecord[]) {
+  await reference.transaction('rw', [reference.chargeDays, reference.chargeParts], () =>
+    Promise.all([reference.chargeDays.clear(), reference.chargeParts.clear()]),
+  )
   await reference.transaction('rw', [reference.chargeDays, reference.chargeParts], () =>
     putChargeDays(reference, CONN, cs, PART, false),
   )
