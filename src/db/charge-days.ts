@@ -53,7 +53,7 @@ export async function hasOlderCharges(
 }
 
 /** `records` by day, then id (a later copy of an id wins). */
-function byDay(records: readonly ChargeRecord[]): Map<number, Map<string, ChargeRecord>> {
+export function byDay(records: readonly ChargeRecord[]): Map<number, Map<string, ChargeRecord>> {
   const days = new Map<number, Map<string, ChargeRecord>>()
   for (const r of records) {
     const day = chargeDayOf(r.createdAt)

@@ -7,7 +7,7 @@
  */
 import { chargeDigestOf } from '../domain/digests'
 import type { ChargeDigest, ChargeRecord } from '../domain/records'
-import { emptyDay, hasOlderCharges, chargeDayOf, type ChargeDayTables } from './charge-days'
+import { byDay, emptyDay, hasOlderCharges, chargeDayOf, type ChargeDayTables } from './charge-days'
 import { isCompact, setColumns } from './charge-columns'
 import { deferredChargeDaysKey, type DeferredKind } from './deferred-days'
 import { withLedgerKeys } from './ledger-links'
@@ -111,13 +111,7 @@ export class DeferredCharges implements DeferredKind<FiledCharge> {
    * last part; a later copy of an id in `records` wins. Returns where each went, for the day rows' filing.
    */
   async writeParts(connectionId: string, records: readonly ChargeRecord[]): Promise<FiledCharge[]> {
-    const days = new Map<number, Map<string, ChargeRecord>>()
-    for (const c of records) {
-      const day = chargeDayOf(c.createdAt)
-      let charges = days.get(day)
-      if (!charges) days.set(day, (charges = new Map<string, ChargeRecord>()))
-      charges.set(c.id, c)
-    }
+    const days = byDay(records)
     const filed: FiledCharge[] = []
     const parts: ChargePartRecord[] = []
     for (const [day, charges] of days) {

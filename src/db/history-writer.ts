@@ -90,7 +90,9 @@ export class HistoryWriter {
   ) {
     this.#history = new Deferral(db.settings, deferredHistory(db, partSize), deferredRecords)
     this.#chargeParts = new DeferredCharges(db, chargePartSize)
-    this.#charges = new Deferral(db.settings, this.#chargeParts, deferredRecords)
+    // While a sync runs, only Month-end's charge figures and a charge looked up by id read the charge day
+    // rows, so their batches grow (a first sync of 200k charges files them 6 times, not 40).
+    this.#charges = new Deferral(db.settings, this.#chargeParts, deferredRecords, true)
   }
 
   /** The tables a write of history records touches: a caller's own transaction must include them. */
