@@ -56,8 +56,8 @@ function partsOfDay(tables: ChargeDayTables, connectionId: string, day: number):
 }
 
 /**
- * The charge list as a kind of deferred record. `nextPart` holds, per connection and day, the number the
- * day's next new part takes (read from the day's last part key the first time a day is reached).
+ * The charge list as a kind of deferred record. It keeps, per connection and day, the number the day's
+ * next new part takes (read from the day's last part key the first time a day is reached).
  */
 export class DeferredCharges implements DeferredKind<FiledCharge> {
   readonly #next = new Map<string, Map<number, number>>()
