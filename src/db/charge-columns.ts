@@ -44,7 +44,7 @@ export function isCompact(row: ChargeDayRecord): row is ChargeDayRecord & Charge
 }
 
 /** Sets entry `j` of each column to `c`'s fields (appends when `j` is the columns' length). */
-export function setColumns(row: ChargeDayColumns, j: number, c: ChargeRecord): void {
+export function setColumns(row: ChargeDayColumns, j: number, c: ChargeDigest): void {
   row.statuses[j] = c.status
   row.amounts[j] = c.chargedAmount
   row.currencies[j] = c.chargedCurrency

@@ -15,7 +15,7 @@ import { emptyColumns, fillColumns, isCompact, keepColumns, setColumns } from '.
 import { searchDayOf } from './history-record'
 import { withLedgerKeys } from './ledger-links'
 import { connectionBounds } from './repository-helpers'
-import type { ChargeDayRecord, ChargePartRecord } from './storage-rows'
+import type { ChargeDayColumns, ChargeDayRecord, ChargePartRecord } from './storage-rows'
 
 /** Charges per part: a sync page rewrites one part of ~100 charges, and a month is a few hundred parts. */
 export const CHARGE_PART_SIZE = 100
@@ -53,7 +53,7 @@ export async function hasOlderCharges(
 }
 
 /** `records` by day, then id (a later copy of an id wins). */
-function byDay(records: readonly ChargeRecord[]): Map<number, Map<string, ChargeRecord>> {
+export function byDay(records: readonly ChargeRecord[]): Map<number, Map<string, ChargeRecord>> {
   const days = new Map<number, Map<string, ChargeRecord>>()
   for (const r of records) {
     const day = chargeDayOf(r.createdAt)
@@ -65,13 +65,14 @@ function byDay(records: readonly ChargeRecord[]): Map<number, Map<string, Charge
 }
 
 /** The day's last part number, -1 for none (a loop: a busy day's array is too long to spread). */
-function lastPartOf(row: ChargeDayRecord): number {
+export function lastPartOf(row: ChargeDayRecord): number {
   let last = -1
   for (const p of row.parts) if (p > last) last = p
   return last
 }
 
-const emptyDay = (connectionId: string, day: number): ChargeDayRecord => ({
+/** A day row filing no charge yet, with its (empty) compact columns. */
+export const emptyDay = (connectionId: string, day: number): ChargeDayRecord & ChargeDayColumns => ({
   connectionId,
   day,
   ids: [],
@@ -198,6 +199,7 @@ function fileDay(
  *
  * `newParts` (a first sync, whose commits each bring a run of charges of a day): the rest go to new parts
  * after the day's last one, so a part written by an earlier commit is neither read nor written again.
+ * Returns the day rows written.
  */
 export async function putChargeDays(
   tables: ChargeDayTables,
@@ -205,7 +207,7 @@ export async function putChargeDays(
   records: readonly ChargeRecord[],
   partSize = CHARGE_PART_SIZE,
   newParts = false,
-): Promise<void> {
+): Promise<ChargeDayRecord[]> {
   const days = [...byDay(records)]
   const stored = await tables.chargeDays.bulkGet(days.map(([day]): DayKey => [connectionId, day]))
   const rows = days.map(([day], i) => stored[i] ?? emptyDay(connectionId, day))
@@ -230,4 +232,5 @@ export async function putChargeDays(
   })
   await tables.chargeParts.bulkPut([...written].map(withLedgerKeys))
   await tables.chargeDays.bulkPut(rows)
+  return rows
 }

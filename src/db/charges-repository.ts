@@ -235,13 +235,13 @@ export class ChargesRepository {
     )
   }
 
-  /** Whether the connection has any charge cached. */
+  /** Whether the connection has any charge cached (a part holds it even before its day row is filed). */
   async any(connectionId: string): Promise<boolean> {
     const { db } = this
     const [older, day] = await Promise.all([
       hasOlderCharges(db.charges, connectionId),
-      db.chargeDays
-        .where('[connectionId+day]')
+      db.chargeParts
+        .where('[connectionId+day+part]')
         .between(...connectionBounds(connectionId))
         .limit(1)
         .primaryKeys(),

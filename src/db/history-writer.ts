@@ -15,6 +15,7 @@ import {
   CHARGE_PART_SIZE,
   chargeDayRowsOf,
   hasOlderCharges,
+  lastPartOf,
   putChargeDays,
   type ChargeDayTables,
 } from './charge-days'
@@ -26,9 +27,9 @@ import {
   type DigestTables,
 } from './day-digests'
 import { dayTokenRowsOf, putTokens, TOKEN_PART_SIZE } from './day-tokens'
-import { DEFERRED_RECORDS, DeferredDays, daysOfSetting, deferredDaysKey, refileDays } from './deferred-days'
-import { hasHistory } from './history-part-reads'
-import { searchDayOf } from './history-record'
+import { DeferredCharges, type FiledCharge } from './deferred-charges'
+import { DEFERRED_RECORDS, Deferral, deferredChargeDaysKey, deferredDaysKey } from './deferred-days'
+import { deferredHistory } from './deferred-history'
 import { clearHistory, HISTORY_PART_SIZE, historyPartRowsOf, putHistoryParts } from './history-parts'
 import { flagChangedMarks } from './marks-repository'
 import type { ChargeRecord, HistoryRecord, RecordKey, SyncCheckpoint } from '../domain/records'
@@ -69,12 +70,11 @@ export type PageWrite = { connectionId: string; checkpoint: SyncCheckpoint; firs
 )
 
 export class HistoryWriter {
-  /** A first sync's records whose days' rows wait for their filing, per connection (deferred-days.ts). */
-  readonly #deferred = new Map<string, DeferredDays>()
-  /** Connections this writer has found with no day left unfiled: their writes skip the check. */
-  readonly #settled = new Set<string>()
-  /** Deferred writes per connection, counted: a filing settles a connection only if none came after it. */
-  readonly #deferredWrites = new Map<string, number>()
+  /** A first sync's history records whose days' rows wait for their filing (deferred-days.ts). */
+  readonly #history: Deferral<HistoryRecord>
+  /** A first sync's charges whose day rows wait for their filing, and their parts' numbers. */
+  readonly #chargeParts: DeferredCharges
+  readonly #charges: Deferral<FiledCharge>
 
   constructor(
     private readonly db: ClosebookDb,
@@ -86,8 +86,14 @@ export class HistoryWriter {
     /** Records per history part (HISTORY_PART_SIZE); tests make it small. */
     private readonly historyPartSize: number = HISTORY_PART_SIZE,
     /** History records a first sync holds back before filing their days (DEFERRED_RECORDS); tests make it small. */
-    private readonly deferredRecords: number = DEFERRED_RECORDS,
-  ) {}
+    deferredRecords: number = DEFERRED_RECORDS,
+  ) {
+    this.#history = new Deferral(db.settings, deferredHistory(db, partSize), deferredRecords)
+    this.#chargeParts = new DeferredCharges(db, chargePartSize)
+    // While a sync runs, only Month-end's charge figures and a charge looked up by id read the charge day
+    // rows, so their batches grow (a first sync of 200k charges files them 6 times, not 40).
+    this.#charges = new Deferral(db.settings, this.#chargeParts, deferredRecords, true)
+  }
 
   /** The tables a write of history records touches: a caller's own transaction must include them. */
   historyTables(): Table[] {
@@ -98,13 +104,15 @@ export class HistoryWriter {
   /** The tables a write of charge-list records touches: a caller's own transaction must include them. */
   chargeTables(): Table[] {
     const { db } = this
-    return [db.charges, db.chargeDays, db.chargeParts]
+    return [db.charges, db.chargeDays, db.chargeParts, db.settings]
   }
 
   /**
    * Stores (replaces by id) charge-list records in their days' parts (charge-days.ts). A charge still in
-   * the `charges` table from before schema v10 leaves it, so it is held once. Joins the caller's
-   * transaction, which must include chargeTables().
+   * the `charges` table from before schema v10 leaves it, so it is held once. Those of `newParts`
+   * connections (a first sync) go to new day parts, and their day rows wait for a filing
+   * (deferred-charges.ts); any other write of a connection files its waiting days first. Joins the
+   * caller's transaction, which must include chargeTables().
    */
   async putCharges(
     records: readonly ChargeRecord[],
@@ -112,10 +120,39 @@ export class HistoryWriter {
   ): Promise<void> {
     const { db } = this
     for (const [connectionId, mine] of byConnection(records)) {
+      const first = newParts.has(connectionId)
+      // Checked without an await where the answer is known (putHistory says why).
+      if (first && (this.#charges.isDeferring(connectionId) || (await this.#charges.begins(connectionId)))) {
+        await this.putDeferredCharges(connectionId, mine)
+        continue
+      }
+      if (!this.#charges.isSettled(connectionId)) await this.#charges.file(connectionId)
+      this.#charges.end(connectionId)
+      this.#chargeParts.forget(connectionId)
       if (await hasOlderCharges(db.charges, connectionId))
         await db.charges.bulkDelete(mine.map((c): [string, string] => [connectionId, c.id]))
-      await putChargeDays(db, connectionId, mine, this.chargePartSize, newParts.has(connectionId))
+      await putChargeDays(db, connectionId, mine, this.chargePartSize, first)
     }
+  }
+
+  /**
+   * A first sync's charges: into new parts now, their days listed as unfiled in the same transaction, and
+   * the day rows filed once DEFERRED_RECORDS charges wait. A page holding a charge this sync may have
+   * written already files the waiting days first and is then written as any first sync's page is, so that
+   * charge is replaced where it stands.
+   */
+  private async putDeferredCharges(connectionId: string, records: readonly ChargeRecord[]): Promise<void> {
+    if (records.some((c) => this.#charges.mayBeHeld(connectionId, c.id))) {
+      await this.#charges.file(connectionId)
+      const rows = await putChargeDays(this.db, connectionId, records, this.chargePartSize, true)
+      for (const row of rows) this.#chargeParts.noteLastPart(connectionId, row.day, lastPartOf(row))
+      this.#charges.noteFiled(
+        connectionId,
+        records.map((c) => c.id),
+      )
+      return
+    }
+    await this.#charges.hold(connectionId, await this.#chargeParts.writeParts(connectionId, records))
   }
 
   /** Adds charges to an empty cache (a whole-cache restore), their day rows and parts built from scratch. */
@@ -171,13 +208,13 @@ export class HistoryWriter {
       const first = newParts.has(connectionId)
       // Checked without an await where the answer is known: a caller's transaction scope that is not an
       // async function loses the transaction across an await of a promise that issued no request.
-      if (first && (this.#deferred.has(connectionId) || (await this.defers(connectionId)))) {
+      if (first && (this.#history.isDeferring(connectionId) || (await this.#history.begins(connectionId)))) {
         await this.putDeferred(connectionId, mine)
         continue
       }
       // Deferral is over for this connection: its waiting days are filed, its sieve let go.
-      if (!this.#settled.has(connectionId)) await this.fileDeferredDays(connectionId)
-      this.#deferred.delete(connectionId)
+      if (!this.#history.isSettled(connectionId)) await this.#history.file(connectionId)
+      this.#history.end(connectionId)
       // The days' digest rows, read once for the parts (which keys may be held) and the digests.
       const digests = await storedDigestRows(db.dayDigests, connectionId, mine)
       await putHistoryParts(db, connectionId, mine, this.historyPartSize, first, digests)
@@ -188,94 +225,46 @@ export class HistoryWriter {
   }
 
   /**
-   * Whether a first sync's records of `connectionId` wait for their days' filing: only when this writer
-   * began deferring them on a connection with no history, so its sieve knows every key that can be held.
-   */
-  private async defers(connectionId: string): Promise<boolean> {
-    if (this.#deferred.has(connectionId)) return true
-    if (await hasHistory(this.db, connectionId)) return false
-    this.#deferred.set(connectionId, new DeferredDays())
-    return true
-  }
-
-  /**
    * A first sync's records: into new parts now (a record this sync wrote before replaced where it
    * stands), their days listed as unfiled in the same transaction, and the days filed once
    * DEFERRED_RECORDS records wait.
    */
   private async putDeferred(connectionId: string, records: readonly HistoryRecord[]): Promise<void> {
-    const { db } = this
-    const held = this.#deferred.get(connectionId) as DeferredDays
-    this.#settled.delete(connectionId)
-    this.#deferredWrites.set(connectionId, (this.#deferredWrites.get(connectionId) ?? 0) + 1)
-    this.loseOnAbort(held)
-    await putHistoryParts(db, connectionId, records, this.historyPartSize, true, (k) => held.mayBeHeld(k))
-    const key = deferredDaysKey(connectionId)
-    const kept = held.lost ? daysOfSetting(await db.settings.get(key)) : []
-    if (held.add(records))
-      await db.settings.put({ key, value: [...new Set([...kept, ...held.listed()])].sort((a, b) => a - b) })
+    const held = (key: RecordKey) => this.#history.mayBeHeld(connectionId, key)
+    await putHistoryParts(this.db, connectionId, records, this.historyPartSize, true, held)
     await rememberStores(this.db, connectionId, records)
-    if (held.count >= this.deferredRecords) await this.fileDeferredDays(connectionId)
-  }
-
-  /** A failed transaction leaves what `deferred` holds unreliable: its days are then read from the cache. */
-  private loseOnAbort(deferred: DeferredDays): void {
-    const tx = Dexie.currentTransaction
-    if (!tx) return
-    tx.on('abort', () => deferred.lose())
-    tx.on('error', () => deferred.lose())
+    await this.#history.hold(connectionId, records)
   }
 
   /**
-   * Files the days a first sync left unfiled: from the records this writer holds for them, or, for days
-   * listed by a run that ended in a crash or a failed transaction, from the records stored on them. Joins
-   * the caller's transaction, which must include historyTables(); without one, runs in its own.
+   * Files the days a first sync left unfiled, history's and the charge list's: from the records this
+   * writer holds for them, or, for days listed by a run that ended in a crash or a failed transaction,
+   * from the records stored on them. Joins the caller's transaction, which must include historyTables()
+   * and chargeTables(); without one, runs in its own.
    */
   async fileDeferredDays(connectionId: string): Promise<void> {
-    if (this.#settled.has(connectionId)) return
-    const { db } = this
-    const tx = Dexie.currentTransaction
+    if (this.#history.isSettled(connectionId) && this.#charges.isSettled(connectionId)) return
     // An async scope: Dexie keeps the transaction open across its awaits.
-    if (!tx)
-      return db.transaction('rw', this.historyTables(), async () => {
+    if (!Dexie.currentTransaction)
+      return this.db.transaction('rw', this.dayFilingTables(), async () => {
         await this.fileDeferredDays(connectionId)
       })
-    const writes = this.#deferredWrites.get(connectionId)
-    const deferred = this.#deferred.get(connectionId)
-    if (deferred) this.loseOnAbort(deferred)
-    const listed = daysOfSetting(await db.settings.get(deferredDaysKey(connectionId)))
-    // What is held is taken even when no day is listed (the connection's synced data cleared since).
-    const records = deferred?.take()
-    if (listed.length > 0) {
-      const filed = new Set<number>()
-      if (records && records.length > 0) {
-        await putDigests(
-          db,
-          connectionId,
-          records,
-          await storedDigestRows(db.dayDigests, connectionId, records),
-        )
-        await putTokens(db.dayTokens, connectionId, records, this.partSize)
-        for (const r of records) filed.add(searchDayOf(r.createdAt))
-      }
-      const rest = listed.filter((d) => !filed.has(d))
-      if (rest.length > 0) await refileDays(db, connectionId, rest, this.partSize)
-      await db.settings.delete(deferredDaysKey(connectionId))
-    }
-    // Settled once this transaction has committed: a failed one leaves the days listed.
-    tx.on('complete', () => {
-      if (this.#deferredWrites.get(connectionId) === writes) this.#settled.add(connectionId)
-    })
+    await this.#history.file(connectionId)
+    await this.#charges.file(connectionId)
+  }
+
+  /** The tables a filing of deferred days writes: history's and the charge list's. */
+  private dayFilingTables(): Table[] {
+    return [...new Set([...this.historyTables(), ...this.chargeTables()])]
   }
 
   /**
    * Files the days every stopped first sync left listed (a crash or a quit before the run's end), so the
-   * ledger's counts and searches hold those records from the cache's opening on, offline too, not only
-   * once the next sync starts. Returns the connections filed.
+   * ledger's counts and searches and Month-end hold those records from the cache's opening on, offline
+   * too, not only once the next sync starts. Returns the connections filed.
    */
   async fileStoppedFirstSyncs(): Promise<string[]> {
-    const keys = await this.db.settings.where('key').startsWith(deferredDaysKey('')).primaryKeys()
-    const connections = keys.map((k) => String(k).slice(deferredDaysKey('').length))
+    const connections = [...new Set([...(await this.#history.stopped()), ...(await this.#charges.stopped())])]
     for (const connectionId of connections) await this.fileDeferredDays(connectionId)
     return connections
   }
@@ -326,7 +315,7 @@ export class HistoryWriter {
   /** The tables putPages writes: a caller's own transaction must include them. */
   pageTables(): Table[] {
     const { db } = this
-    return [...this.historyTables(), ...this.chargeTables(), db.checkpoints, db.markDays]
+    return [...this.dayFilingTables(), db.checkpoints, db.markDays]
   }
 
   /**
@@ -384,7 +373,7 @@ export class HistoryWriter {
     const { db } = this
     const [lo, hi] = connectionBounds(connectionId)
     await clearHistory(db, connectionId)
-    await db.settings.delete(deferredDaysKey(connectionId))
+    await db.settings.bulkDelete([deferredDaysKey(connectionId), deferredChargeDaysKey(connectionId)])
     await db.dayDigests.where('[connectionId+day]').between(lo, hi).delete()
     await db.daySummaries.where('[connectionId+day]').between(lo, hi).delete()
     await db.dayTokens.where('[connectionId+day+part]').between(lo, hi).delete()

@@ -7,6 +7,7 @@ import type { ChargeItem } from '../../../electron/shared/payment-api'
 import { CHARGE_PART_SIZE, chargeDayRowsOf } from '../../../src/db/charge-days'
 import { ChargesRepository } from '../../../src/db/charges-repository'
 import { dayDigestRowsOf } from '../../../src/db/day-digests'
+import { chargeDigestOf } from '../../../src/domain/digests'
 import { dayTokenRowsOf, tokenColumnsOf, TOKEN_PART_SIZE } from '../../../src/db/day-tokens'
 import { MarkingService } from '../../../src/db/marking-service'
 import { MarksRepository } from '../../../src/db/marks-repository'
@@ -125,6 +126,16 @@ async function expectCacheEqualsSandbox(h: Harness): Promise<void> {
   expect(chargeParts.reduce((n, p) => n + p.charges.length, 0)).toBe(charges.length)
   for (const r of chargeDays) r.ids.forEach((id, i) => expect(held.get(id)).toBe(`${r.day}:${r.parts[i]}`))
   expect(chargeParts.every((p) => p.charges.length > 0 && p.charges.length <= CHARGE_PART_SIZE)).toBe(true)
+  // What Month-end reads of the charges (the day rows' columns), and the charges found by id through the
+  // day rows, say the same as the parts.
+  const repo = new ChargesRepository(h.db)
+  expect(await repo.digestsInRange(h.connectionId, -Infinity, Infinity)).toEqual(charges.map(chargeDigestOf))
+  expect(
+    await repo.getMany(
+      h.connectionId,
+      charges.map((c) => c.id),
+    ),
+  ).toEqual(charges)
 }
 
 async function control(h: Harness, path: string, body: unknown): Promise<Record<string, unknown>> {

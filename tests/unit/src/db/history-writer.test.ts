@@ -106,6 +106,8 @@ describe('no other code writes the day indexes or the charges', () => {
   const ALLOWED = new Set([
     'db/history-writer.ts',
     'db/deferred-days.ts',
+    'db/deferred-history.ts',
+    'db/deferred-charges.ts',
     'db/day-digests.ts',
     'db/day-tokens.ts',
     'db/charge-days.ts',
