@@ -182,12 +182,16 @@ export async function stagedRecords<R extends RecordRef>(
   if (refs.length === 0) return []
   const holders = await heldIn(next.historyParts, refs)
   const out = holders.map((k): StagedRecord | undefined => (k ? { day: k[1] } : undefined))
-  const timed = new Map<string, StagedRecord>()
+  // The refs whose time is wanted, by record (several refs can name one record), and their days.
+  const timed = new Map<string, StagedRecord[]>()
   const days = new Map<string, [string, number]>()
   refs.forEach((ref, i) => {
     const at = out[i]
     if (!at || !needsTime(ref, at.day)) return
-    timed.set(idOf(ref), at)
+    const id = idOf(ref)
+    const same = timed.get(id)
+    if (same) same.push(at)
+    else timed.set(id, [at])
     days.set(`${ref.connectionId}\u0001${at.day}`, [ref.connectionId, at.day])
   })
   if (timed.size === 0) return out
@@ -196,17 +200,17 @@ export async function stagedRecords<R extends RecordRef>(
     connectionId: string
     records: readonly { key: RecordKey; createdAt: number }[]
   }) => {
-    for (const r of held.records) {
-      const at = timed.get(`${held.connectionId}\u0001${r.key}`)
-      if (at) at.createdAt = r.createdAt
-    }
+    for (const r of held.records)
+      for (const at of timed.get(`${held.connectionId}\u0001${r.key}`) ?? []) at.createdAt = r.createdAt
   }
   const digests = await readInChunks([...days.values()], (keys) => next.dayDigests.bulkGet(keys))
   for (const row of digests) if (row) note(row)
+  // Only the parts holding a wanted record its day's digests did not list (a day not filed yet).
   const partKeys = new Map<string, PartKey>()
   refs.forEach((ref, i) => {
     const k = holders[i]
-    if (k && timed.get(idOf(ref))?.createdAt === undefined)
+    const wanted = timed.get(idOf(ref))
+    if (k && wanted?.some((at) => at.createdAt === undefined))
       partKeys.set(`${k[0]}\u0001${k[1]}\u0001${k[2]}`, k)
   })
   if (partKeys.size === 0) return out
