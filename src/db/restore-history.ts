@@ -21,6 +21,7 @@ import { HISTORY_PART_SIZE, historyPartRowsOf, type PartKey } from './history-pa
 import { byTimeThenKey, searchDayBounds } from './history-record'
 import { KeySieve } from './key-sieve'
 import { readInChunks } from './repository-helpers'
+import { writeUntracked } from './untracked-writes'
 
 type PartsTable = GenerationTables['historyParts']
 
@@ -61,7 +62,8 @@ export class RestoredHistory {
   async fileDays(parts: PartsTable, days: readonly HistoryRecord[][], lineOf: LineOf): Promise<void> {
     const records = days.flat()
     await this.#refuseDuplicates(parts, records, lineOf)
-    await parts.bulkAdd(historyPartRowsOf(records, this.partSize))
+    // The next generation's slot, which nothing reads until the switch: untracked-writes.ts.
+    await writeUntracked(parts, historyPartRowsOf(records, this.partSize), 'add')
   }
 
   /**
