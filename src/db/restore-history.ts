@@ -88,25 +88,37 @@ export class RestoredHistory {
     records: readonly HistoryRecord[],
     lineOf: LineOf,
   ): Promise<void> {
-    const inLineOrder = [...records].sort((a, b) => lineOf(a) - lineOf(b))
     const ids = new Set<string>()
-    let repeated: HistoryRecord | undefined
+    let twice = false
     const suspects: HistoryRecord[] = []
-    for (const r of inLineOrder) {
+    for (const r of records) {
       const id = idOf(r)
-      if (ids.has(id)) repeated ??= r
+      if (ids.has(id)) twice = true
       ids.add(id)
       if (this.#seen.has(id)) suspects.push(r)
     }
+    // Lines are compared only where a key does repeat: the records' order is not the file's.
+    let repeated = twice ? firstRepeated(records, lineOf) : undefined
     if (suspects.length > 0) {
       const held = await heldIn(parts, suspects)
-      const earlier = suspects.find((_, i) => held[i] !== undefined)
-      if (earlier && (!repeated || lineOf(earlier) < lineOf(repeated))) repeated = earlier
+      for (const [i, r] of suspects.entries())
+        if (held[i] !== undefined && (!repeated || lineOf(r) < lineOf(repeated))) repeated = r
     }
     if (repeated)
       throw new BackupError('duplicate_key', { table: 'history', line: lineOf(repeated), key: repeated.key })
     for (const id of ids) this.#seen.add(id)
   }
+}
+
+/** The record of the earliest line whose key an earlier line of `records` already gave. */
+function firstRepeated(records: readonly HistoryRecord[], lineOf: LineOf): HistoryRecord | undefined {
+  const ids = new Set<string>()
+  for (const r of [...records].sort((a, b) => lineOf(a) - lineOf(b))) {
+    const id = idOf(r)
+    if (ids.has(id)) return r
+    ids.add(id)
+  }
+  return undefined
 }
 
 /**
