@@ -111,14 +111,27 @@ export function historyPartRowsOf(
 ): HistoryPartRecord[] {
   const parts: HistoryPartRecord[] = []
   for (const [connectionId, days] of byConnectionDay(records))
-    for (const [day, keyed] of days) {
-      const all = [...keyed.values()]
-      for (let i = 0; i < all.length; i += partSize) {
-        const slice = all.slice(i, i + partSize)
-        const rows = slice.map(storedHistoryRowOf)
-        parts.push(indexed({ connectionId, day, part: i / partSize, rows }, slice))
-      }
-    }
+    for (const [day, keyed] of days)
+      parts.push(...dayPartRowsOf(connectionId, day, [...keyed.values()], partSize))
+  return parts
+}
+
+/**
+ * The parts of one whole day of a connection built from scratch, its records (each key once, all created
+ * on UTC `day`) in the order given: what historyPartRowsOf gives for them, without grouping them again.
+ */
+export function dayPartRowsOf(
+  connectionId: string,
+  day: number,
+  records: readonly HistoryRecord[],
+  partSize = HISTORY_PART_SIZE,
+): HistoryPartRecord[] {
+  const parts: HistoryPartRecord[] = []
+  for (let i = 0; i < records.length; i += partSize) {
+    const slice = records.slice(i, i + partSize)
+    const rows = slice.map(storedHistoryRowOf)
+    parts.push(indexed({ connectionId, day, part: i / partSize, rows }, slice))
+  }
   return parts
 }
 

@@ -17,8 +17,8 @@ import type { HistoryRecord, RecordKey } from '../domain/records'
 import { BackupError } from './backup-format'
 import type { GenerationTables } from './database'
 import { recordsOf } from './history-part-reads'
-import { HISTORY_PART_SIZE, historyPartRowsOf, type PartKey } from './history-parts'
-import { byTimeThenKey, searchDayBounds } from './history-record'
+import { dayPartRowsOf, HISTORY_PART_SIZE, historyPartRowsOf, type PartKey } from './history-parts'
+import { byTimeThenKey, searchDayBounds, searchDayOf } from './history-record'
 import { KeySieve } from './key-sieve'
 import { readInChunks } from './repository-helpers'
 import { writeUntracked } from './untracked-writes'
@@ -60,10 +60,15 @@ export class RestoredHistory {
    * built from scratch. Refuses a key given twice. In a transaction over the parts.
    */
   async fileDays(parts: PartsTable, days: readonly HistoryRecord[][], lineOf: LineOf): Promise<void> {
-    const records = days.flat()
-    await this.#refuseDuplicates(parts, records, lineOf)
+    await this.#refuseDuplicates(parts, days.flat(), lineOf)
+    // Each day's records are one connection's, created on one UTC day, each key once (refused above).
+    const rows = days.flatMap((records) => {
+      const first = records[0]
+      if (!first) return []
+      return dayPartRowsOf(first.connectionId, searchDayOf(first.createdAt), records, this.partSize)
+    })
     // The next generation's slot, which nothing reads until the switch: untracked-writes.ts.
-    await writeUntracked(parts, historyPartRowsOf(records, this.partSize), 'add')
+    await writeUntracked(parts, rows, 'add')
   }
 
   /**
