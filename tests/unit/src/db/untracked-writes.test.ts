@@ -6,6 +6,7 @@
 import Dexie from 'dexie'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ClosebookDb } from '../../../../src/db/database'
+import type { DayTokensRecord } from '../../../../src/db/storage-rows'
 import { writeUntracked } from '../../../../src/db/untracked-writes'
 import { CONN, openDb } from './fixtures'
 
@@ -20,8 +21,8 @@ afterEach(() => {
 })
 
 /** Token rows of `days` (the shape of a day's search part is not what these tests are about). */
-const rowsOf = (days: readonly number[]) =>
-  days.map((day) => ({ connectionId: CONN, day, part: 0, keys: [], times: [], tokens: '' }))
+const rowsOf = (days: readonly number[]): DayTokensRecord[] =>
+  days.map((day) => ({ connectionId: CONN, day, part: 0, keys: [], times: [], texts: [], fields: [] }))
 
 const next = () => db.generationTables(2)
 
