@@ -12,6 +12,7 @@ import { packedSummaryRowOf, summaryOf } from './day-summaries'
 import { byDayAndKey, byTimeThenKey, searchDayOf } from './history-record'
 import type { HistoryRecord, MarkTarget, RecordDigest, RecordKey } from '../domain/records'
 import type { DayDigestRecord, StoredDaySummaryRow } from './storage-rows'
+import { writeUntracked } from './untracked-writes'
 
 type DayKey = [string, number]
 
@@ -31,15 +32,21 @@ export function daySummaryRowOf(row: DayDigestRecord): StoredDaySummaryRow {
 
 /**
  * Writes whole digest rows and their summaries (`add`: into tables built from scratch, failing on a key
- * already there). In a transaction that includes both tables, so a summary never outlives its row's
- * version. Both requests go out together, with no await between them.
+ * already there; `untracked`: replacing, into a restore's next generation, which nothing reads until its
+ * switch: untracked-writes.ts). In a transaction that includes both tables, so a summary never outlives
+ * its row's version. Both requests go out together, with no await between them.
  */
 export function putDigestRows(
   tables: DigestTables,
   rows: readonly DayDigestRecord[],
-  how: 'put' | 'add' = 'put',
+  how: 'put' | 'add' | 'untracked' = 'put',
 ): Promise<unknown> {
   const summaries = rows.map(daySummaryRowOf)
+  if (how === 'untracked')
+    return Promise.all([
+      writeUntracked(tables.dayDigests, rows, 'put'),
+      writeUntracked(tables.daySummaries, summaries, 'put'),
+    ])
   return how === 'add'
     ? Promise.all([tables.dayDigests.bulkAdd(rows), tables.daySummaries.bulkAdd(summaries)])
     : Promise.all([tables.dayDigests.bulkPut(rows), tables.daySummaries.bulkPut(summaries)])

@@ -51,16 +51,22 @@ export interface HistoryTables {
   historyParts: Table<HistoryPartRecord, PartKey>
 }
 
-/** A part with its index entries computed from its rows. */
-function indexed(part: Omit<HistoryPartRecord, 'keys' | 'refundKeys' | 'refundTimes' | 'facets'>) {
+/**
+ * A part with its index entries computed from its rows, or from `records`, the records its rows store (in
+ * their order), where the caller has them: a lean row is not read back into a record.
+ */
+function indexed(
+  part: Omit<HistoryPartRecord, 'keys' | 'refundKeys' | 'refundTimes' | 'facets'>,
+  records?: readonly HistoryRecord[],
+) {
   const c = part.connectionId
   const keys: HistoryKey[] = []
   const refundKeys: [string, string][] = []
   const refundTimes: [string, number, string, string][] = []
   const facets = new Map<string, [string, string, string]>()
-  for (const row of part.rows) {
+  for (const [i, row] of part.rows.entries()) {
     keys.push([c, row.key])
-    const r = historyRecordOfRow(row)
+    const r = records?.[i] ?? historyRecordOfRow(row)
     if (r.type === 'refund') {
       refundKeys.push([c, r.chargeId])
       if (Number.isFinite(r.createdAt)) refundTimes.push([c, r.createdAt, r.chargeId, r.resourceId])
@@ -105,11 +111,27 @@ export function historyPartRowsOf(
 ): HistoryPartRecord[] {
   const parts: HistoryPartRecord[] = []
   for (const [connectionId, days] of byConnectionDay(records))
-    for (const [day, keyed] of days) {
-      const rows = [...keyed.values()].map(storedHistoryRowOf)
-      for (let i = 0; i < rows.length; i += partSize)
-        parts.push(indexed({ connectionId, day, part: i / partSize, rows: rows.slice(i, i + partSize) }))
-    }
+    for (const [day, keyed] of days)
+      parts.push(...dayPartRowsOf(connectionId, day, [...keyed.values()], partSize))
+  return parts
+}
+
+/**
+ * The parts of one whole day of a connection built from scratch, its records (each key once, all created
+ * on UTC `day`) in the order given: what historyPartRowsOf gives for them, without grouping them again.
+ */
+export function dayPartRowsOf(
+  connectionId: string,
+  day: number,
+  records: readonly HistoryRecord[],
+  partSize = HISTORY_PART_SIZE,
+): HistoryPartRecord[] {
+  const parts: HistoryPartRecord[] = []
+  for (let i = 0; i < records.length; i += partSize) {
+    const slice = records.slice(i, i + partSize)
+    const rows = slice.map(storedHistoryRowOf)
+    parts.push(indexed({ connectionId, day, part: i / partSize, rows }, slice))
+  }
   return parts
 }
 

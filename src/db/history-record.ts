@@ -106,7 +106,14 @@ const WORD_START = /[\p{L}\p{N}]+/gu
  * an order number whole or by any of its word parts, with no token for the text between words.
  */
 function valueTokens(value: string, out: Set<string>): void {
-  for (const chunk of value.toLowerCase().split(/\s+/)) {
+  const lower = value.toLowerCase()
+  // Printable ASCII without a space (ids, e-mail addresses, order numbers): the whole value is one chunk.
+  if (ONE_ASCII_CHUNK.test(lower)) {
+    out.add(lower.slice(0, MAX_TOKEN_LENGTH))
+    asciiWordStarts(lower, out)
+    return
+  }
+  for (const chunk of lower.split(/\s+/)) {
     if (chunk === '') continue
     // The whole chunk even when it starts with punctuation ("#123", "=SUM(…)"), then each word start.
     out.add(chunk.slice(0, MAX_TOKEN_LENGTH))
@@ -116,6 +123,9 @@ function valueTokens(value: string, out: Set<string>): void {
         out.add(chunk.slice(word.index, word.index + MAX_TOKEN_LENGTH))
   }
 }
+
+/** A non-empty value of printable ASCII but the space: no whitespace splits it. */
+const ONE_ASCII_CHUNK = /^[!-~]+$/
 
 /** Whether a string is all printable ASCII (a control character takes the general path). */
 const isAscii = (s: string): boolean => !/[^ -~]/.test(s)

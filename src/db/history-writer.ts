@@ -35,6 +35,7 @@ import { flagChangedMarks } from './marks-repository'
 import type { ChargeRecord, HistoryRecord, RecordKey, SyncCheckpoint } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
 import { rememberStores } from './store-names'
+import { writeUntracked } from './untracked-writes'
 
 /** The fingerprint rule lives with the reconciliation logic; the cache only compares. */
 export type FingerprintOf = (record: HistoryRecord) => string
@@ -157,18 +158,23 @@ export class HistoryWriter {
 
   /** Adds charges to an empty cache (a whole-cache restore), their day rows and parts built from scratch. */
   async addFreshCharges(records: readonly ChargeRecord[]): Promise<void> {
-    await this.fileFreshCharges(records, this.db)
+    await this.fileFreshCharges(records, this.db, false)
   }
 
   /**
-   * Files whole days of charges in day tables built from scratch: a restore's staging copies or an empty
-   * cache. In a transaction over both tables.
+   * Files whole days of charges in day tables built from scratch: a restore's next generation, which
+   * nothing reads until the switch (`untracked`: untracked-writes.ts), or an empty cache. In a
+   * transaction over both tables.
    */
-  async fileFreshCharges(records: readonly ChargeRecord[], target: ChargeDayTables): Promise<void> {
+  async fileFreshCharges(records: readonly ChargeRecord[], target: ChargeDayTables, untracked = true) {
     for (const [connectionId, mine] of byConnection(records)) {
-      const rows = chargeDayRowsOf(connectionId, mine, this.chargePartSize)
-      await target.chargeDays.bulkAdd(rows.chargeDays)
-      await target.chargeParts.bulkAdd(rows.chargeParts)
+      const { chargeDays, chargeParts } = chargeDayRowsOf(connectionId, mine, this.chargePartSize)
+      if (untracked)
+        await Promise.all([
+          writeUntracked(target.chargeDays, chargeDays, 'add'),
+          writeUntracked(target.chargeParts, chargeParts, 'add'),
+        ])
+      else await Promise.all([target.chargeDays.bulkAdd(chargeDays), target.chargeParts.bulkAdd(chargeParts)])
     }
   }
 
@@ -282,12 +288,15 @@ export class HistoryWriter {
 
   /**
    * Files one whole day's records (or several whole days) in day-index tables built from scratch: a
-   * restore's staging copies (backup-stream.ts), which it then switches in whole. The same rows addFresh
-   * writes, so staged and live indexes cannot differ. Joins the caller's transaction over both tables.
+   * restore's next generation (backup-stream.ts), which nothing reads until the switch (written untracked:
+   * untracked-writes.ts). The same rows addFresh writes, so restored and live indexes cannot differ. Joins
+   * the caller's transaction over the three tables.
    */
   async fileFreshDays(records: readonly HistoryRecord[], target: FreshDayTables): Promise<void> {
-    await putDigestRows(target, dayDigestRowsOf(records))
-    await target.dayTokens.bulkPut(dayTokenRowsOf(records))
+    await Promise.all([
+      putDigestRows(target, dayDigestRowsOf(records), 'untracked'),
+      writeUntracked(target.dayTokens, dayTokenRowsOf(records), 'put'),
+    ])
   }
 
   /** Empties day tables being built from scratch (a restore's next generation). In a transaction over both. */

@@ -17,10 +17,11 @@ import type { HistoryRecord, RecordKey } from '../domain/records'
 import { BackupError } from './backup-format'
 import type { GenerationTables } from './database'
 import { recordsOf } from './history-part-reads'
-import { HISTORY_PART_SIZE, historyPartRowsOf, type PartKey } from './history-parts'
-import { byTimeThenKey, searchDayBounds } from './history-record'
+import { dayPartRowsOf, HISTORY_PART_SIZE, historyPartRowsOf, type PartKey } from './history-parts'
+import { byTimeThenKey, searchDayBounds, searchDayOf } from './history-record'
 import { KeySieve } from './key-sieve'
 import { readInChunks } from './repository-helpers'
+import { writeUntracked } from './untracked-writes'
 
 type PartsTable = GenerationTables['historyParts']
 
@@ -59,9 +60,15 @@ export class RestoredHistory {
    * built from scratch. Refuses a key given twice. In a transaction over the parts.
    */
   async fileDays(parts: PartsTable, days: readonly HistoryRecord[][], lineOf: LineOf): Promise<void> {
-    const records = days.flat()
-    await this.#refuseDuplicates(parts, records, lineOf)
-    await parts.bulkAdd(historyPartRowsOf(records, this.partSize))
+    await this.#refuseDuplicates(parts, days.flat(), lineOf)
+    // Each day's records are one connection's, created on one UTC day, each key once (refused above).
+    const rows = days.flatMap((records) => {
+      const first = records[0]
+      if (!first) return []
+      return dayPartRowsOf(first.connectionId, searchDayOf(first.createdAt), records, this.partSize)
+    })
+    // The next generation's slot, which nothing reads until the switch: untracked-writes.ts.
+    await writeUntracked(parts, rows, 'add')
   }
 
   /**
@@ -86,25 +93,37 @@ export class RestoredHistory {
     records: readonly HistoryRecord[],
     lineOf: LineOf,
   ): Promise<void> {
-    const inLineOrder = [...records].sort((a, b) => lineOf(a) - lineOf(b))
     const ids = new Set<string>()
-    let repeated: HistoryRecord | undefined
+    let twice = false
     const suspects: HistoryRecord[] = []
-    for (const r of inLineOrder) {
+    for (const r of records) {
       const id = idOf(r)
-      if (ids.has(id)) repeated ??= r
+      if (ids.has(id)) twice = true
       ids.add(id)
       if (this.#seen.has(id)) suspects.push(r)
     }
+    // Lines are compared only where a key does repeat: the records' order is not the file's.
+    let repeated = twice ? firstRepeated(records, lineOf) : undefined
     if (suspects.length > 0) {
       const held = await heldIn(parts, suspects)
-      const earlier = suspects.find((_, i) => held[i] !== undefined)
-      if (earlier && (!repeated || lineOf(earlier) < lineOf(repeated))) repeated = earlier
+      for (const [i, r] of suspects.entries())
+        if (held[i] !== undefined && (!repeated || lineOf(r) < lineOf(repeated))) repeated = r
     }
     if (repeated)
       throw new BackupError('duplicate_key', { table: 'history', line: lineOf(repeated), key: repeated.key })
     for (const id of ids) this.#seen.add(id)
   }
+}
+
+/** The record of the earliest line whose key an earlier line of `records` already gave. */
+function firstRepeated(records: readonly HistoryRecord[], lineOf: LineOf): HistoryRecord | undefined {
+  const ids = new Set<string>()
+  for (const r of [...records].sort((a, b) => lineOf(a) - lineOf(b))) {
+    const id = idOf(r)
+    if (ids.has(id)) return r
+    ids.add(id)
+  }
+  return undefined
 }
 
 /**
@@ -182,12 +201,16 @@ export async function stagedRecords<R extends RecordRef>(
   if (refs.length === 0) return []
   const holders = await heldIn(next.historyParts, refs)
   const out = holders.map((k): StagedRecord | undefined => (k ? { day: k[1] } : undefined))
-  const timed = new Map<string, StagedRecord>()
+  // The refs whose time is wanted, by record (several refs can name one record), and their days.
+  const timed = new Map<string, StagedRecord[]>()
   const days = new Map<string, [string, number]>()
   refs.forEach((ref, i) => {
     const at = out[i]
     if (!at || !needsTime(ref, at.day)) return
-    timed.set(idOf(ref), at)
+    const id = idOf(ref)
+    const same = timed.get(id)
+    if (same) same.push(at)
+    else timed.set(id, [at])
     days.set(`${ref.connectionId}\u0001${at.day}`, [ref.connectionId, at.day])
   })
   if (timed.size === 0) return out
@@ -196,17 +219,17 @@ export async function stagedRecords<R extends RecordRef>(
     connectionId: string
     records: readonly { key: RecordKey; createdAt: number }[]
   }) => {
-    for (const r of held.records) {
-      const at = timed.get(`${held.connectionId}\u0001${r.key}`)
-      if (at) at.createdAt = r.createdAt
-    }
+    for (const r of held.records)
+      for (const at of timed.get(`${held.connectionId}\u0001${r.key}`) ?? []) at.createdAt = r.createdAt
   }
   const digests = await readInChunks([...days.values()], (keys) => next.dayDigests.bulkGet(keys))
   for (const row of digests) if (row) note(row)
+  // Only the parts holding a wanted record its day's digests did not list (a day not filed yet).
   const partKeys = new Map<string, PartKey>()
   refs.forEach((ref, i) => {
     const k = holders[i]
-    if (k && timed.get(idOf(ref))?.createdAt === undefined)
+    const wanted = timed.get(idOf(ref))
+    if (k && wanted?.some((at) => at.createdAt === undefined))
       partKeys.set(`${k[0]}\u0001${k[1]}\u0001${k[2]}`, k)
   })
   if (partKeys.size === 0) return out

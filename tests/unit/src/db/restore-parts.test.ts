@@ -24,7 +24,19 @@ import { KeySieve } from '../../../../src/db/key-sieve'
 import { periodOfDay } from '../../../../src/db/restore-history'
 import { searchDayOf } from '../../../../src/db/history-record'
 import type { HistoryRecord, RecordKey } from '../../../../src/domain/records'
-import { CONN, HOUR, T0, connectionRow, historyItem, mark, openDb, putMarks, uuid } from './fixtures'
+import {
+  CONN,
+  HOUR,
+  T0,
+  auditEntry,
+  connectionRow,
+  historyItem,
+  mark,
+  openDb,
+  putMarks,
+  uuid,
+} from './fixtures'
+import { appendAuditEntries } from '../../../../src/db/audit-repository'
 import { backupText, fillCache, leftoverRows, refusal } from './backup-support'
 
 /** Records per part in these tests: days of ~24 records fill several parts. */
@@ -233,6 +245,70 @@ describe('marks find their records in the restored parts', () => {
       expect(error.code).toBe('mark_contradicts_record')
       expect(error.params).toMatchObject({ key, actual: '2026-10' })
     }
+  })
+})
+
+describe('a restore reads a record’s time only where its period needs it', () => {
+  /** A synced cache with marks and two audit entries each on a record of 1 October and of 2 October. */
+  async function audited(): Promise<{ text: string; keys: RecordKey[] }> {
+    const all = records()
+    await sync(synced, all)
+    const onDays = [all[2]!, all[30]!]
+    await putMarks(
+      synced,
+      onDays.map((r) => mark(r.key)),
+      (m) => all.find((r) => r.key === m.key)!.createdAt,
+    )
+    const entries = onDays.flatMap((r) => [
+      auditEntry({ key: r.key }),
+      auditEntry({ key: r.key, action: 'note', after: 'checked' }),
+    ])
+    await synced.transaction('rw', synced.audit, () => appendAuditEntries(synced.audit, entries))
+    return { text: await backupText(synced), keys: onDays.map((r) => r.key) }
+  }
+
+  /** Counts the records' parts `db` reads by key (bulkGet) in either generation's slot. */
+  function countPartReads(db: ClosebookDb): { keys: number } {
+    const reads = { keys: 0 }
+    db.use({
+      stack: 'dbcore',
+      name: 'part reads',
+      create: (core) => ({
+        ...core,
+        table: (name) => {
+          const table = core.table(name)
+          if (!name.endsWith('historyParts')) return table
+          return {
+            ...table,
+            getMany: (req) => {
+              reads.keys += req.keys.length
+              return table.getMany(req)
+            },
+          }
+        },
+      }),
+    })
+    return reads
+  }
+
+  it('from a file in time order: from its day’s digests, reading no part', async () => {
+    const { text } = await audited()
+    const reads = countPartReads(restored)
+    await (
+      await restoreBackupFile(restored, new Blob([text]), { pageRows: 5, historyPartSize: PART })
+    ).cleanup
+    expect(await restored.markDays.toArray()).toEqual(await synced.markDays.toArray())
+    expect(reads.keys).toBe(0)
+  })
+
+  it('an audit entry whose period its record contradicts, beside another about the same record', async () => {
+    const { text, keys } = await audited()
+    const first = text.split('\n').findIndex((l) => l.includes(`"key":"${keys[0]}"`) && l.includes('"actor"'))
+    const lines = text.split('\n')
+    lines[first] = JSON.stringify({ ...(JSON.parse(lines[first]!) as object), period: '2026-08' })
+    const error = await refusal(restoreBackupFile(restored, new Blob([lines.join('\n')]), { pageRows: 5 }))
+    expect(error.code).toBe('audit_contradicts_record')
+    expect(error.params).toMatchObject({ key: keys[0], period: '2026-08', actual: '2026-10' })
   })
 })
 
