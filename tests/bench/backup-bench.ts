@@ -242,6 +242,7 @@ async function backupBench(wanted: number, roundTrip: boolean): Promise<BackupRo
     charges: data.charges.length,
     timeZone: 'Asia/Tokyo',
     host,
+    gzip: process.env['BACKUP_BENCH_GZIP'] === '1',
     layout: process.env['BACKUP_BENCH_LAYOUT'] === 'rows' ? 'rows' : 'parts',
   }
   // Chromium's CPU time at each stage the page reports, once the profile is known: the cost of each stage.

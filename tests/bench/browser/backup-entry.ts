@@ -24,6 +24,7 @@ import { periodOf } from '../../../src/domain/periods'
 import { setDesktopApiForTests } from '../../../src/platform'
 import { createHttpTransport } from '../../../src/platform/http-transport'
 import { writeFileThroughHost } from '../../../src/platform/files'
+import { gzipBase64Chunks } from '../../../src/platform/gzip-chunks'
 import type { BackupBenchArgs, BackupRunResult, RestoreRunResult } from '../shared/backup-bench-types'
 import { reporting } from './page-errors'
 
@@ -166,7 +167,11 @@ async function backupRun(args: BackupBenchArgs): Promise<BackupRunResult> {
           },
   } as Pick<DesktopApi, 'files'> as DesktopApi)
   t = performance.now()
-  await writeFileThroughHost('closebook-backup.jsonl', 'application/json', streamBackup(db))
+  await writeFileThroughHost(
+    'closebook-backup.jsonl',
+    'application/json',
+    args.gzip ? gzipBase64Chunks(streamBackup(db)) : streamBackup(db),
+  )
   const backupMs = performance.now() - t
   db.close()
   return {

@@ -14,6 +14,7 @@ export interface BackupBenchArgs {
    * counted in the page and not sent: what the page spends on its own.
    */
   host: BackupBenchHost
+  gzip?: boolean
   /**
    * How history is filled: 'parts' (the default) through the history writer into its day parts, as a sync
    * stores it now; 'rows' one row of `history` per record, as caches written before day parts hold it
