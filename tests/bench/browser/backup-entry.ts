@@ -1,7 +1,7 @@
 /**
  * Runs in Chromium (real IndexedDB): fills a cache with the sandbox's records (streamed in by `__items`),
  * marks every tenth record with its audit entry, then backs it up with the app's streamBackup, handing
- * each chunk to Node (`__write`, which appends to a file as the host does). Node then chooses that file
+ * each chunk to Node (the web host's files calls, or `__write`, which appends to a file as the host does). Node then chooses that file
  * in the page's file input, and `__restore` checks and restores it into a second, empty cache with the
  * app's checkBackupFile and restoreBackupFile: a disk-backed File read through file.stream().
  */
@@ -24,7 +24,6 @@ import { periodOf } from '../../../src/domain/periods'
 import { setDesktopApiForTests } from '../../../src/platform'
 import { createHttpTransport } from '../../../src/platform/http-transport'
 import { writeFileThroughHost } from '../../../src/platform/files'
-import { gzipBase64Chunks } from '../../../src/platform/gzip-chunks'
 import type { BackupBenchArgs, BackupRunResult, RestoreRunResult } from '../shared/backup-bench-types'
 import { reporting } from './page-errors'
 
@@ -32,7 +31,7 @@ const CONNECTION = 'bench-connection'
 const CHUNK = 5000
 
 type Feed = (offset: number, count: number) => Promise<string>
-type Write = (chunk: string) => Promise<number>
+type Write = (chunk: string, base64: boolean) => Promise<number>
 const page = window as unknown as {
   __items: Feed
   __charges: Feed
@@ -159,7 +158,8 @@ async function backupRun(args: BackupBenchArgs): Promise<BackupRunResult> {
             begin: () => Promise.resolve({ fileId: 'backup' }),
             append: async (a) => {
               chars += a.chunk.length
-              const bytesWritten = args.host === 'hostless' ? chars : await timed(() => page.__write(a.chunk))
+              const bytesWritten =
+                args.host === 'hostless' ? chars : await timed(() => page.__write(a.chunk, !args.text))
               return { bytesWritten }
             },
             finish: () => Promise.resolve({ savedTo: 'path', path: '', fileName: 'closebook-backup.jsonl' }),
@@ -168,9 +168,9 @@ async function backupRun(args: BackupBenchArgs): Promise<BackupRunResult> {
   } as Pick<DesktopApi, 'files'> as DesktopApi)
   t = performance.now()
   await writeFileThroughHost(
-    'closebook-backup.jsonl',
-    'application/json',
-    args.gzip ? gzipBase64Chunks(streamBackup(db)) : streamBackup(db),
+    args.text ? 'closebook-backup.jsonl' : 'closebook-backup.jsonl.gz',
+    args.text ? 'application/json' : 'application/gzip',
+    streamBackup(db),
   )
   const backupMs = performance.now() - t
   db.close()

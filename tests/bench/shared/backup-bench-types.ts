@@ -14,7 +14,11 @@ export interface BackupBenchArgs {
    * counted in the page and not sent: what the page spends on its own.
    */
   host: BackupBenchHost
-  gzip?: boolean
+  /**
+   * The backup written as plain text (BACKUP_BENCH_TEXT=1), as the app wrote it before it wrote gzip;
+   * else gzip-compressed and sent as base64, as the app writes it.
+   */
+  text?: boolean
   /**
    * How history is filled: 'parts' (the default) through the history writer into its day parts, as a sync
    * stores it now; 'rows' one row of `history` per record, as caches written before day parts hold it
