@@ -14,6 +14,16 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
+/** A writer whose finished file is moved to `target`. */
+const writerTo = (target: string): FileWriter =>
+  new FileWriter({
+    dataDir: dir,
+    deliverFile: async (temp, name) => {
+      await moveIntoPlace(temp, target)
+      return { savedTo: 'path', path: target, fileName: name }
+    },
+  })
+
 const tmpFiles = async () => (await readdir(join(dir, 'tmp')).catch(() => [])).length
 
 describe('FileWriter', () => {
@@ -39,13 +49,7 @@ describe('FileWriter', () => {
 
   it('writes Shift_JIS bytes when asked, and refuses a character Shift_JIS cannot hold', async () => {
     const target = join(dir, 'yayoi.txt')
-    const files = new FileWriter({
-      dataDir: dir,
-      deliverFile: async (temp, name) => {
-        await moveIntoPlace(temp, target)
-        return { savedTo: 'path', path: target, fileName: name }
-      },
-    })
+    const files = writerTo(target)
     const id = await files.begin('yayoi.txt', 'shift_jis')
     await files.append(id, '2111,,,2026/10/01,売掛金,')
     await files.finish(id)
@@ -60,13 +64,7 @@ describe('FileWriter', () => {
 
   it('writes the bytes of base64 chunks, and refuses a chunk that is not whole base64 groups', async () => {
     const target = join(dir, 'backup.jsonl.gz')
-    const files = new FileWriter({
-      dataDir: dir,
-      deliverFile: async (temp, name) => {
-        await moveIntoPlace(temp, target)
-        return { savedTo: 'path', path: target, fileName: name }
-      },
-    })
+    const files = writerTo(target)
     const bytes = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 37) % 256))
     const id = await files.begin('backup.jsonl.gz', 'base64')
     // Each chunk alone: whole groups, the last one padded.
