@@ -4,9 +4,11 @@
  */
 import type { DeliveredFile, FileTextEncoding } from '../../electron/shared/contract/files'
 import { MAX_FILE_CHUNK_CHARS } from '../../electron/shared/contract/files'
+import { gzipBase64Chunks } from './gzip-chunks'
 import { desktopApi } from './index'
 
-export type FileMediaType = 'application/json' | 'text/csv'
+/** `application/gzip`: the chunks are text, written gzip-compressed (sent to the host as base64). */
+export type FileMediaType = 'application/json' | 'text/csv' | 'application/gzip'
 
 /**
  * One write to the host in flight while the caller prepares the next, so the two work side by side and
@@ -35,7 +37,8 @@ export class HostWriteInFlight {
  * Writes `chunks` through the host, in order. One append is in flight while the next chunk is produced:
  * the host writes chunk n as the renderer reads and formats chunk n + 1, and never more than one chunk
  * waits for it (memory holds two chunks at most). A failed append stops the file: it is cancelled, and the
- * error thrown, before any later chunk is sent.
+ * error thrown, before any later chunk is sent. An `application/gzip` file's text is compressed here and
+ * sent as base64 (gzip-chunks.ts): the host receives and writes a fraction of the text's bytes.
  */
 export async function writeFileThroughHost(
   suggestedName: string,
@@ -44,11 +47,12 @@ export async function writeFileThroughHost(
   options: { signal?: AbortSignal; onProgress?: (bytes: number) => void; encoding?: FileTextEncoding } = {},
 ): Promise<DeliveredFile> {
   const api = desktopApi()
+  const gzip = mediaType === 'application/gzip'
+  const encoding = gzip ? 'base64' : options.encoding
   const { fileId } = await api.files.begin(
-    options.encoding === undefined
-      ? { suggestedName, mediaType }
-      : { suggestedName, mediaType, encoding: options.encoding },
+    encoding === undefined ? { suggestedName, mediaType } : { suggestedName, mediaType, encoding },
   )
+  const sent = gzip ? gzipBase64Chunks(chunks) : chunks
   const writing = new HostWriteInFlight()
   const append = async (chunk: string): Promise<void> => {
     for (let at = 0; at < chunk.length; at += MAX_FILE_CHUNK_CHARS) {
@@ -60,7 +64,7 @@ export async function writeFileThroughHost(
     }
   }
   try {
-    for await (const chunk of chunks) {
+    for await (const chunk of sent) {
       options.signal?.throwIfAborted()
       await writing.idle()
       writing.start(() => append(chunk))

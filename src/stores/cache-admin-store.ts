@@ -128,14 +128,17 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
     abort = null
   }
 
-  /** Streams the backup to the host a page at a time; Cancel leaves no file. */
+  /**
+   * Streams the backup to the host a page at a time, gzip-compressed (the host then takes and writes about
+   * a tenth of the text's bytes); Cancel leaves no file.
+   */
   async function backup(): Promise<string | null> {
     const signal = begin('backup')
     try {
       const now = new Date()
       const delivered = await writeFileThroughHost(
-        `closebook-backup-${now.toISOString().slice(0, 10)}.jsonl`,
-        'application/json',
+        `closebook-backup-${now.toISOString().slice(0, 10)}.jsonl.gz`,
+        'application/gzip',
         streamBackup(appCache().db, { now, signal, sign: signDigest }),
         { signal, onProgress: (done) => (progress.value = { done, total: null }) },
       )

@@ -19,12 +19,21 @@ import {
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Page } from '@playwright/test'
+import { FileWriter } from '../../electron/services/files/file-writer'
+import { moveIntoPlace } from '../../electron/services/files/move-into-place'
+import { filesHandlers } from '../../electron/services/handlers/files-handlers'
 import { chargeItem, historyItem } from '../../electron/sandbox/serialize'
 import { chargeItemSchema, historyItemSchema } from '../../electron/shared/payment-api'
 import { measured, type MetricMap } from './metrics'
-import type { BackupBenchArgs, BackupRunResult, RestoreRunResult } from './shared/backup-bench-types'
+import type {
+  BackupBenchArgs,
+  BackupBenchHost,
+  BackupRunResult,
+  RestoreRunResult,
+} from './shared/backup-bench-types'
 import { runInChromium } from './support/chromium-runner'
 import { profilePage } from './support/cpu-profile'
+import { webHostCalls } from './support/web-host-calls'
 import { yearOfData } from './support/year-data'
 import { chromiumOf, treeCpuSeconds } from './support/proc-cpu'
 
@@ -165,6 +174,9 @@ export interface BackupWriteRun {
   bytes: number
   /** Chromium CPU seconds per stage the page reported: `backup` is the file's writing alone. */
   cpuByStage: Record<string, number>
+  /** Where the chunks went, and the CPU seconds the bench's process spent as that host during the backup. */
+  host: BackupBenchHost
+  hostCpuS: number
 }
 
 export interface BackupRoundTrip {
@@ -190,12 +202,38 @@ export async function runBackupWrite(wanted: number): Promise<BackupWriteRun> {
   return (await backupBench(wanted, false)) as BackupWriteRun
 }
 
+/** BACKUP_BENCH_HOST (http, bridge or hostless); BACKUP_BENCH_HOSTLESS=1 is hostless; else http. */
+export function backupHostOf(env: NodeJS.ProcessEnv): BackupBenchHost {
+  const asked = env['BACKUP_BENCH_HOST'] ?? (env['BACKUP_BENCH_HOSTLESS'] === '1' ? 'hostless' : 'http')
+  if (asked === 'http' || asked === 'bridge' || asked === 'hostless') return asked
+  throw new Error(`BACKUP_BENCH_HOST is http, bridge or hostless, not "${asked}"`)
+}
+
+const cpuSecondsSince = (since: NodeJS.CpuUsage | null): number => {
+  if (!since) return 0
+  const { user, system } = process.cpuUsage(since)
+  return Math.round((user + system) / 1e5) / 10
+}
+
 async function backupBench(wanted: number, roundTrip: boolean): Promise<BackupRoundTrip | BackupWriteRun> {
   const { data, names } = yearOfData(405, wanted)
   const dir = mkdtempSync(join(tmpdir(), 'closebook-backup-bench-'))
   const path = join(dir, 'closebook-backup.jsonl')
   const fd = openSync(path, 'w', 0o600)
   let bytes = 0
+  const host = backupHostOf(process.env)
+  // Main's files handlers over its FileWriter, the file delivered where the bench reads it back.
+  const files = new FileWriter({
+    dataDir: dir,
+    deliverFile: async (temp, fileName) => {
+      closeSync(fd)
+      await moveIntoPlace(temp, path)
+      bytes = statSync(path).size
+      return { savedTo: 'path', path, fileName }
+    },
+  })
+  /** The bench process's CPU when the backup began: it is the host (HTTP server, handlers, writer). */
+  let hostCpuAtBackup: NodeJS.CpuUsage | null = null
   const started = Date.now()
   const log = (s: string): void =>
     void process.stderr.write(`bench: backup: ${s} (${Math.round((Date.now() - started) / 1000)} s)\n`)
@@ -203,7 +241,9 @@ async function backupBench(wanted: number, roundTrip: boolean): Promise<BackupRo
     records: data.history.length,
     charges: data.charges.length,
     timeZone: 'Asia/Tokyo',
-    hostless: process.env['BACKUP_BENCH_HOSTLESS'] === '1',
+    host,
+    text: process.env['BACKUP_BENCH_TEXT'] === '1',
+    layout: process.env['BACKUP_BENCH_LAYOUT'] === 'rows' ? 'rows' : 'parts',
   }
   // Chromium's CPU time at each stage the page reports, once the profile is known: the cost of each stage.
   let profile = ''
@@ -216,6 +256,7 @@ async function backupBench(wanted: number, roundTrip: boolean): Promise<BackupRo
     cpuMark = { stage: next.replace(/ at record \d+$/, ''), at: now }
   }
   let bench: Page | null = null
+  let hostCpuS = 0
   let stopWriteProfile: (() => Promise<string>) | null = null
   try {
     let cacheBytes = 0
@@ -228,6 +269,7 @@ async function backupBench(wanted: number, roundTrip: boolean): Promise<BackupRo
           __stage: async (s: string) => {
             currentStage = s
             markCpu(s)
+            if (s === 'backup') hostCpuAtBackup = process.cpuUsage()
             log(s)
             // BACKUP_WRITE_PROFILE=<file>: the backup's own JavaScript CPU profile (not the fill's).
             const writeProfile = process.env['BACKUP_WRITE_PROFILE']
@@ -248,11 +290,12 @@ async function backupBench(wanted: number, roundTrip: boolean): Promise<BackupRo
                 .slice(offset, offset + count)
                 .map((c) => chargeItemSchema.parse(chargeItem(c, names))),
             ),
-          __write: (chunk: string) => {
-            bytes += writeSync(fd, chunk)
+          __write: (chunk: string, base64: boolean) => {
+            bytes += base64 ? writeSync(fd, Buffer.from(chunk, 'base64')) : writeSync(fd, chunk)
             return bytes
           },
         },
+        handle: webHostCalls(filesHandlers(files) as unknown as Parameters<typeof webHostCalls>[0]),
         drive: async (page, profileDir) => {
           profile = profileDir
           bench = page
@@ -267,7 +310,8 @@ async function backupBench(wanted: number, roundTrip: boolean): Promise<BackupRo
               args,
             ),
           )
-          closeSync(fd)
+          hostCpuS = cpuSecondsSince(hostCpuAtBackup)
+          if (host !== 'http') closeSync(fd)
           if (stopWriteProfile) log(`the backup's JavaScript profile: ${await stopWriteProfile()}`)
           const { user, system } = process.cpuUsage(hostCpu)
           log(
@@ -299,9 +343,9 @@ async function backupBench(wanted: number, roundTrip: boolean): Promise<BackupRo
     const b = backup.result
     if (!check || !restore) {
       log(
-        `backup of ${b.records} records: ${b.backupMs} ms (waiting for the host ${b.hostMs} ms), Chromium CPU of the backup ${cpuByStage['backup']} s, ${bytes} bytes`,
+        `backup of ${b.records} records: ${b.backupMs} ms (waiting for the host ${b.hostMs} ms), Chromium CPU of the backup ${cpuByStage['backup']} s, the host (${host}) ${hostCpuS} CPU-s, ${bytes} bytes`,
       )
-      return { backup, bytes, cpuByStage }
+      return { backup, bytes, cpuByStage, host, hostCpuS }
     }
     const r = restore.result
     log(`heap after a forced GC by stage (MiB): restore ${JSON.stringify(restore.retainedByStage)}`)
@@ -336,7 +380,7 @@ export async function benchBackup({ quick }: { quick: boolean }): Promise<Metric
   const b = backup.result
   const r = restore.result
   const checkMs = check.result
-  const on = `${b.records} records, ${b.charges} charge-list records, ${b.marks} marks with their audit entries, in Chromium IndexedDB (${b.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}); file ${Math.round(r.fileBytes / MIB)} MiB of line-delimited JSON`
+  const on = `${b.records} records, ${b.charges} charge-list records, ${b.marks} marks with their audit entries, in Chromium IndexedDB (${b.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? 'Chromium'}); file ${Math.round(r.fileBytes / MIB)} MiB of line-delimited JSON${process.env['BACKUP_BENCH_TEXT'] === '1' ? '' : ', gzip-compressed'}`
   return {
     'backup.roundtrip_s': measured(
       'backup.roundtrip_s',

@@ -6,7 +6,6 @@
  * moved into place whole). Each export is one step with the renderer's peak RSS (VmHWM, reset before it).
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { FileWriter } from '../../electron/services/files/file-writer'
@@ -15,11 +14,6 @@ import { exportHandlers } from '../../electron/services/handlers/export-handlers
 import { WorkbookExports } from '../../electron/services/workbook/workbook-exports'
 import { exportContract } from '../../electron/shared/contract/export'
 import { chargeItem, historyItem } from '../../electron/sandbox/serialize'
-import { dispatch } from '../../electron/services/dispatcher'
-import type { Handlers } from '../../electron/services/handlers/types'
-import type { CallOutcome } from '../../electron/shared/errors'
-import { jsonNestsDeeperThan } from '../../electron/shared/json-depth'
-import { API_PREFIX } from '../../electron/web/web-host'
 import { step, type Step } from './backup-bench'
 import type {
   ExportRunResult,
@@ -33,6 +27,7 @@ import type {
 } from './shared/month-end-bench-types'
 import { runInChromium } from './support/chromium-runner'
 import { profilePage } from './support/cpu-profile'
+import { webHostCalls } from './support/web-host-calls'
 import { monthOfData, yearOfData } from './support/year-data'
 
 export interface MonthEndBenchResult {
@@ -93,39 +88,6 @@ export function workbookHostsOf(env: NodeJS.ProcessEnv): WorkbookHost[] {
     if (host === 'http' || host === 'bridge' || host === 'hostless') return host
     throw new Error(`MONTH_END_BENCH_HOST lists http, bridge or hostless, not "${host}"`)
   })
-}
-
-/**
- * The web host's `POST /api/call/export:<action>` as this process answers it, with the web host's own steps:
- * the body's nesting checked, parsed, then main's dispatcher (the contract's check, the handler, the
- * result's check) over the export handlers, its outcome back as JSON. Authorization and the 202 hand-off of
- * a long call are left out (no export call is held).
- */
-function webHostCalls(handlers: Handlers): (req: IncomingMessage, res: ServerResponse) => boolean {
-  return (req, res) => {
-    const path = req.url ?? ''
-    if (req.method !== 'POST' || !path.startsWith(API_PREFIX)) return false
-    const channel = decodeURIComponent(path.slice(API_PREFIX.length))
-    const body: Buffer[] = []
-    req.on('data', (b: Buffer) => body.push(b))
-    req.on('end', () => {
-      const answer = async (): Promise<CallOutcome> => {
-        const text = Buffer.concat(body).toString('utf8')
-        if (jsonNestsDeeperThan(text)) throw new Error('the call body nests too deep')
-        const { args } = JSON.parse(text) as { args: unknown }
-        return dispatch(handlers, channel, args, { host: 'web', signal: new AbortController().signal })
-      }
-      void answer()
-        .catch((e: unknown) => ({
-          ok: false as const,
-          error: { code: 'internal' as const, message: e instanceof Error ? e.message : String(e) },
-        }))
-        .then((outcome) =>
-          res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(outcome)),
-        )
-    })
-    return true
-  }
 }
 
 /**
@@ -199,7 +161,7 @@ export async function runMonthEndBench(
         __exportCall: exportCall,
         __workbookHost: () => host,
       },
-      handle: webHostCalls(workbookHandlers as unknown as Handlers),
+      handle: webHostCalls(workbookHandlers as unknown as Parameters<typeof webHostCalls>[0]),
       drive: async (page, profileDir) => {
         const fill = await page.evaluate(
           (a) =>

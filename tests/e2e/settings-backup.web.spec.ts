@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
 import { expect, test } from './support/web-host'
 
 test.describe('settings on the web host', () => {
@@ -19,10 +20,11 @@ test.describe('settings on the web host', () => {
     const download = page.waitForEvent('download')
     await page.getByRole('button', { name: 'Back up the cache to a file…' }).click()
     const file = await download
-    expect(file.suggestedFilename()).toMatch(/^closebook-backup-\d{4}-\d{2}-\d{2}\.jsonl$/)
+    expect(file.suggestedFilename()).toMatch(/^closebook-backup-\d{4}-\d{2}-\d{2}\.jsonl\.gz$/)
     const path = await file.path()
-    // Line-delimited JSON: a header, a section line per table, a row per line, an end line.
-    const lines = readFileSync(path, 'utf8')
+    // Gzip of line-delimited JSON: a header, a section line per table, a row per line, an end line.
+    const text = gunzipSync(readFileSync(path)).toString('utf8')
+    const lines = text
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -56,8 +58,9 @@ test.describe('settings on the web host', () => {
     await replace.click()
     await expect(summary).toHaveCount(0)
 
-    // The same backup edited outside Closebook: it does not verify, and restores only past the warning.
-    const edited = readFileSync(path, 'utf8').replace('"Sato Hanako"', '"Sato Hanakx"')
+    // The same backup edited outside Closebook (and kept uncompressed): it does not verify, and restores
+    // only past the warning.
+    const edited = text.replace('"Sato Hanako"', '"Sato Hanakx"')
     const editedPath = `${path}-edited.jsonl`
     writeFileSync(editedPath, edited)
     await page.getByLabel('Restore from a backup file…').setInputFiles(editedPath)

@@ -33,6 +33,24 @@ export function checkFileName(name: string, extensions?: FileExtensions): void {
   })
 }
 
+/** A `base64` file's chunk that is not whole groups of base64: nothing of it is written. */
+class NotBase64Error extends Error {
+  constructor() {
+    super('a chunk is not base64 in whole four-character groups')
+  }
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+
+/** The bytes a chunk stands for in `encoding`; undefined: UTF-8 text, which the file handle encodes. */
+function bytesOf(chunk: string, encoding: FileTextEncoding): Uint8Array | undefined {
+  if (encoding === 'shift_jis') return encodeShiftJis(chunk)
+  if (encoding !== 'base64') return undefined
+  // Node's decoder skips what is not base64; a chunk is checked whole first, so nothing is lost silently.
+  if (chunk.length % 4 !== 0 || !BASE64.test(chunk)) throw new NotBase64Error()
+  return Buffer.from(chunk, 'base64')
+}
+
 export type DeliverFile = (tempPath: string, suggestedName: string) => Promise<DeliveredFile>
 
 interface OpenFile {
@@ -94,10 +112,10 @@ export class FileWriter {
     const file = this.get(fileId)
     let bytes: Uint8Array | undefined
     try {
-      bytes = file.encoding === 'shift_jis' ? encodeShiftJis(chunk) : undefined
+      bytes = bytesOf(chunk, file.encoding)
     } catch (error) {
       await this.discard(fileId)
-      if (error instanceof NotShiftJisError)
+      if (error instanceof NotShiftJisError || error instanceof NotBase64Error)
         throw new DesktopApiError('invalid_argument', `${file.suggestedName}: ${error.message}.`)
       throw error
     }

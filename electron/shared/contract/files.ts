@@ -23,6 +23,7 @@ export const fileMediaTypeSchema = z.enum([
   'application/json',
   'text/csv',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/gzip',
 ])
 
 export type FileMediaType = z.infer<typeof fileMediaTypeSchema>
@@ -32,10 +33,15 @@ export const FILE_EXTENSIONS: Readonly<Record<FileMediaType, FileExtensions>> = 
   'application/json': ['.json', '.jsonl'],
   'text/csv': ['.csv', '.txt'],
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': ['.xlsx'],
+  'application/gzip': ['.gz'],
 }
 
-/** Text files are UTF-8; Shift_JIS is for the Japanese accounting programs that import only that. */
-export const fileEncodingSchema = z.enum(['utf-8', 'shift_jis'])
+/**
+ * How a file's chunks become its bytes. Text files are UTF-8; Shift_JIS is for the Japanese accounting
+ * programs that import only that. `base64`: each chunk is the base64 of the next bytes of a binary file
+ * (a gzip backup), whole four-character groups, and the only encoding of an `application/gzip` file.
+ */
+export const fileEncodingSchema = z.enum(['utf-8', 'shift_jis', 'base64'])
 export type FileTextEncoding = z.infer<typeof fileEncodingSchema>
 
 export const fileIdSchema = z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, 'expected a file id')
@@ -66,7 +72,13 @@ export const filesContract = {
         mediaType: fileMediaTypeSchema,
         encoding: fileEncodingSchema.optional(),
       })
-      .superRefine(({ suggestedName, mediaType }, ctx) => {
+      .superRefine(({ suggestedName, mediaType, encoding }, ctx) => {
+        if ((mediaType === 'application/gzip') !== (encoding === 'base64'))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['encoding'],
+            message: 'an application/gzip file is sent as base64, and only such a file',
+          })
         const extensions = FILE_EXTENSIONS[mediaType]
         if (fileNameProblem(suggestedName, extensions) === 'extension')
           ctx.addIssue({

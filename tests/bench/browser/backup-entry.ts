@@ -1,10 +1,11 @@
 /**
  * Runs in Chromium (real IndexedDB): fills a cache with the sandbox's records (streamed in by `__items`),
  * marks every tenth record with its audit entry, then backs it up with the app's streamBackup, handing
- * each chunk to Node (`__write`, which appends to a file as the host does). Node then chooses that file
+ * each chunk to Node (the web host's files calls, or `__write`, which appends to a file as the host does). Node then chooses that file
  * in the page's file input, and `__restore` checks and restores it into a second, empty cache with the
  * app's checkBackupFile and restoreBackupFile: a disk-backed File read through file.stream().
  */
+import { createDesktopApi } from '../../../electron/shared/channels'
 import type { DesktopApi } from '../../../electron/shared/contract'
 import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-api'
 import { appendAuditEntries } from '../../../src/db/audit-repository'
@@ -17,10 +18,11 @@ import { historyRecordOf } from '../../../src/db/history-record'
 import { countHistory, historyByKeys } from '../../../src/db/history-part-reads'
 import { HistoryWriter } from '../../../src/db/history-writer'
 import { markDayOf, markDayRowsOf, putMarkDays } from '../../../src/db/marks-repository'
-import type { AuditEntry, MarkRecord } from '../../../src/domain/records'
+import type { AuditEntry, MarkRecord, RecordKey } from '../../../src/domain/records'
 import { fingerprintOf } from '../../../src/domain/fingerprint'
 import { periodOf } from '../../../src/domain/periods'
 import { setDesktopApiForTests } from '../../../src/platform'
+import { createHttpTransport } from '../../../src/platform/http-transport'
 import { writeFileThroughHost } from '../../../src/platform/files'
 import type { BackupBenchArgs, BackupRunResult, RestoreRunResult } from '../shared/backup-bench-types'
 import { reporting } from './page-errors'
@@ -29,7 +31,7 @@ const CONNECTION = 'bench-connection'
 const CHUNK = 5000
 
 type Feed = (offset: number, count: number) => Promise<string>
-type Write = (chunk: string) => Promise<number>
+type Write = (chunk: string, base64: boolean) => Promise<number>
 const page = window as unknown as {
   __items: Feed
   __charges: Feed
@@ -40,6 +42,8 @@ const stage = (s: string): void => void page.__stage?.(s)
 const ms = (x: number): number => Math.round(x)
 
 let dbName = ''
+/** Keys of the first records filled: the sample the round trip compares. */
+const sampleKeys: RecordKey[] = []
 
 /** Charges filed in a cache's day parts (each day row lists its charges' ids). */
 async function chargeCount(db: ClosebookDb): Promise<number> {
@@ -63,6 +67,7 @@ async function backupRun(args: BackupBenchArgs): Promise<BackupRunResult> {
     lastSyncedAt: syncedAt,
     highWater: {},
   })
+  const writer = new HistoryWriter(db)
   let t = performance.now()
   let marks = 0
   let seq = 0
@@ -93,11 +98,15 @@ async function backupRun(args: BackupBenchArgs): Promise<BackupRunResult> {
       after: { state: 'reconciled' },
     }))
     const days = new Map(records.map((r) => [r.key, markDayOf(r.createdAt)]))
-    const tables = [db.history, db.dayDigests, db.daySummaries, db.dayTokens, db.markDays, db.audit]
+    if (sampleKeys.length < 200)
+      sampleKeys.push(...records.slice(0, 200 - sampleKeys.length).map((r) => r.key))
+    const tables = [...writer.historyTables(), db.markDays, db.audit]
     await db.transaction('rw', tables, async () => {
-      await db.history.bulkPut(records)
-      await putDigests(db, CONNECTION, records)
-      await putTokens(db.dayTokens, CONNECTION, records)
+      if (args.layout === 'rows') {
+        await db.history.bulkPut(records)
+        await putDigests(db, CONNECTION, records)
+        await putTokens(db.dayTokens, CONNECTION, records)
+      } else await writer.putHistory(records)
       await putMarkDays(
         db.markDays,
         markDayRowsOf(markRows, (m) => days.get(m.key)),
@@ -107,7 +116,6 @@ async function backupRun(args: BackupBenchArgs): Promise<BackupRunResult> {
     marks += markRows.length
   }
   // The charge list, in its day parts as sync files it (charge-days.ts).
-  const writer = new HistoryWriter(db)
   for (let i = 0; i < args.charges; i += CHUNK) {
     if (i % 50_000 === 0) stage(`fill charges at record ${i}`)
     const items = JSON.parse(await page.__charges(i, CHUNK)) as ChargeItem[]
@@ -115,33 +123,55 @@ async function backupRun(args: BackupBenchArgs): Promise<BackupRunResult> {
     await db.transaction('rw', writer.chargeTables(), () => writer.putCharges(records))
   }
   const fillMs = performance.now() - t
-  const records = await db.history.count()
+  const records = await countHistory(db)
   const charges = await chargeCount(db)
   // What the cache holds (a day split across two fill chunks keeps the later chunk's marks only).
   marks = (await db.markDays.toArray()).reduce((n, r) => n + r.marks.length, 0)
 
   // Awaited: the bench may start a profile of the backup alone on this stage (BACKUP_WRITE_PROFILE).
   await page.__stage?.('backup')
-  // The app's path (cache-admin-store's backup, unsigned): writeFileThroughHost over the files calls, each
-  // append handed to Node (`__write`) as main's FileWriter would take it.
+  // The app's path (cache-admin-store's backup, unsigned): writeFileThroughHost over the files calls, to
+  // main's FileWriter in Node through the web host's transport, or the DevTools binding, or counted only.
   let chars = 0
   let hostMs = 0
+  const overHttp = createDesktopApi(createHttpTransport('bench-token')).files
+  const timed = async <T>(call: () => Promise<T>): Promise<T> => {
+    const at = performance.now()
+    try {
+      return await call()
+    } finally {
+      hostMs += performance.now() - at
+    }
+  }
   setDesktopApiForTests({
-    files: {
-      begin: () => Promise.resolve({ fileId: 'backup' }),
-      append: async (a) => {
-        const at = performance.now()
-        chars += a.chunk.length
-        const bytesWritten = args.hostless ? chars : await page.__write(a.chunk)
-        hostMs += performance.now() - at
-        return { bytesWritten }
-      },
-      finish: () => Promise.resolve({ savedTo: 'path', path: '', fileName: 'closebook-backup.jsonl' }),
-      cancel: () => Promise.resolve({ cancelled: true }),
-    },
+    files:
+      args.host === 'http'
+        ? {
+            ...overHttp,
+            append: (a) => {
+              chars += a.chunk.length
+              return timed(() => overHttp.append(a))
+            },
+            finish: (a) => timed(() => overHttp.finish(a)),
+          }
+        : {
+            begin: () => Promise.resolve({ fileId: 'backup' }),
+            append: async (a) => {
+              chars += a.chunk.length
+              const bytesWritten =
+                args.host === 'hostless' ? chars : await timed(() => page.__write(a.chunk, !args.text))
+              return { bytesWritten }
+            },
+            finish: () => Promise.resolve({ savedTo: 'path', path: '', fileName: 'closebook-backup.jsonl' }),
+            cancel: () => Promise.resolve({ cancelled: true }),
+          },
   } as Pick<DesktopApi, 'files'> as DesktopApi)
   t = performance.now()
-  await writeFileThroughHost('closebook-backup.jsonl', 'application/json', streamBackup(db))
+  await writeFileThroughHost(
+    args.text ? 'closebook-backup.jsonl' : 'closebook-backup.jsonl.gz',
+    args.text ? 'application/json' : 'application/gzip',
+    streamBackup(db),
+  )
   const backupMs = performance.now() - t
   db.close()
   return {
@@ -210,12 +240,8 @@ async function restoreRun(): Promise<RestoreRunResult> {
   const restoredMarks = (await target.markDays.toArray()).reduce((n, r) => n + r.marks.length, 0)
   const restoredCharges = await chargeCount(target)
   // A sample of records must come back exactly as they were (every field derived again from `raw`).
-  const sample = await source.history.limit(200).toArray()
-  const back = await historyByKeys(
-    target,
-    CONNECTION,
-    sample.map((r) => r.key),
-  )
+  const sample = await historyByKeys(source, CONNECTION, sampleKeys)
+  const back = await historyByKeys(target, CONNECTION, sampleKeys)
   // Field by field, keys sorted: a restored record may list its fields in another order, which is not a
   // difference (restore re-validates `raw`, which rebuilds its objects in the schema's order).
   const canonical = (v: unknown): unknown =>
@@ -236,11 +262,11 @@ async function restoreRun(): Promise<RestoreRunResult> {
       (k) => JSON.stringify(canonical(x[k])) !== JSON.stringify(canonical(y[k])),
     )
   }
-  const differs = sample.findIndex((r, i) => fieldsDiffering(r, back[i]).length > 0)
+  const differs = sample.findIndex((r, i) => !r || fieldsDiffering(r, back[i]).length > 0)
   const digestRows = [await source.dayDigests.count(), await target.dayDigests.count()]
   const difference =
     differs >= 0
-      ? `record ${differs} differs in ${fieldsDiffering(sample[differs]!, back[differs]).join(', ')}`
+      ? `record ${differs} differs in ${fieldsDiffering(sample[differs] ?? {}, back[differs]).join(', ')}`
       : digestRows[0] !== digestRows[1]
         ? `day digest rows ${digestRows[0]} → ${digestRows[1]}`
         : ''

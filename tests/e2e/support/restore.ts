@@ -4,6 +4,7 @@
  * (Chromium's CPU throttling of the page) so that each phase lasts long enough to act on once it is seen.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
 import type { Page } from '@playwright/test'
 import { FINAL_COUNT, openDemoAndSync } from './demo'
 import { expect } from './web-host'
@@ -25,7 +26,10 @@ export const PHASE_LIST = Object.entries(PHASES) as [keyof typeof PHASES, RegExp
  */
 export function fileFor(phase: keyof typeof PHASES, backup: string): string {
   if (phase === 'writing') return backup
-  const lines = readFileSync(backup, 'utf8').split('\n')
+  // The app writes its backup gzip-compressed; the reordered copy is written as plain text, which restores too.
+  const bytes = readFileSync(backup)
+  const gzip = bytes[0] === 0x1f && bytes[1] === 0x8b
+  const lines = (gzip ? gunzipSync(bytes) : bytes).toString('utf8').split('\n')
   for (const table of ['history', 'charges']) {
     const start = lines.findIndex((l) => l.startsWith(`{"table":"${table}"`)) + 1
     const end = lines.findIndex((l, i) => i >= start && l.startsWith('{"table":'))

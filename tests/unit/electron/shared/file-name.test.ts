@@ -74,6 +74,23 @@ describe('the contract applies the rule to every name a caller suggests', () => 
     expect(begin.safeParse({ suggestedName: 'b.csv', mediaType: 'application/json' }).success).toBe(false)
   })
 
+  it('files:begin: a gzip file is sent as base64, and only a gzip file is', () => {
+    const gz = { suggestedName: 'b.jsonl.gz', mediaType: 'application/gzip' }
+    expect(begin.safeParse({ ...gz, encoding: 'base64' }).success).toBe(true)
+    for (const encoding of [undefined, 'utf-8', 'shift_jis'])
+      expect(begin.safeParse({ ...gz, encoding }).error?.issues).toMatchObject([{ path: ['encoding'] }])
+    const text = begin.safeParse({
+      suggestedName: 'b.jsonl',
+      mediaType: 'application/json',
+      encoding: 'base64',
+    })
+    expect(text.error?.issues).toMatchObject([{ path: ['encoding'] }])
+    expect(
+      begin.safeParse({ suggestedName: 'b.jsonl', mediaType: 'application/gzip', encoding: 'base64' })
+        .success,
+    ).toBe(false)
+  })
+
   it.each(['invoice\u202Evsc.exe.csv', 'del\u007F.csv', 'CON.csv', 'Lpt1.csv'])(
     'files:begin refuses %j',
     (suggestedName) => {

@@ -14,6 +14,16 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
+/** A writer whose finished file is moved to `target`. */
+const writerTo = (target: string): FileWriter =>
+  new FileWriter({
+    dataDir: dir,
+    deliverFile: async (temp, name) => {
+      await moveIntoPlace(temp, target)
+      return { savedTo: 'path', path: target, fileName: name }
+    },
+  })
+
 const tmpFiles = async () => (await readdir(join(dir, 'tmp')).catch(() => [])).length
 
 describe('FileWriter', () => {
@@ -39,13 +49,7 @@ describe('FileWriter', () => {
 
   it('writes Shift_JIS bytes when asked, and refuses a character Shift_JIS cannot hold', async () => {
     const target = join(dir, 'yayoi.txt')
-    const files = new FileWriter({
-      dataDir: dir,
-      deliverFile: async (temp, name) => {
-        await moveIntoPlace(temp, target)
-        return { savedTo: 'path', path: target, fileName: name }
-      },
-    })
+    const files = writerTo(target)
     const id = await files.begin('yayoi.txt', 'shift_jis')
     await files.append(id, '2111,,,2026/10/01,売掛金,')
     await files.finish(id)
@@ -55,6 +59,34 @@ describe('FileWriter', () => {
 
     const bad = await files.begin('bad.txt', 'shift_jis')
     await expect(files.append(bad, '売上😀')).rejects.toMatchObject({ code: 'invalid_argument' })
+    expect(await tmpFiles()).toBe(0)
+  })
+
+  it('writes the bytes of base64 chunks, and refuses a chunk that is not whole base64 groups', async () => {
+    const target = join(dir, 'backup.jsonl.gz')
+    const files = writerTo(target)
+    const bytes = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 37) % 256))
+    const id = await files.begin('backup.jsonl.gz', 'base64')
+    // Each chunk alone: whole groups, the last one padded.
+    expect(await files.append(id, bytes.subarray(0, 150).toString('base64'))).toBe(150)
+    expect(await files.append(id, bytes.subarray(150, 299).toString('base64'))).toBe(299)
+    await files.finish(id)
+    expect(Buffer.compare(await readFile(target), bytes.subarray(0, 299))).toBe(0)
+
+    for (const chunk of ['QUJD', 'QUJ', 'QU=D', 'QUJD!A==', 'QUJD\n', 'QUJDQQ===']) {
+      const bad = await files.begin('bad.jsonl.gz', 'base64')
+      if (chunk === 'QUJD') {
+        await expect(files.append(bad, chunk)).resolves.toBe(3)
+        await files.cancel(bad)
+        continue
+      }
+      await expect(files.append(bad, chunk), chunk).rejects.toMatchObject({
+        code: 'invalid_argument',
+        message: 'bad.jsonl.gz: a chunk is not base64 in whole four-character groups.',
+      })
+      // The file is gone: a later chunk is not written to it.
+      await expect(files.append(bad, 'QUJD')).rejects.toMatchObject({ code: 'not_found' })
+    }
     expect(await tmpFiles()).toBe(0)
   })
 
