@@ -12,13 +12,14 @@ import { join, resolve } from 'node:path'
 import { FileWriter } from '../../electron/services/files/file-writer'
 import { moveIntoPlace } from '../../electron/services/files/move-into-place'
 import { exportHandlers } from '../../electron/services/handlers/export-handlers'
+import { filesHandlers } from '../../electron/services/handlers/files-handlers'
 import { WorkbookExports } from '../../electron/services/workbook/workbook-exports'
 import { exportContract } from '../../electron/shared/contract/export'
 import { chargeItem, historyItem } from '../../electron/sandbox/serialize'
 import { dispatch } from '../../electron/services/dispatcher'
 import type { Handlers } from '../../electron/services/handlers/types'
 import type { CallOutcome } from '../../electron/shared/errors'
-import { jsonNestsDeeperThan } from '../../electron/shared/json-depth'
+import { callArgsOf } from '../../electron/web/call-body'
 import { API_PREFIX } from '../../electron/web/web-host'
 import { step, type Step } from './backup-bench'
 import type {
@@ -33,6 +34,7 @@ import type {
 } from './shared/month-end-bench-types'
 import { runInChromium } from './support/chromium-runner'
 import { profilePage } from './support/cpu-profile'
+import { profileHost } from './support/host-profile'
 import { monthOfData, yearOfData } from './support/year-data'
 
 export interface MonthEndBenchResult {
@@ -62,13 +64,14 @@ export interface HostUse {
 /** Runs `run` noting this process's CPU seconds and peak RSS meanwhile. */
 async function withHostUse<T>(run: () => Promise<T>): Promise<T & HostUse> {
   const before = process.cpuUsage()
-  const rssBefore = process.memoryUsage().rss
+  // The RSS alone: memoryUsage() also walks the heap's spaces, which cost this process ~1 CPU-s a run.
+  const rssBefore = process.memoryUsage.rss()
   let peak = rssBefore
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50)
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50)
   try {
     const result = await run()
     const used = process.cpuUsage(before)
-    peak = Math.max(peak, process.memoryUsage().rss)
+    peak = Math.max(peak, process.memoryUsage.rss())
     return {
       ...result,
       hostCpuS: Math.round((used.user + used.system) / 1e5) / 10,
@@ -97,9 +100,10 @@ export function workbookHostsOf(env: NodeJS.ProcessEnv): WorkbookHost[] {
 
 /**
  * The web host's `POST /api/call/export:<action>` as this process answers it, with the web host's own steps:
- * the body's nesting checked, parsed, then main's dispatcher (the contract's check, the handler, the
- * result's check) over the export handlers, its outcome back as JSON. Authorization and the 202 hand-off of
- * a long call are left out (no export call is held).
+ * the body taken as the web host takes it (`callArgsOf`: JSON or the binary form, its nesting bounded),
+ * then main's dispatcher (the contract's check, the handler, the result's check) over the export handlers,
+ * its outcome back as JSON. Authorization and the 202 hand-off of a long call are left out (no export call
+ * is held).
  */
 function webHostCalls(handlers: Handlers): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
@@ -110,10 +114,9 @@ function webHostCalls(handlers: Handlers): (req: IncomingMessage, res: ServerRes
     req.on('data', (b: Buffer) => body.push(b))
     req.on('end', () => {
       const answer = async (): Promise<CallOutcome> => {
-        const text = Buffer.concat(body).toString('utf8')
-        if (jsonNestsDeeperThan(text)) throw new Error('the call body nests too deep')
-        const { args } = JSON.parse(text) as { args: unknown }
-        return dispatch(handlers, channel, args, { host: 'web', signal: new AbortController().signal })
+        const call = callArgsOf(req.headers['content-type'], Buffer.concat(body))
+        if (!call.ok) throw new Error(call.message)
+        return dispatch(handlers, channel, call.args, { host: 'web', signal: new AbortController().signal })
       }
       void answer()
         .catch((e: unknown) => ({
@@ -178,7 +181,10 @@ export async function runMonthEndBench(
   const exportCall = async (channel: string, args: string): Promise<string> => {
     const name = channel as keyof typeof exportContract
     const handle = workbookHandlers[name] as (a: unknown) => Promise<unknown>
-    return JSON.stringify(await handle(exportContract[name].args.parse(JSON.parse(args))))
+    const parsed = JSON.parse(args) as { packed?: { cells: number[] | Float64Array } }
+    // The page bridge carries JSON: a packed chunk's cells arrive as a plain array.
+    if (parsed.packed) parsed.packed.cells = Float64Array.from(parsed.packed.cells)
+    return JSON.stringify(await handle(exportContract[name].args.parse(parsed)))
   }
   /** The current workbook run's host. */
   let host: WorkbookHost = hosts[0] ?? 'http'
@@ -195,11 +201,10 @@ export async function runMonthEndBench(
         __fileAppend: (fileId: string, chunk: string) => files.append(fileId, chunk),
         __fileFinish: (fileId: string) => files.finish(fileId),
         __fileCancel: (fileId: string) => files.cancel(fileId),
-        __hostless: () => process.env['MONTH_END_BENCH_HOSTLESS'] === '1',
         __exportCall: exportCall,
         __workbookHost: () => host,
       },
-      handle: webHostCalls(workbookHandlers as unknown as Handlers),
+      handle: webHostCalls({ ...workbookHandlers, ...filesHandlers(files) } as unknown as Handlers),
       drive: async (page, profileDir) => {
         const fill = await page.evaluate(
           (a) =>
@@ -253,8 +258,9 @@ export async function runMonthEndBench(
             ),
           )
           if (stopProfile) log(`export's JavaScript profile: ${await stopProfile()}`)
-          const bytes = statSync(delivered).size
-          rmSync(delivered, { force: true })
+          // Host-less, no file is written.
+          const bytes = host === 'hostless' ? 0 : statSync(delivered).size
+          if (host !== 'hostless') rmSync(delivered, { force: true })
           log(
             `export of ${run.result.rows} rows: ${run.result.ms}  ms (records read ${run.result.readRecordsMs} ms, marks read ${run.result.readMarksMs} ms, host ${run.result.hostMs} ms), ${Math.round(bytes / 2 ** 20)} MiB, renderer peak RSS ${run.peakRssMiB} MiB, JS heap ${run.peakHeapMiB} MiB (${run.retainedHeapMiB} MiB after a forced GC), Chromium CPU ${run.cpuS} s`,
           )
@@ -269,6 +275,10 @@ export async function runMonthEndBench(
           const profilePath = process.env['MONTH_END_BENCH_PROFILE']
           const stopProfile =
             profilePath && i === workbookRuns - 1 ? await profilePage(page, profilePath) : null
+          // MONTH_END_HOST_PROFILE=<file>: this process's (main's side) profile of the last run.
+          const hostProfilePath = process.env['MONTH_END_HOST_PROFILE']
+          const stopHostProfile =
+            hostProfilePath && i === workbookRuns - 1 ? await profileHost(hostProfilePath) : null
           const loadBefore = loadAverage()
           const run = await withHostUse(() =>
             step(page, profileDir, () =>
@@ -284,6 +294,7 @@ export async function runMonthEndBench(
             ),
           )
           if (stopProfile) log(`the workbook's JavaScript profile: ${await stopProfile()}`)
+          if (stopHostProfile) log(`the workbook's host profile: ${await stopHostProfile()}`)
           // Host-less, no file is written.
           const bytes = host === 'hostless' ? 0 : statSync(delivered).size
           if (host !== 'hostless') rmSync(delivered, { force: true })
