@@ -11,11 +11,11 @@ import { stat } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, sep } from 'node:path'
-import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../shared/json-depth'
 import { RENDERER_CSP } from '../shared/security'
 import { dispatch, isChannel } from '../services/dispatcher'
 import type { Handlers } from '../services/handlers/types'
 import type { CallOutcome } from '../shared/errors'
+import { CALL_TYPES_MESSAGE, callArgsOf, isCallContentType } from './call-body'
 import type { DownloadRegistry } from './downloads'
 
 export const API_PREFIX = '/api/call/'
@@ -325,10 +325,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   async function serveCall(req: IncomingMessage, res: ServerResponse, channel: string): Promise<void> {
     if (req.method !== 'POST') return refuse(res, 405, 'method_not_allowed', 'Calls are POST requests.')
     if (!authorized(req)) return refuseUnauthorized(res)
-    // A JSON content type cannot be sent cross-site without a CORS preflight, which we never answer.
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
-      return refuse(res, 415, 'unsupported_media_type', 'Calls must be sent as application/json.')
-    }
+    // Neither call content type can be sent cross-site without a CORS preflight, which we never answer.
+    if (!isCallContentType(req.headers['content-type']))
+      return refuse(res, 415, 'unsupported_media_type', CALL_TYPES_MESSAGE)
     if (!isChannel(channel))
       return refuse(res, 404, 'unknown_call', `Unknown call "${channel.slice(0, 80)}".`)
     const body = await readBody(req, MAX_BODY_BYTES)
@@ -336,16 +335,9 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       res.setHeader('Connection', 'close')
       return refuse(res, 413, 'too_large', `A call's body may be at most ${MAX_BODY_BYTES} bytes.`)
     }
-    let args: unknown
-    const text = body.toString('utf8') || '{}'
-    if (jsonNestsDeeperThan(text))
-      return refuse(res, 400, 'invalid_argument', `The call body nests more than ${MAX_JSON_DEPTH} levels.`)
-    try {
-      const parsed: unknown = JSON.parse(text)
-      args = typeof parsed === 'object' && parsed !== null && 'args' in parsed ? parsed.args : undefined
-    } catch {
-      return refuse(res, 400, 'invalid_argument', 'The call body is not valid JSON.')
-    }
+    const call = callArgsOf(req.headers['content-type'], body)
+    if (!call.ok) return refuse(res, 400, 'invalid_argument', call.message)
+    const args = call.args
     const controller = new AbortController()
     const work = dispatch(
       options.handlers,

@@ -4,6 +4,7 @@
  * tab closes) and removed from the address bar so it is not copied with the URL. The browser's history
  * still records the address as first opened: see docs/architecture.md, "Web host and safety".
  */
+import { BINARY_CALL_TYPE, encodeBinaryCall } from '../../electron/shared/binary-call'
 import type { Transport } from '../../electron/shared/channels'
 import type { CallOutcome } from '../../electron/shared/errors'
 
@@ -86,6 +87,16 @@ export function createHttpTransport(
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
     })
+  /** A call whose arguments hold typed arrays or long strings goes as a binary body: no JSON of them. */
+  const postCall = (channel: string, args: unknown): Promise<Response> => {
+    const binary = encodeBinaryCall(args)
+    if (!binary) return post(`/api/call/${channel}`, { args })
+    return fetchImpl(`/api/call/${channel}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': BINARY_CALL_TYPE },
+      body: binary,
+    })
+  }
 
   const settleAll = (outcome: CallOutcome): void => {
     for (const [id, settle] of pending) {
@@ -135,7 +146,7 @@ export function createHttpTransport(
     }
     let response: Response
     try {
-      response = await post(`/api/call/${channel}`, { args })
+      response = await postCall(channel, args)
     } catch {
       return UNREACHABLE
     }

@@ -11,6 +11,8 @@ import { join, resolve } from 'node:path'
 import { FileWriter } from '../../electron/services/files/file-writer'
 import { moveIntoPlace } from '../../electron/services/files/move-into-place'
 import { exportHandlers } from '../../electron/services/handlers/export-handlers'
+import { filesHandlers } from '../../electron/services/handlers/files-handlers'
+import type { Handlers } from '../../electron/services/handlers/types'
 import { WorkbookExports } from '../../electron/services/workbook/workbook-exports'
 import { exportContract } from '../../electron/shared/contract/export'
 import { chargeItem, historyItem } from '../../electron/sandbox/serialize'
@@ -28,6 +30,7 @@ import type {
 import { runInChromium } from './support/chromium-runner'
 import { profilePage } from './support/cpu-profile'
 import { webHostCalls } from './support/web-host-calls'
+import { profileHost } from './support/host-profile'
 import { monthOfData, yearOfData } from './support/year-data'
 
 export interface MonthEndBenchResult {
@@ -57,13 +60,14 @@ export interface HostUse {
 /** Runs `run` noting this process's CPU seconds and peak RSS meanwhile. */
 async function withHostUse<T>(run: () => Promise<T>): Promise<T & HostUse> {
   const before = process.cpuUsage()
-  const rssBefore = process.memoryUsage().rss
+  // The RSS alone: memoryUsage() also walks the heap's spaces, which cost this process ~1 CPU-s a run.
+  const rssBefore = process.memoryUsage.rss()
   let peak = rssBefore
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50)
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50)
   try {
     const result = await run()
     const used = process.cpuUsage(before)
-    peak = Math.max(peak, process.memoryUsage().rss)
+    peak = Math.max(peak, process.memoryUsage.rss())
     return {
       ...result,
       hostCpuS: Math.round((used.user + used.system) / 1e5) / 10,
@@ -140,7 +144,10 @@ export async function runMonthEndBench(
   const exportCall = async (channel: string, args: string): Promise<string> => {
     const name = channel as keyof typeof exportContract
     const handle = workbookHandlers[name] as (a: unknown) => Promise<unknown>
-    return JSON.stringify(await handle(exportContract[name].args.parse(JSON.parse(args))))
+    const parsed = JSON.parse(args) as { packed?: { cells: number[] | Float64Array } }
+    // The page bridge carries JSON: a packed chunk's cells arrive as a plain array.
+    if (parsed.packed) parsed.packed.cells = Float64Array.from(parsed.packed.cells)
+    return JSON.stringify(await handle(exportContract[name].args.parse(parsed)))
   }
   /** The current workbook run's host. */
   let host: WorkbookHost = hosts[0] ?? 'http'
@@ -157,11 +164,10 @@ export async function runMonthEndBench(
         __fileAppend: (fileId: string, chunk: string) => files.append(fileId, chunk),
         __fileFinish: (fileId: string) => files.finish(fileId),
         __fileCancel: (fileId: string) => files.cancel(fileId),
-        __hostless: () => process.env['MONTH_END_BENCH_HOSTLESS'] === '1',
         __exportCall: exportCall,
         __workbookHost: () => host,
       },
-      handle: webHostCalls(workbookHandlers as unknown as Parameters<typeof webHostCalls>[0]),
+      handle: webHostCalls({ ...workbookHandlers, ...filesHandlers(files) } as unknown as Handlers),
       drive: async (page, profileDir) => {
         const fill = await page.evaluate(
           (a) =>
@@ -215,8 +221,9 @@ export async function runMonthEndBench(
             ),
           )
           if (stopProfile) log(`export's JavaScript profile: ${await stopProfile()}`)
-          const bytes = statSync(delivered).size
-          rmSync(delivered, { force: true })
+          // Host-less, no file is written.
+          const bytes = host === 'hostless' ? 0 : statSync(delivered).size
+          if (host !== 'hostless') rmSync(delivered, { force: true })
           log(
             `export of ${run.result.rows} rows: ${run.result.ms}  ms (records read ${run.result.readRecordsMs} ms, marks read ${run.result.readMarksMs} ms, host ${run.result.hostMs} ms), ${Math.round(bytes / 2 ** 20)} MiB, renderer peak RSS ${run.peakRssMiB} MiB, JS heap ${run.peakHeapMiB} MiB (${run.retainedHeapMiB} MiB after a forced GC), Chromium CPU ${run.cpuS} s`,
           )
@@ -231,6 +238,10 @@ export async function runMonthEndBench(
           const profilePath = process.env['MONTH_END_BENCH_PROFILE']
           const stopProfile =
             profilePath && i === workbookRuns - 1 ? await profilePage(page, profilePath) : null
+          // MONTH_END_HOST_PROFILE=<file>: this process's (main's side) profile of the last run.
+          const hostProfilePath = process.env['MONTH_END_HOST_PROFILE']
+          const stopHostProfile =
+            hostProfilePath && i === workbookRuns - 1 ? await profileHost(hostProfilePath) : null
           const loadBefore = loadAverage()
           const run = await withHostUse(() =>
             step(page, profileDir, () =>
@@ -246,6 +257,7 @@ export async function runMonthEndBench(
             ),
           )
           if (stopProfile) log(`the workbook's JavaScript profile: ${await stopProfile()}`)
+          if (stopHostProfile) log(`the workbook's host profile: ${await stopHostProfile()}`)
           // Host-less, no file is written.
           const bytes = host === 'hostless' ? 0 : statSync(delivered).size
           if (host !== 'hostless') rmSync(delivered, { force: true })

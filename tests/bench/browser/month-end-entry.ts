@@ -5,18 +5,13 @@
  *  - `__monthEnd`: Month-end's loadMonth (month-end-store.ts), as the view's store calls it, a few times,
  *    then the same steps one by one for their share;
  *  - `__export(rows)`: the ledger store's exportCsv on a filter of about the newest `rows` records, the
- *    file going to the host through DesktopApi's files calls (`__file*`: main's FileWriter in Node);
+ *    file going to main's FileWriter in Node through DesktopApi's files calls;
  *  - `__workbook()`: Month-end's workbook of the month (the store's exportWorkbook, every store), its rows
- *    going to main's export handlers in Node through DesktopApi's export calls, by the host `__workbookHost`
- *    names: 'http', the web host's transport (`POST /api/call/export:*` on this page's origin, JSON each
- *    way); 'bridge', Playwright's page bridge (`__exportCall`); 'hostless', answered in the page (the rows
- *    counted, not sent: the renderer's own work alone).
+ *    going to main's export handlers in Node through DesktopApi's export calls.
+ * Both go by the host `__workbookHost` names (bench-hosts.ts): the web host's transport, the page bridge,
+ * or nowhere (the renderer's own work alone).
  */
 import { createPinia, setActivePinia } from 'pinia'
-import { createDesktopApi } from '../../../electron/shared/channels'
-import type { DesktopApi } from '../../../electron/shared/contract'
-import { packedRowCount } from '../../../electron/shared/contract/export-packed'
-import type { DeliveredFile } from '../../../electron/shared/contract/files'
 import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-api'
 import { createCache, setAppCacheForTests, type Cache } from '../../../src/db/cache'
 import { chargeRecordOf } from '../../../src/db/charge-record'
@@ -27,8 +22,6 @@ import { markDayOf, markDayRowsOf, putMarkDays } from '../../../src/db/marks-rep
 import { fingerprintOf } from '../../../src/domain/fingerprint'
 import { dayOf, dayRange, periodOf, periodRange } from '../../../src/domain/periods'
 import type { CachedConnection, MarkRecord, RecordKey, SyncCheckpoint } from '../../../src/domain/records'
-import { setDesktopApiForTests } from '../../../src/platform'
-import { createHttpTransport } from '../../../src/platform/http-transport'
 import { closeChecklist, closeFactsProvider } from '../../../src/reconcile/close-checklist'
 import { crossCheck } from '../../../src/reconcile/cross-check'
 import { summarizeDigests, totalsByCurrency } from '../../../src/reconcile/month-summary'
@@ -43,9 +36,9 @@ import type {
   MonthEndFillResult,
   MonthEndPhases,
   MonthEndRuns,
-  WorkbookHost,
   WorkbookRunResult,
 } from '../shared/month-end-bench-types'
+import { hostTime, installBenchHosts, type BenchHostPage } from './bench-hosts'
 import { reporting } from './page-errors'
 
 const CONNECTION = 'bench-connection'
@@ -53,17 +46,10 @@ const CHUNK = 5000
 const FOREVER = 8.64e15
 
 type Feed = (offset: number, count: number) => Promise<string>
-const page = window as unknown as {
+const page = window as unknown as BenchHostPage & {
   __items: Feed
   __charges: Feed
   __stage?: (s: string) => Promise<void>
-  __fileBegin: (name: string) => Promise<string>
-  __fileAppend: (fileId: string, chunk: string) => Promise<number>
-  __fileFinish: (fileId: string) => Promise<DeliveredFile>
-  __fileCancel: (fileId: string) => Promise<boolean>
-  __hostless?: () => Promise<boolean>
-  __exportCall: (channel: string, args: string) => Promise<string>
-  __workbookHost: () => Promise<WorkbookHost>
 }
 const stage = (s: string): void => void page.__stage?.(s)
 const ms = (x: number): number => Math.round(x * 10) / 10
@@ -234,88 +220,7 @@ async function monthEndPhases(args: MonthEndFillArgs): Promise<MonthEndPhases> {
   }
 }
 
-/** Time spent handing chunks to the host (the page waits for each), ms: the rest is the app's own. */
-let hostMs = 0
-/**
- * MONTH_END_BENCH_HOSTLESS=1: the export's chunks are counted, not handed to Node, so its CPU is the
- * page's own, without the DevTools binding the bench stands in for the host with (the file stays empty).
- */
-let hostless: boolean | undefined
-let keptChars = 0
-let workbookRows = 0
-
-/** Adds the time `call` takes to hostMs: the page waits for each export call. */
-async function timedHost<T>(call: () => Promise<T>): Promise<T> {
-  const t = performance.now()
-  try {
-    return await call()
-  } finally {
-    hostMs += performance.now() - t
-  }
-}
-
-/** One `export:*` call to main's handlers in Node through the page bridge (JSON across). */
-const bridgeCall = <T>(channel: string, args: unknown): Promise<T> =>
-  timedHost(async () => JSON.parse(await page.__exportCall(channel, JSON.stringify(args))) as T)
-
-/** The web host's own client: `POST /api/call/<channel>` on this origin, answered by main's handlers in Node. */
-const overHttp = createDesktopApi(createHttpTransport('bench-token')).export
-
-/** The export calls answered in the page: the rows are counted, not sent or written. */
-let hostlessRows = 0
-const inPage: DesktopApi['export'] = {
-  begin: () => Promise.resolve({ exportId: 'hostless-bench-export' }),
-  appendRows: (a) => {
-    hostlessRows += a.packed ? packedRowCount(a.packed) : (a.rows?.length ?? 0)
-    return Promise.resolve({ rowsWritten: hostlessRows })
-  },
-  finish: () => Promise.resolve({ savedTo: 'path', path: '/dev/null', fileName: 'hostless.xlsx' }),
-  cancel: () => Promise.resolve({ cancelled: true }),
-}
-
-let workbookHost: WorkbookHost | undefined
-
-/** The export calls by the bench's chosen host, each timed into hostMs. */
-async function exportCall<T>(
-  channel: 'begin' | 'appendRows' | 'finish' | 'cancel',
-  args: unknown,
-): Promise<T> {
-  // Asked at each export's first call: the bench may change hosts from one run to the next.
-  if (channel === 'begin' || workbookHost === undefined) workbookHost = await page.__workbookHost()
-  if (workbookHost === 'bridge') return bridgeCall<T>(`export:${channel}`, args)
-  const api = workbookHost === 'http' ? overHttp : inPage
-  const call = api[channel] as (a: unknown) => Promise<T>
-  return timedHost(() => call(args))
-}
-
-setDesktopApiForTests({
-  files: {
-    begin: async (a) => ({ fileId: await page.__fileBegin(String(a.suggestedName)) }),
-    append: async (a) => {
-      hostless ??= (await page.__hostless?.()) ?? false
-      if (hostless) return { bytesWritten: (keptChars += a.chunk.length) }
-      const t = performance.now()
-      const bytesWritten = await page.__fileAppend(a.fileId, a.chunk)
-      hostMs += performance.now() - t
-      return { bytesWritten }
-    },
-    finish: (a) => page.__fileFinish(a.fileId),
-    cancel: async (a) => ({ cancelled: await page.__fileCancel(a.fileId) }),
-  },
-  export: {
-    begin: (a) => {
-      hostlessRows = 0
-      return exportCall('begin', a)
-    },
-    appendRows: async (a) => {
-      const r = await exportCall<{ rowsWritten: number }>('appendRows', a)
-      workbookRows = r.rowsWritten
-      return r
-    },
-    finish: (a) => exportCall('finish', a),
-    cancel: (a) => exportCall('cancel', a),
-  },
-} as Pick<DesktopApi, 'files' | 'export'> as DesktopApi)
+installBenchHosts(page)
 
 let ledger: ReturnType<typeof useLedgerStore> | undefined
 
@@ -372,7 +277,7 @@ async function exportRun(rows: number): Promise<ExportRunResult> {
   const filter = { ...all, from: from ? dayRange(from, connection.timeZone).from : 0 }
   const matched = await cache.history.count(filter)
   stage(`export of ${matched} rows`)
-  hostMs = 0
+  hostTime.ms = 0
   const timed = { records: 0, marks: 0 }
   const restore = [
     timing(cache.history, 'queryPage', timed, 'records'),
@@ -386,7 +291,7 @@ async function exportRun(rows: number): Promise<ExportRunResult> {
   return {
     rows: matched,
     ms: Math.round(elapsed),
-    hostMs: Math.round(hostMs),
+    hostMs: Math.round(hostTime.ms),
     readRecordsMs: Math.round(timed.records),
     readMarksMs: Math.round(timed.marks),
     fileName,
@@ -407,13 +312,18 @@ async function workbookRun(args: MonthEndFillArgs): Promise<WorkbookRunResult> {
   const store = monthEndStore
   if (!store.data) throw new Error(`the month did not load: ${JSON.stringify(store.error)}`)
   stage('workbook')
-  hostMs = 0
-  workbookRows = 0
+  hostTime.ms = 0
+  hostTime.workbookRows = 0
   const t = performance.now()
   await store.exportWorkbook(null)
   const elapsed = performance.now() - t
   if (store.error || !store.exported) throw new Error(`the workbook failed: ${JSON.stringify(store.error)}`)
-  return { ms: Math.round(elapsed), hostMs: Math.round(hostMs), rows: workbookRows, fileName: store.exported }
+  return {
+    ms: Math.round(elapsed),
+    hostMs: Math.round(hostTime.ms),
+    rows: hostTime.workbookRows,
+    fileName: store.exported,
+  }
 }
 
 Object.assign(window, {

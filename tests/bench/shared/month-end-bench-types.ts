@@ -54,7 +54,7 @@ export type MonthEndRunResult = MonthEndRuns &
 
 /**
  * Where the workbook's rows go: 'http', main's export handlers in Node through the web host's transport (the
- * page's `POST /api/call/export:*`, JSON each way); 'bridge', the same handlers through Playwright's page
+ * page's `POST /api/call/export:*`, chunks as binary bodies); 'bridge', the same handlers through Playwright's page
  * bridge (JSON over the DevTools protocol, far slower than either host's transport); 'hostless', nowhere
  * (the page counts them: its own work alone).
  */

@@ -1,14 +1,15 @@
 /**
  * The web host's `POST /api/call/<channel>` as a bench's own process answers it, with the web host's own
- * steps: the body's nesting checked, parsed, then main's dispatcher (the contract's check, the handler, the
- * result's check) over `handlers`, its outcome back as JSON. Authorization and the 202 hand-off of a long
- * call are left out (no bench call is held). For runInChromium's `handle`.
+ * steps: the body taken as the web host takes it (`callArgsOf`: JSON or the binary form, its nesting
+ * bounded), then main's dispatcher (the contract's check, the handler, the result's check) over
+ * `handlers`, its outcome back as JSON. Authorization and the 202 hand-off of a long call are left out (no
+ * bench call is held). For runInChromium's `handle`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { dispatch } from '../../../electron/services/dispatcher'
 import type { Handlers } from '../../../electron/services/handlers/types'
 import type { CallOutcome } from '../../../electron/shared/errors'
-import { jsonNestsDeeperThan } from '../../../electron/shared/json-depth'
+import { callArgsOf } from '../../../electron/web/call-body'
 import { API_PREFIX } from '../../../electron/web/web-host'
 
 export function webHostCalls(handlers: Handlers): (req: IncomingMessage, res: ServerResponse) => boolean {
@@ -20,10 +21,9 @@ export function webHostCalls(handlers: Handlers): (req: IncomingMessage, res: Se
     req.on('data', (b: Buffer) => body.push(b))
     req.on('end', () => {
       const answer = async (): Promise<CallOutcome> => {
-        const text = Buffer.concat(body).toString('utf8')
-        if (jsonNestsDeeperThan(text)) throw new Error('the call body nests too deep')
-        const { args } = JSON.parse(text) as { args: unknown }
-        return dispatch(handlers, channel, args, { host: 'web', signal: new AbortController().signal })
+        const call = callArgsOf(req.headers['content-type'], Buffer.concat(body))
+        if (!call.ok) throw new Error(call.message)
+        return dispatch(handlers, channel, call.args, { host: 'web', signal: new AbortController().signal })
       }
       void answer()
         .catch((e: unknown) => ({

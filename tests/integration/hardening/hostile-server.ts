@@ -19,6 +19,7 @@ import type { DesktopApi } from '../../../electron/shared/contract'
 import { ClosebookDb } from '../../../src/db/database'
 import { CacheSyncStore } from '../../../src/sync/cache-sync-store'
 import { SyncEngine, type SyncProgress, type SyncRequest } from '../../../src/sync/sync-engine'
+import { overTheWire } from '../../support/wire'
 
 export const STORE = '7d8e3f10-2b4c-4d5e-8f60-718293a4b5c6'
 export const T0 = Date.parse('2026-10-15T03:00:00.000Z')
@@ -99,7 +100,7 @@ export async function startHostileService(): Promise<HostileService> {
     async (channel, args) =>
       JSON.parse(
         JSON.stringify(
-          await dispatch(handlers, channel, JSON.parse(JSON.stringify(args)) as unknown, {
+          await dispatch(handlers, channel, overTheWire(args).args, {
             host: 'web',
             signal: new AbortController().signal,
           }),

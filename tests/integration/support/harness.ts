@@ -19,6 +19,7 @@ import { ClosebookDb } from '../../../src/db/database'
 import { CacheSyncStore } from '../../../src/sync/cache-sync-store'
 import type { SyncApiPort } from '../../../src/sync/sync-engine'
 import { newConnectionRow } from '../../support/cache'
+import { overTheWire } from '../../support/wire'
 import { startEchoProxy, type EchoProxy } from './echo-proxy'
 
 let dbCount = 0
@@ -93,10 +94,11 @@ export async function startHarness(
   }
   const wire: string[] = []
   const api = createDesktopApi(async (channel, args) => {
-    const argsText = JSON.stringify(args)
+    const sent = overTheWire(args)
+    const argsText = sent.text
     if (!hostUp) return unreachable
     const generation = hostGeneration
-    const outcome = await dispatch(handlers, channel, JSON.parse(argsText) as unknown, {
+    const outcome = await dispatch(handlers, channel, sent.args, {
       host: 'web',
       signal: new AbortController().signal,
     })

@@ -314,12 +314,12 @@ describe('WorkbookExports: packed chunks', () => {
     }
     const exports = new WorkbookExports({ dataDir: dir, deliverFile: saveTo(join(dir, 'x.xlsx')) })
     const bad: PackedRows[] = [
-      { width: 1, cells: [1, 3], text: 'ab' },
-      { width: 1, cells: [2, Number.NaN], text: '' },
-      { width: 1, cells: [99, 1], text: '' },
-      { width: 1, cells: [2], text: '' },
-      { width: 2, cells: [2, 1, 2, 2], text: '' },
-      { width: 1, cells: [3, Date.UTC(1800, 0, 1)], text: '' },
+      { width: 1, cells: new Float64Array([1, 3]), text: 'ab' },
+      { width: 1, cells: new Float64Array([2, Number.NaN]), text: '' },
+      { width: 1, cells: new Float64Array([99, 1]), text: '' },
+      { width: 1, cells: new Float64Array([2]), text: '' },
+      { width: 2, cells: new Float64Array([2, 1, 2, 2]), text: '' },
+      { width: 1, cells: new Float64Array([3, Date.UTC(1800, 0, 1)]), text: '' },
     ]
     for (const packed of bad) {
       const id = await exports.begin(spec)
@@ -460,17 +460,22 @@ describe('export contract', () => {
       const r = check({ packed: p })
       return r.success ? '' : (r.error.issues[0]?.message ?? '')
     }
-    expect(problem({ width: 1, cells: [1, 2], text: 'abc' })).toMatch(/do not add up/)
-    expect(problem({ width: 1, cells: [1, 40_000], text: 'a'.repeat(40_000) })).toMatch(/longer than/)
-    expect(problem({ width: 1, cells: [9, 1], text: '' })).toMatch(/unknown cell tag/)
-    expect(problem({ width: 1, cells: [4, 1.5, 2, 1], text: '' })).toBe('')
-    expect(problem({ width: 1, cells: [2, 'x'], text: '' })).toMatch(/finite number/)
-    expect(problem({ width: 1, cells: [2, null], text: '' })).toMatch(/finite number/)
-    expect(problem({ width: 0, cells: [], text: '' })).toMatch(/width/)
-    expect(problem({ width: 65, cells: [], text: '' })).toMatch(/width/)
-    expect(problem({ width: 1, cells: [], text: '' })).toMatch(/1–2000 rows/)
-    expect(problem({ width: 1, cells: Array.from({ length: 4002 }, () => 0), text: '' })).toMatch(/rows/)
-    expect(problem({ width: 1, cells: [0, 0], text: '', extra: 1 })).toMatch(/unexpected key/)
+    expect(problem({ width: 1, cells: new Float64Array([1, 2]), text: 'abc' })).toMatch(/do not add up/)
+    expect(problem({ width: 1, cells: new Float64Array([1, 40_000]), text: 'a'.repeat(40_000) })).toMatch(
+      /longer than/,
+    )
+    expect(problem({ width: 1, cells: new Float64Array([9, 1]), text: '' })).toMatch(/unknown cell tag/)
+    expect(problem({ width: 1, cells: new Float64Array([4, 1.5, 2, 1]), text: '' })).toBe('')
+    expect(problem({ width: 1, cells: new Float64Array([2, Infinity]), text: '' })).toMatch(/finite number/)
+    // Numbers in a plain array (as JSON would bring them) are not the packed form.
+    expect(problem({ width: 1, cells: [2, 1], text: '' })).toMatch(/must be a Float64Array/)
+    expect(problem({ width: 0, cells: new Float64Array([]), text: '' })).toMatch(/width/)
+    expect(problem({ width: 65, cells: new Float64Array([]), text: '' })).toMatch(/width/)
+    expect(problem({ width: 1, cells: new Float64Array([]), text: '' })).toMatch(/1–2000 rows/)
+    expect(problem({ width: 1, cells: new Float64Array(4002), text: '' })).toMatch(/rows/)
+    expect(problem({ width: 1, cells: new Float64Array([0, 0]), text: '', extra: 1 })).toMatch(
+      /unexpected key/,
+    )
     expect(problem([1, 2])).toMatch(/expected/)
     // A formula has no packed form: that chunk goes as rows.
     expect(packRows([[{ formula: 'SUM(A1:A2)' }]], 1)).toBeNull()
