@@ -21,6 +21,8 @@ import {
   type HistoryFilter,
   type ReconciledFilter,
 } from '../../../../src/db/history-repository'
+import { HistoryWriter } from '../../../../src/db/history-writer'
+import { moveLegacyHistory } from '../../../../src/db/legacy-move'
 import { MarksRepository } from '../../../../src/db/marks-repository'
 import { MIGRATIONS } from '../../../../src/db/migrations'
 import { historyWithStatus, newestCreatedAt } from '../../../../src/db/recency'
@@ -75,6 +77,8 @@ async function upgradedCache(version: number, openedBy?: number): Promise<Closeb
   }
   const db = new ClosebookDb('closebook', deps)
   await db.open()
+  // A cache of v6 or older set its history aside: it is all filed in day parts before the questions.
+  await moveLegacyHistory(db, new HistoryWriter(db), undefined, 3)
   return db
 }
 
