@@ -1444,6 +1444,10 @@ export const en = {
     waiting: 'Waiting for the system keychain… If it shows a password dialog, answer it there.',
     stop: 'Stop waiting for the keychain',
   },
+  historyMove: {
+    progress:
+      'Moving records stored by an older version into the current format: {moved} of {total} ({percent}%). You can keep working; searches and filters find a record once it has moved.',
+  },
 } as const
 
 type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> }
