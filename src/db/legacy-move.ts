@@ -9,7 +9,7 @@
  * A record sync filed again since the rename keeps sync's copy: its old row is only deleted.
  */
 import type { ClosebookDb, LegacyHistoryRow } from './database'
-import { historyByKeys } from './history-part-reads'
+import { searchDayOf } from './history-record'
 import type { HistoryWriter } from './history-writer'
 import { DayRows, putMarkDays } from './marks-repository'
 import { orderRefOf as orderRefV2 } from './migrations/v2'
@@ -61,12 +61,8 @@ export function moveLegacyBatch(
       else byConnection.set(record.connectionId, [record])
     }
     for (const [connectionId, records] of byConnection) {
-      const held = await historyByKeys(
-        db,
-        connectionId,
-        records.map((r) => r.key),
-      )
-      const filed = records.filter((_, i) => held[i] === undefined)
+      const held = await keysInParts(db, connectionId, records)
+      const filed = records.filter((r) => !held.has(r.key))
       if (filed.length === 0) continue
       await writer.putHistory(filed)
       await adoptOrphanMarks(db, connectionId, filed)
@@ -74,6 +70,27 @@ export function moveLegacyBatch(
     await db.legacyHistory.bulkDelete(rows.map((r): [string, RecordKey] => [r.connectionId, r.key]))
     return rows.length
   })
+}
+
+/**
+ * The keys among `records` (one connection's, oldest first) that day parts hold already: sync filed them
+ * again since the rename. One range read of the parts of the records' days (the batch's few days), where
+ * a lookup per key would cost a request per record.
+ */
+async function keysInParts(
+  db: ClosebookDb,
+  connectionId: string,
+  records: readonly HistoryRecord[],
+): Promise<Set<RecordKey>> {
+  const days = records.map((r) => searchDayOf(r.createdAt))
+  const parts = await db.historyParts
+    .where('[connectionId+day+part]')
+    .between([connectionId, Math.min(...days)], [connectionId, Math.max(...days) + 1])
+    .toArray()
+  const wanted = new Set(records.map((r) => r.key))
+  const held = new Set<RecordKey>()
+  for (const part of parts) for (const row of part.rows) if (wanted.has(row.key)) held.add(row.key)
+  return held
 }
 
 /** Marks filed in the orphan row (v6 found no record for them) join their records' day rows. */
