@@ -1,4 +1,5 @@
 /** Settings' view of the cache: its size and state, backup to a file and restore from one. */
+import { moveLegacyHistory } from '../db/legacy-move'
 import { toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { ref, shallowRef } from 'vue'
@@ -128,10 +129,18 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
     abort = null
   }
 
+  /** Moves whatever history an older version stored that is still set aside (legacy-move.ts). */
+  function finishHistoryMove(): Promise<void> {
+    const cache = appCache()
+    return moveLegacyHistory(cache.db, cache.history.writer)
+  }
+
   /** Streams the backup to the host a page at a time; Cancel leaves no file. */
   async function backup(): Promise<string | null> {
     const signal = begin('backup')
     try {
+      // Records an older version stored and not yet moved are moved first (the move joins the running one).
+      await finishHistoryMove()
       const now = new Date()
       const delivered = await writeFileThroughHost(
         `closebook-backup-${now.toISOString().slice(0, 10)}.jsonl`,
@@ -187,6 +196,8 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
     if (!verified && !acknowledged) return false
     const signal = begin('restore')
     try {
+      // The restore replaces the records: none may be left to move into the restored cache afterwards.
+      await finishHistoryMove()
       await restoreBackupFile(appCache().db, p.file, {
         actor: actorName.value,
         at: Date.now(),
