@@ -7,7 +7,7 @@ import { isValidTimeZone, periodOf } from '../domain/periods'
 import { auditRowsOf } from './audit-repository'
 import type { BackupTableName, TableCounts } from './backup'
 import { BackupError, STREAM_TABLE_ORDER, type StreamProgress } from './backup-format'
-import { itemsOf, rowOf, type ReadOptions } from './backup-read'
+import { checkedRow, itemsOf, type ReadOptions } from './backup-read'
 import type { AuditEntry, CachedConnection, MarkRecord, PeriodLock } from '../domain/records'
 
 const SMALL_KEY: Partial<Record<BackupTableName, (r: never) => string>> = {
@@ -87,7 +87,7 @@ export async function checkBackupFile(
       trailer = item
       continue
     }
-    const row = rowOf(item)
+    const row = checkedRow(item)
     counts[item.table]++
     // Every row belongs to a connection of the file (connections come first).
     const owner = (row.record as { connectionId?: unknown }).connectionId

@@ -1,25 +1,13 @@
 /**
  * Reading a backup file: its text (gunzipped within a limit when it is gzip), its lines, and the items of
  * a version-2 file (header, sections, rows, end line) or of a version-1 JSON document, each row checked
- * against its table's schema (rowOf). Nothing here keeps more than one line, or one version-1 document.
+ * against its table's schema (backup-rows.ts). Nothing here keeps more than one line, or one version-1
+ * document.
  */
 import { z } from 'zod'
 import { boundedInflate, InflateLimitError } from '../../electron/shared/bounded-inflate'
 import { backupSignatureSchema, type BackupSignature } from '../../electron/shared/contract/backup'
-import { chargeItemSchema, historyItemSchema } from '../../electron/shared/payment-api'
-import {
-  auditSchema,
-  BACKUP_FORMAT,
-  checkpointSchema,
-  connectionSchema,
-  importedRowSchema,
-  importSchema,
-  lockSchema,
-  markSchema,
-  settingSchema,
-  storeSchema,
-  type BackupTableName,
-} from './backup'
+import { BACKUP_FORMAT, type BackupTableName } from './backup'
 import {
   BackupError,
   LEGACY_MAX_CHARS,
@@ -28,17 +16,14 @@ import {
   STREAM_BACKUP_VERSION,
   STREAM_TABLE_ORDER,
 } from './backup-format'
-import { checkTextBounds } from './backup-bounds'
-import { PAYOUT_BACKUP_TABLES, PAYOUT_ROW_SCHEMAS } from './backup-payouts'
+import { PAYOUT_BACKUP_TABLES } from './backup-payouts'
 import { BackupDigest } from './backup-digest'
 import { LineDigest } from './backup-line-digest'
-import { chargeRecordOf } from './charge-record'
-import { historyRecordOf } from './history-record'
-import type { ChargeRecord, HistoryRecord } from '../domain/records'
+import type { RowItem } from './backup-rows'
 
 export type Item =
   | { kind: 'header'; exportedAt: string; version: number }
-  | { kind: 'row'; table: BackupTableName; value: unknown; line: number }
+  | RowItem
   /** Last: the digest of the text before the signature line, and the signature, if the file has one. */
   | { kind: 'trailer'; digest: string; signature: BackupSignature | null }
 
@@ -326,62 +311,4 @@ export async function itemsOf(file: Blob, options: ReadOptions): Promise<AsyncGe
   return legacyItems(file, options)
 }
 
-const historyRowSchema = z.object({
-  connectionId: z.string().min(1),
-  syncedAt: z.number().finite(),
-  raw: historyItemSchema,
-})
-const chargeRowSchema = z.object({
-  connectionId: z.string().min(1),
-  syncedAt: z.number().finite(),
-  raw: chargeItemSchema,
-})
-
-const ROW_SCHEMAS = {
-  connections: connectionSchema,
-  stores: storeSchema,
-  locks: lockSchema,
-  history: historyRowSchema,
-  charges: chargeRowSchema,
-  marks: markSchema,
-  audit: auditSchema,
-  checkpoints: checkpointSchema,
-  settings: settingSchema,
-  imports: importSchema,
-  importedRows: importedRowSchema,
-  ...PAYOUT_ROW_SCHEMAS,
-} satisfies Record<BackupTableName, z.ZodType>
-
-export type Row =
-  | { table: 'history'; record: HistoryRecord }
-  | { table: 'charges'; record: ChargeRecord }
-  | { table: Exclude<BackupTableName, 'history' | 'charges'>; record: unknown }
-
-/** A checked row; history and charges rebuilt from their API payload, whatever else the line says. */
-export function rowOf(item: Extract<Item, { kind: 'row' }>): Row {
-  checkTextBounds(item.table, item.value, item.line)
-  const parsed = ROW_SCHEMAS[item.table].safeParse(item.value)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    throw new BackupError('invalid_row', {
-      table: item.table,
-      line: item.line,
-      issue: `${(issue?.path ?? []).join('.')}: ${issue?.message ?? ''}`.slice(0, 200),
-    })
-  }
-  if (item.table === 'history') {
-    const r = parsed.data as z.infer<typeof historyRowSchema>
-    const record = historyRecordOf(r.connectionId, r.raw, r.syncedAt)
-    if (!Number.isFinite(record.createdAt))
-      throw new BackupError('invalid_row', { table: 'history', line: item.line, issue: 'raw.created_on' })
-    return { table: 'history', record }
-  }
-  if (item.table === 'charges') {
-    const r = parsed.data as z.infer<typeof chargeRowSchema>
-    const record = chargeRecordOf(r.connectionId, r.raw, r.syncedAt)
-    if (!Number.isFinite(record.createdAt))
-      throw new BackupError('invalid_row', { table: 'charges', line: item.line, issue: 'raw.created_on' })
-    return { table: 'charges', record }
-  }
-  return { table: item.table, record: parsed.data }
-}
+export { chargeRowSchema, checkedRow, historyRowSchema, rowOf, type Row, type RowItem } from './backup-rows'

@@ -54,6 +54,12 @@ export function appCache(): Cache {
     // A restore's switch empties the old generation after it commits; one interrupted (tab closed, crash)
     // is finished here, in the background, once the cache has opened.
     db.on('ready', () => void setTimeout(() => void cleanOldGeneration(db), 0))
+    // A first sync stopped before its end left days out of the ledger's counts and searches: filed here.
+    db.on(
+      'ready',
+      () =>
+        void setTimeout(() => void cache?.history.writer.fileStoppedFirstSyncs().catch(() => undefined), 0),
+    )
     // Ask once that the browser never evicts the cache under storage pressure; the answer shows in Settings.
     void requestPersistentStorage().catch(() => undefined)
   }

@@ -126,8 +126,11 @@ export class DayTokensCollector {
 }
 
 /** Builds the stored parts of `records` from scratch (restore). */
-export function dayTokenRowsOf(records: Iterable<HistoryRecord>): StoredDayTokensRow[] {
-  const collector = new DayTokensCollector()
+export function dayTokenRowsOf(
+  records: Iterable<HistoryRecord>,
+  partSize = TOKEN_PART_SIZE,
+): StoredDayTokensRow[] {
+  const collector = new DayTokensCollector(partSize)
   for (const r of records) collector.add(r)
   return collector.rows()
 }

@@ -187,8 +187,11 @@ export async function putHistoryParts(
   records: readonly HistoryRecord[],
   partSize = HISTORY_PART_SIZE,
   newParts = false,
-  /** The records' days' digest rows as stored, when the caller has read them (storedDigestRows). */
-  storedDigests?: ReadonlyMap<number, DayDigestRecord | undefined>,
+  /**
+   * Which keys may be held already: the records' days' digest rows as stored, when the caller has read
+   * them (storedDigestRows), or a test never false for a key held (a first sync's sieve, deferred-days.ts).
+   */
+  held?: ReadonlyMap<number, DayDigestRecord | undefined> | ((key: RecordKey) => boolean),
 ): Promise<void> {
   const days = byConnectionDay(records).get(connectionId)
   if (!days) return
@@ -198,11 +201,15 @@ export async function putHistoryParts(
     await tables.history.bulkDelete([...fresh.keys()].map((k): HistoryKey => [connectionId, k]))
   // Only a key its day's digests list can be held already (the digests list every record of a day,
   // whichever layout holds it): a first sync's pages look none up.
-  const digests = storedDigests
-    ? [...days.keys()].map((d) => storedDigests.get(d))
-    : await tables.dayDigests.bulkGet([...days.keys()].map((d): [string, number] => [connectionId, d]))
   const listed = new Set<RecordKey>()
-  for (const row of digests) for (const d of row?.records ?? []) if (fresh.has(d.key)) listed.add(d.key)
+  if (typeof held === 'function') {
+    for (const k of fresh.keys()) if (held(k)) listed.add(k)
+  } else {
+    const digests = held
+      ? [...days.keys()].map((d) => held.get(d))
+      : await tables.dayDigests.bulkGet([...days.keys()].map((d): [string, number] => [connectionId, d]))
+    for (const row of digests) for (const d of row?.records ?? []) if (fresh.has(d.key)) listed.add(d.key)
+  }
   const [holding, last] = await Promise.all([
     partsHolding(tables.historyParts, connectionId, [...listed]),
     lastParts(tables.historyParts, connectionId, [...days.keys()]),

@@ -8,6 +8,7 @@ import { dayPartsRange, partHits, termSearchOf, tokenFieldsTest, TOKEN_PART_SIZE
 import { nextBatch, type HistoryFilter } from './history-filter'
 import { byTimeThenKey, searchDayOf } from './history-record'
 import type { StoredDayTokensRow } from './storage-rows'
+import { dayTokensCacheOf, type DayTokensCache } from './token-cache'
 
 /** Sizes of the search's reads and writes; tests make them small to drive every path on a small set. */
 export interface SearchLimits {
@@ -71,9 +72,7 @@ export async function searchHits(
   let batch = need === Infinity ? limits.maxRows : limits.firstRows
   let rowsRead = 0
   while (lo <= hi && hits.length < need) {
-    const days = await tokenDays(db, connectionId, lo, hi, desc, batch)
-    const edge = days[days.length - 1]
-    if (!edge) break
+    const { days, next } = await tokenDays(db, dayTokensCacheOf(db), connectionId, lo, hi, desc, batch)
     const digests = withDigests
       ? await db.dayDigests.bulkGet(days.map((d): [string, number] => [connectionId, d.day]))
       : []
@@ -101,8 +100,8 @@ export async function searchHits(
       if (desc) dayHits.reverse()
       for (const h of dayHits) hits.push(h)
     })
-    if (desc) hi = edge.day - 1
-    else lo = edge.day + 1
+    if (desc) hi = next
+    else lo = next
     // Next, as many rows as the hits per row so far say the rest needs (one more: the last day may
     // be cut), or twice as many when none matched yet.
     for (const d of days) rowsRead += d.parts.length
@@ -111,12 +110,67 @@ export async function searchHits(
   return hits
 }
 
+/** The days a walk's step gives, and the day it goes on from (the first not covered, in its order). */
+interface TokenBatch {
+  days: TokenDay[]
+  next: number
+}
+
+/**
+ * The token rows of the next days of [lo, hi] in the walk's order, at least `limit` rows or to the end,
+ * grouped by day, whole days only. Days the cache holds are taken from it, in a run while they follow
+ * each other; else the rows up to the next held day are read (readTokenDays), and offered to the cache.
+ */
+async function tokenDays(
+  db: ClosebookDb,
+  cache: DayTokensCache,
+  connectionId: string,
+  lo: number,
+  hi: number,
+  desc: boolean,
+  limit: number,
+): Promise<TokenBatch> {
+  const step = desc ? -1 : 1
+  const first = desc ? hi : lo
+  const held: TokenDay[] = []
+  let rows = 0
+  for (let day = first; day >= lo && day <= hi && rows < limit; day += step) {
+    const parts = cache.get(connectionId, day)
+    if (!parts) break
+    held.push({ day, parts: [...parts] })
+    rows += parts.length
+  }
+  if (held.length > 0) return { days: held, next: first + step * held.length }
+  // Up to the next held day, read as a walk without a cache reads.
+  const until = cache.nearest(connectionId, lo, hi, desc)
+  const [from, to] = until === undefined ? [lo, hi] : desc ? [until + 1, hi] : [lo, until - 1]
+  const version = cache.begin()
+  const days = await readTokenDays(db, connectionId, from, to, desc, limit)
+  // Held in part order, whichever way the walk read them.
+  for (const d of days)
+    cache.put(
+      version,
+      connectionId,
+      d.day,
+      [...d.parts].sort((a, b) => a.part - b.part),
+    )
+  const edge = days[days.length - 1]
+  const covered = days.reduce((n, d) => n + d.parts.length, 0) < limit || !edge
+  return { days, next: covered ? (desc ? from - 1 : to + 1) : edge.day + step }
+}
+
+/** The token rows of `connectionId`'s days [lo, hi], ascending. */
+const rangeOf = (db: ClosebookDb, connectionId: string, lo: number, hi: number) =>
+  db.dayTokens
+    .where('[connectionId+day+part]')
+    .between(dayPartsRange(connectionId, lo)[0], dayPartsRange(connectionId, hi)[1])
+
 /**
  * The token rows of the next days of [lo, hi] in the walk's order, at least `limit` rows or to the end,
  * grouped by day. Only whole days: when the rows fill the limit, the last day may go on past them, so the
  * rest of that day is read after them (no row is read twice).
  */
-async function tokenDays(
+async function readTokenDays(
   db: ClosebookDb,
   connectionId: string,
   lo: number,
@@ -124,9 +178,7 @@ async function tokenDays(
   desc: boolean,
   limit: number,
 ): Promise<TokenDay[]> {
-  let range = db.dayTokens
-    .where('[connectionId+day+part]')
-    .between(dayPartsRange(connectionId, lo)[0], dayPartsRange(connectionId, hi)[1])
+  let range = rangeOf(db, connectionId, lo, hi)
   if (desc) range = range.reverse()
   const rows = await range.limit(limit).toArray()
   const days: TokenDay[] = []

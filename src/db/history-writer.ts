@@ -8,7 +8,7 @@
  * stored as lean rows in day parts (history-parts.ts); rows written before those stay in `history` until
  * a write of their record moves them.
  */
-import type { Table } from 'dexie'
+import Dexie, { type Table } from 'dexie'
 import { fingerprintOf as reconcileFingerprintOf } from '../domain/fingerprint'
 import type { ClosebookDb } from './database'
 import {
@@ -26,10 +26,14 @@ import {
   type DigestTables,
 } from './day-digests'
 import { dayTokenRowsOf, putTokens, TOKEN_PART_SIZE } from './day-tokens'
+import { DEFERRED_RECORDS, DeferredDays, daysOfSetting, deferredDaysKey, refileDays } from './deferred-days'
+import { hasHistory } from './history-part-reads'
+import { searchDayOf } from './history-record'
 import { clearHistory, HISTORY_PART_SIZE, historyPartRowsOf, putHistoryParts } from './history-parts'
 import { flagChangedMarks } from './marks-repository'
-import type { ChargeRecord, HistoryRecord, RecordKey, StoreRecord, SyncCheckpoint } from '../domain/records'
+import type { ChargeRecord, HistoryRecord, RecordKey, SyncCheckpoint } from '../domain/records'
 import { assertSameConnection, connectionBounds } from './repository-helpers'
+import { rememberStores } from './store-names'
 
 /** The fingerprint rule lives with the reconciliation logic; the cache only compares. */
 export type FingerprintOf = (record: HistoryRecord) => string
@@ -65,6 +69,13 @@ export type PageWrite = { connectionId: string; checkpoint: SyncCheckpoint; firs
 )
 
 export class HistoryWriter {
+  /** A first sync's records whose days' rows wait for their filing, per connection (deferred-days.ts). */
+  readonly #deferred = new Map<string, DeferredDays>()
+  /** Connections this writer has found with no day left unfiled: their writes skip the check. */
+  readonly #settled = new Set<string>()
+  /** Deferred writes per connection, counted: a filing settles a connection only if none came after it. */
+  readonly #deferredWrites = new Map<string, number>()
+
   constructor(
     private readonly db: ClosebookDb,
     private readonly fingerprintOf: FingerprintOf = reconcileFingerprintOf,
@@ -74,12 +85,14 @@ export class HistoryWriter {
     private readonly chargePartSize: number = CHARGE_PART_SIZE,
     /** Records per history part (HISTORY_PART_SIZE); tests make it small. */
     private readonly historyPartSize: number = HISTORY_PART_SIZE,
+    /** History records a first sync holds back before filing their days (DEFERRED_RECORDS); tests make it small. */
+    private readonly deferredRecords: number = DEFERRED_RECORDS,
   ) {}
 
   /** The tables a write of history records touches: a caller's own transaction must include them. */
   historyTables(): Table[] {
     const { db } = this
-    return [db.history, db.historyParts, db.dayDigests, db.daySummaries, db.dayTokens, db.stores]
+    return [db.history, db.historyParts, db.dayDigests, db.daySummaries, db.dayTokens, db.stores, db.settings]
   }
 
   /** The tables a write of charge-list records touches: a caller's own transaction must include them. */
@@ -145,7 +158,9 @@ export class HistoryWriter {
   /**
    * Stores (replaces by key) history records and files them in the day indexes. Joins the caller's
    * transaction, which must include historyTables(); records of several connections are filed per
-   * connection, those of `newParts` connections in new day parts (history-parts.ts).
+   * connection. Those of `newParts` connections (a first sync) go to new day parts (history-parts.ts) and
+   * their days' digests, summaries and tokens wait for a filing (deferred-days.ts); any other write of a
+   * connection files its waiting days first.
    */
   async putHistory(
     records: readonly HistoryRecord[],
@@ -153,42 +168,116 @@ export class HistoryWriter {
   ): Promise<void> {
     const { db } = this
     for (const [connectionId, mine] of byConnection(records)) {
+      const first = newParts.has(connectionId)
+      // Checked without an await where the answer is known: a caller's transaction scope that is not an
+      // async function loses the transaction across an await of a promise that issued no request.
+      if (first && (this.#deferred.has(connectionId) || (await this.defers(connectionId)))) {
+        await this.putDeferred(connectionId, mine)
+        continue
+      }
+      // Deferral is over for this connection: its waiting days are filed, its sieve let go.
+      if (!this.#settled.has(connectionId)) await this.fileDeferredDays(connectionId)
+      this.#deferred.delete(connectionId)
       // The days' digest rows, read once for the parts (which keys may be held) and the digests.
       const digests = await storedDigestRows(db.dayDigests, connectionId, mine)
-      await putHistoryParts(db, connectionId, mine, this.historyPartSize, newParts.has(connectionId), digests)
+      await putHistoryParts(db, connectionId, mine, this.historyPartSize, first, digests)
       await putDigests(db, connectionId, mine, digests)
       await putTokens(db.dayTokens, connectionId, mine, this.partSize)
-      await this.rememberStores(connectionId, mine)
+      await rememberStores(this.db, connectionId, mine)
     }
   }
 
   /**
-   * Names each store of `records` (one connection's) as its newest record does: the list APIs are the
-   * only place the app learns store names. A few rows per write, where finding the stores afterwards
-   * would read every record or an index entry per record.
+   * Whether a first sync's records of `connectionId` wait for their days' filing: only when this writer
+   * began deferring them on a connection with no history, so its sieve knows every key that can be held.
    */
-  private async rememberStores(connectionId: string, records: readonly HistoryRecord[]): Promise<void> {
-    const newest = new Map<string, HistoryRecord>()
-    for (const r of records) {
-      const seen = newest.get(r.storeId)
-      if (!seen || r.createdAt >= seen.createdAt) newest.set(r.storeId, r)
+  private async defers(connectionId: string): Promise<boolean> {
+    if (this.#deferred.has(connectionId)) return true
+    if (await hasHistory(this.db, connectionId)) return false
+    this.#deferred.set(connectionId, new DeferredDays())
+    return true
+  }
+
+  /**
+   * A first sync's records: into new parts now (a record this sync wrote before replaced where it
+   * stands), their days listed as unfiled in the same transaction, and the days filed once
+   * DEFERRED_RECORDS records wait.
+   */
+  private async putDeferred(connectionId: string, records: readonly HistoryRecord[]): Promise<void> {
+    const { db } = this
+    const held = this.#deferred.get(connectionId) as DeferredDays
+    this.#settled.delete(connectionId)
+    this.#deferredWrites.set(connectionId, (this.#deferredWrites.get(connectionId) ?? 0) + 1)
+    this.loseOnAbort(held)
+    await putHistoryParts(db, connectionId, records, this.historyPartSize, true, (k) => held.mayBeHeld(k))
+    const key = deferredDaysKey(connectionId)
+    const kept = held.lost ? daysOfSetting(await db.settings.get(key)) : []
+    if (held.add(records))
+      await db.settings.put({ key, value: [...new Set([...kept, ...held.listed()])].sort((a, b) => a - b) })
+    await rememberStores(this.db, connectionId, records)
+    if (held.count >= this.deferredRecords) await this.fileDeferredDays(connectionId)
+  }
+
+  /** A failed transaction leaves what `deferred` holds unreliable: its days are then read from the cache. */
+  private loseOnAbort(deferred: DeferredDays): void {
+    const tx = Dexie.currentTransaction
+    if (!tx) return
+    tx.on('abort', () => deferred.lose())
+    tx.on('error', () => deferred.lose())
+  }
+
+  /**
+   * Files the days a first sync left unfiled: from the records this writer holds for them, or, for days
+   * listed by a run that ended in a crash or a failed transaction, from the records stored on them. Joins
+   * the caller's transaction, which must include historyTables(); without one, runs in its own.
+   */
+  async fileDeferredDays(connectionId: string): Promise<void> {
+    if (this.#settled.has(connectionId)) return
+    const { db } = this
+    const tx = Dexie.currentTransaction
+    // An async scope: Dexie keeps the transaction open across its awaits.
+    if (!tx)
+      return db.transaction('rw', this.historyTables(), async () => {
+        await this.fileDeferredDays(connectionId)
+      })
+    const writes = this.#deferredWrites.get(connectionId)
+    const deferred = this.#deferred.get(connectionId)
+    if (deferred) this.loseOnAbort(deferred)
+    const listed = daysOfSetting(await db.settings.get(deferredDaysKey(connectionId)))
+    // What is held is taken even when no day is listed (the connection's synced data cleared since).
+    const records = deferred?.take()
+    if (listed.length > 0) {
+      const filed = new Set<number>()
+      if (records && records.length > 0) {
+        await putDigests(
+          db,
+          connectionId,
+          records,
+          await storedDigestRows(db.dayDigests, connectionId, records),
+        )
+        await putTokens(db.dayTokens, connectionId, records, this.partSize)
+        for (const r of records) filed.add(searchDayOf(r.createdAt))
+      }
+      const rest = listed.filter((d) => !filed.has(d))
+      if (rest.length > 0) await refileDays(db, connectionId, rest, this.partSize)
+      await db.settings.delete(deferredDaysKey(connectionId))
     }
-    const candidates = [...newest.values()]
-    const known = await this.db.stores.bulkGet(
-      candidates.map((r): [string, string] => [connectionId, r.storeId]),
-    )
-    const changed: StoreRecord[] = []
-    candidates.forEach((r, i) => {
-      const row = known[i]
-      // A row from before `seenAt` was kept (or a restore) is renamed by the next record it sees.
-      if (row?.seenAt !== undefined && row.seenAt > r.createdAt) return
-      const storeName = r.raw.store_name ?? ''
-      const merchantName = r.raw.merchant_name ?? ''
-      if (row?.seenAt === r.createdAt && row.storeName === storeName && row.merchantName === merchantName)
-        return
-      changed.push({ connectionId, storeId: r.storeId, storeName, merchantName, seenAt: r.createdAt })
+    // Settled once this transaction has committed: a failed one leaves the days listed.
+    tx.on('complete', () => {
+      if (this.#deferredWrites.get(connectionId) === writes) this.#settled.add(connectionId)
     })
-    if (changed.length > 0) await this.db.stores.bulkPut(changed)
+  }
+
+  /**
+   * Files the days every stopped first sync left listed (a crash or a quit before the run's end), so the
+   * ledger's counts and searches hold those records from the cache's opening on, offline too, not only
+   * once the next sync starts. Returns the connections filed.
+   */
+  async fileStoppedFirstSyncs(): Promise<string[]> {
+    const keys = await this.db.settings.where('key').startsWith(deferredDaysKey('')).primaryKeys()
+    const connections = keys.map((k) => String(k).slice(deferredDaysKey('').length))
+    for (const connectionId of connections) await this.fileDeferredDays(connectionId)
+    return connections
   }
 
   /**
@@ -295,6 +384,7 @@ export class HistoryWriter {
     const { db } = this
     const [lo, hi] = connectionBounds(connectionId)
     await clearHistory(db, connectionId)
+    await db.settings.delete(deferredDaysKey(connectionId))
     await db.dayDigests.where('[connectionId+day]').between(lo, hi).delete()
     await db.daySummaries.where('[connectionId+day]').between(lo, hi).delete()
     await db.dayTokens.where('[connectionId+day+part]').between(lo, hi).delete()

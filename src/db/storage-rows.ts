@@ -153,6 +153,13 @@ export interface MarkedDayTokensRecord {
   latin: string
   /** The same for the tokens holding a character above U+00FF. */
   wide: string
+  /**
+   * The UUID tokens (uuid-tokens.ts), 16 Latin-1 characters each, every record's one after another;
+   * absent in parts written before them, or when no record has one.
+   */
+  ids?: string
+  /** Per record, its number of UUID slots times two, plus one when the first is its first token. */
+  idCounts?: string
   /** The keys, joined by a newline; absent where every key is the record's type, ':' and first token. */
   keyText?: string
   /** Per field (TOKEN_ROW_FIELDS), its distinct values joined by U+0001; the fields joined by U+0002. */

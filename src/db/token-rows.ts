@@ -5,13 +5,14 @@
  */
 import type { RecordKey } from '../domain/records'
 import {
-  firstTokenOf,
+  firstTokenOfText,
   impliedKey,
   joinMarked,
   MarkedPart,
   markedTermOf,
   markedTextOf,
   tokensOfMarked,
+  type MarkedTerm,
   type MarkedText,
 } from './marked-tokens'
 import type {
@@ -172,8 +173,7 @@ function markedRowOf(part: TokenColumns): MarkedDayTokensRecord | null {
   const joined = joinMarked(texts)
   const implied = keys.every(
     (key, i) =>
-      key ===
-      impliedKey(fields[i * FIELD_COUNT + TYPE_AT] ?? '', firstTokenOf((texts[i] as MarkedText).latin)),
+      key === impliedKey(fields[i * FIELD_COUNT + TYPE_AT] ?? '', firstTokenOfText(texts[i] as MarkedText)),
   )
   return {
     connectionId,
@@ -215,8 +215,9 @@ const isPacked = (row: StoredDayTokensRow): row is PackedDayTokensRecord => 'tex
 
 /** A marked row read: its texts with the offsets of each record's, checked against its record count. */
 function markedPartOf(row: MarkedDayTokensRecord): MarkedPart {
-  const { connectionId, day, part, latin, wide, times } = row
-  return new MarkedPart({ latin, wide }, times.length, `${connectionId} ${day}/${part}`)
+  const { connectionId, day, part, latin, wide, ids, idCounts, times } = row
+  const text = ids === undefined && idCounts === undefined ? { latin, wide } : { latin, wide, ids, idCounts }
+  return new MarkedPart(text, times.length, `${connectionId} ${day}/${part}`)
 }
 
 /** A marked row's keys: stored, or each its record's type and first token. */
@@ -252,6 +253,7 @@ export function tokenColumnsOfAny(
     const read = markedPartOf(row)
     read.starts('latin')
     read.starts('wide')
+    read.slots()
     const keyOf = markedKeyReader(row, read)
     const keys = Array.from({ length: n }, (_, i) => keyOf(i))
     const texts = Array.from({ length: n }, (_, i) => read.textOf(i))
@@ -288,7 +290,7 @@ export function tokenTextMatches(text: string, terms: readonly string[]): boolea
 export interface TermSearch {
   terms: readonly string[]
   /** Per term, its markedTermOf. */
-  marked: readonly (string | null)[]
+  marked: readonly MarkedTerm[]
 }
 
 export function termSearchOf(terms: readonly string[]): TermSearch {

@@ -161,10 +161,68 @@ export function transactionRow(
   })
 }
 
-/** The Transactions sheet's rows: the period's records, read a batch at a time. */
-export async function* transactionRows(scope: MonthScope): AsyncGenerator<ExportRow> {
+/** What the Refunds sheet writes of a refund: its record without the raw payload, and whether it changed. */
+export interface RefundFacts extends Pick<
+  HistoryRecord,
+  | 'key'
+  | 'resourceId'
+  | 'chargeId'
+  | 'storeId'
+  | 'createdAt'
+  | 'mode'
+  | 'status'
+  | 'currency'
+  | 'amount'
+  | 'cardholderName'
+  | 'orderRef'
+> {
+  changed: boolean
+}
+
+function refundFactsOf(r: HistoryRecord, mark: MarkRecord | undefined): RefundFacts {
+  return {
+    key: r.key,
+    resourceId: r.resourceId,
+    chargeId: r.chargeId,
+    storeId: r.storeId,
+    createdAt: r.createdAt,
+    mode: r.mode,
+    status: r.status,
+    currency: r.currency,
+    amount: r.amount,
+    cardholderName: r.cardholderName,
+    orderRef: r.orderRef,
+    changed: hasChangedSinceReconciled(mark, r),
+  }
+}
+
+/**
+ * The period's refunds as the Transactions sheet's pass over the records meets them: `facts` is set once
+ * that pass has gone through every record, and taken (emptied) by the Refunds sheet. A refund's facts are a
+ * few short fields, so the month is read once for both sheets at the cost of holding its refunds' facts
+ * (not their rows, nor their records) from one sheet to the other.
+ */
+export interface RefundsOnTheWay {
+  facts: RefundFacts[] | null
+}
+
+/**
+ * The Transactions sheet's rows: the period's records, read a batch at a time; each refund's facts are
+ * noted on the way into `refunds`, so that the Refunds sheet need not read the month again.
+ */
+export async function* transactionRows(
+  scope: MonthScope,
+  refunds: RefundsOnTheWay = { facts: null },
+): AsyncGenerator<ExportRow> {
+  const seen: RefundFacts[] = []
+  refunds.facts = null
   for await (const batch of scope.history())
-    for (const r of batch) yield transactionRow(r, scope.markOf(r), scope.tz, scope.storeName(r.storeId))
+    for (const r of batch) {
+      const mark = scope.markOf(r)
+      if (r.type === 'refund') seen.push(refundFactsOf(r, mark))
+      yield transactionRow(r, mark, scope.tz, scope.storeName(r.storeId))
+    }
+  refunds.facts = seen
 }
 
 /** The Charges sheet's rows: the period's charge-list records, read a batch at a time. */
@@ -230,14 +288,34 @@ function chargeRow(
   })
 }
 
-/** The Refunds sheet's rows: the period's refunds, read with the month's records a batch at a time. */
-export async function* refundRows(scope: MonthScope): AsyncGenerator<ExportRow> {
+/**
+ * The Refunds sheet's rows: from the facts the Transactions sheet's whole pass noted (taken, each let go as
+ * its row is built), else from the period's records read again a batch at a time.
+ */
+export async function* refundRows(
+  scope: MonthScope,
+  refunds: RefundsOnTheWay = { facts: null },
+): AsyncGenerator<ExportRow> {
+  const facts = refunds.facts
+  refunds.facts = null
   const tz = scope.tz
+  if (facts) {
+    for (let i = 0; i < facts.length; i++) {
+      const f = facts[i] as RefundFacts
+      facts[i] = HANDED_OUT
+      yield refundRow(scope, f, tz)
+    }
+    return
+  }
   for await (const batch of scope.history())
-    for (const r of batch) if (r.type === 'refund') yield refundRow(scope, r, tz)
+    for (const r of batch)
+      if (r.type === 'refund') yield refundRow(scope, refundFactsOf(r, scope.markOf(r)), tz)
 }
 
-function refundRow(scope: MonthScope, r: HistoryRecord, tz: string): ExportRow {
+/** What a fact handed out is replaced by, so that the list no longer holds it. */
+const HANDED_OUT = {} as RefundFacts
+
+function refundRow(scope: MonthScope, r: RefundFacts, tz: string): ExportRow {
   const currency = normalizeCurrency(r.currency)
   const mark = scope.markOf(r)
   return RF.row({
@@ -251,7 +329,7 @@ function refundRow(scope: MonthScope, r: HistoryRecord, tz: string): ExportRow {
     currency,
     amount: amountCell(r.amount, currency),
     reconciliation: mark?.state === 'reconciled' ? 'reconciled' : 'unreconciled',
-    changed: yesNo(hasChangedSinceReconciled(mark, r)),
+    changed: yesNo(r.changed),
     note: mark?.note ? clipText(mark.note) : null,
     cardholder: r.cardholderName || null,
     orderRef: r.orderRef,

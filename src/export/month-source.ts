@@ -11,15 +11,10 @@ import type { ChargeDigest, ChargeRecord, HistoryRecord, RecordKey } from '../do
 import type { AmountDigest } from '../reconcile/month-summary'
 
 /** A refund as the Charges sheet's net to date reads it. */
-export interface MonthRefund {
-  key: RecordKey
-  chargeId: string
-  storeId: string
-  createdAt: number
-  amount: number
-  currency: string
-  status: string
-}
+export type MonthRefund = Pick<
+  HistoryRecord,
+  'key' | 'chargeId' | 'storeId' | 'createdAt' | 'amount' | 'currency' | 'status'
+>
 
 /** Records handed out a batch at a time, as they are read (or from memory). */
 export type Batches<T> = AsyncIterable<readonly T[]> | Iterable<readonly T[]>

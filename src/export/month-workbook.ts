@@ -13,7 +13,16 @@ import { summarizeDigests } from '../reconcile/month-summary'
 import { auditSheet } from './month-audit-sheet'
 import { depositSheet } from './month-deposit-sheet'
 import { exceptionSheets } from './month-exception-sheets'
-import { chargeRows, CH, refundRows, RF, SHEETS, transactionRows, TX } from './month-record-sheets'
+import {
+  chargeRows,
+  CH,
+  refundRows,
+  RF,
+  SHEETS,
+  transactionRows,
+  TX,
+  type RefundsOnTheWay,
+} from './month-record-sheets'
 import { monthScope } from './month-scope'
 import { arrayMonthSource, type MonthSource } from './month-source'
 import { summarySheet } from './month-summary-sheet'
@@ -91,15 +100,17 @@ export function planMonthWorkbook(input: MonthWorkbookMeta, source: MonthSource)
   })
   const refunds = digests.reduce((n, d) => (d.type === 'refund' ? n + 1 : n), 0)
   const storeLabel = input.storeId === null ? null : (scope.storeName(input.storeId) ?? input.storeId)
+  // The month's records are read once: the Refunds sheet's facts are noted in the Transactions sheet's pass.
+  const refundsOnTheWay: RefundsOnTheWay = { facts: null }
   return {
     suggestedName: workbookFileName(storeLabel ?? input.connection.label, input.period),
     title: `Closebook ${input.period}${storeLabel ? ` ${storeLabel}` : ''}`,
     summary,
     sheets: [
       summarySheet(input, scope, summary, storeLabel),
-      sheet(SHEETS.transactions, TX, digests.length, () => transactionRows(scope)),
+      sheet(SHEETS.transactions, TX, digests.length, () => transactionRows(scope, refundsOnTheWay)),
       sheet(SHEETS.charges, CH, chargeDigests.length, () => chargeRows(scope, input.marks)),
-      sheet(SHEETS.refunds, RF, refunds, () => refundRows(scope)),
+      sheet(SHEETS.refunds, RF, refunds, () => refundRows(scope, refundsOnTheWay)),
       depositSheet(input, scope),
       ...exceptionSheets(input, scope, summary),
       auditSheet(input, scope),

@@ -1,7 +1,9 @@
 /**
  * Journal entries (仕訳) of a month: the per-connection posting settings and the export of one format.
- * The vouchers come from the same month data as the summary and the workbook (`loadMonth`), so their
- * totals tie to the summary, and the month's deposit entries from its payout roll-forward; files are written one after another through the host, a trace file last.
+ * The vouchers come from the same month data as the summary and the workbook (`loadMonth`'s digests of the
+ * month's records and charges: no record is read for them), so their totals tie to the summary, and the
+ * month's deposit entries from its payout roll-forward; files are written one after another through the
+ * host, a trace file last.
  */
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
@@ -16,6 +18,7 @@ import {
 } from '../export/journal/settings'
 import { assertBalanced, buildJournal, JournalError, type JournalBuild } from '../export/journal/vouchers'
 import { buildDepositJournal, withDeposits } from '../export/journal/deposits'
+import { byTimeThenId, byTimeThenKey, sortedBy } from '../export/month-source'
 import { writeFileThroughHost } from '../platform/files'
 import type { MonthData } from './month-end-store'
 
@@ -74,11 +77,12 @@ export const useJournalStore = defineStore('journal', () => {
     written.value = []
     try {
       if (settingsFor.value !== month.connection.id) await loadSettings(month.connection.id)
+      // Month-end's digests hold every field the entries read: no record of the month is read for them.
       const entries = buildJournal({
         period: month.period,
         timeZone: month.connection.timeZone,
-        history: await month.history(),
-        charges: await month.charges(),
+        history: sortedBy(month.digests, byTimeThenKey),
+        charges: sortedBy(month.chargeDigests, byTimeThenId),
         storeNames: month.storeNames,
         settings: settings.value,
       })

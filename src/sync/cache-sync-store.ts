@@ -9,17 +9,17 @@ import { ChargesRepository } from '../db/charges-repository'
 import { CheckpointsRepository } from '../db/checkpoints-repository'
 import { ConnectionsRepository } from '../db/connections-repository'
 import type { ClosebookDb } from '../db/database'
-import { hasHistory, refundsInWindow } from '../db/history-part-reads'
+import { hasHistory } from '../db/history-part-reads'
 import { historyRecordOf } from '../db/history-record'
 import { HistoryRepository } from '../db/history-repository'
 import type { HistoryWriter, PageWrite } from '../db/history-writer'
 import { historyLedgerLinksOf } from '../db/ledger-links'
 import { historyWithStatus, newestCreatedAt } from '../db/recency'
 import { quarantineIdOf, quarantineIdOfRecord, QuarantineRepository } from '../db/quarantine-repository'
-import { readInChunks } from '../db/repository-helpers'
-import { recordKeyOf, type ChargeRecord, type SyncCheckpoint, type SyncResource } from '../domain/records'
+import { type ChargeRecord, type SyncCheckpoint, type SyncResource } from '../domain/records'
 import { fingerprintOf } from '../domain/fingerprint'
 import { isChangeableStatus, type ChangeableRecord } from './recheck'
+import { staleRefundedCharges } from './refunded-charges'
 import type { PageWriteResult, SyncStorePort } from './sync-engine'
 
 /** Records one group commit takes at most: bounds the UI thread's work in one task (cloning records). */
@@ -43,15 +43,6 @@ interface PendingPage {
   released: string[]
   syncedAt?: number
   settle?: (error: Error | null) => void
-}
-
-/**
- * The id of an element of a charge's `user_data.refunds`: the real service names it `refund_id`
- * (real-service.md); the seed's sandbox shape used `id`.
- */
-export function refundIdOf(element: Record<string, unknown>): string | null {
-  const id = element['refund_id'] ?? element['id']
-  return typeof id === 'string' ? id : null
 }
 
 function chargeFingerprint(c: ChargeRecord): string {
@@ -190,9 +181,11 @@ export class CacheSyncStore implements SyncStorePort {
     }
   }
 
-  loadPlan(connectionId: string): Promise<SyncCheckpoint[]> {
+  async loadPlan(connectionId: string): Promise<SyncCheckpoint[]> {
     this.emptyAtPlan.delete(connectionId)
     this.quarantinedIds.delete(connectionId)
+    // Days an earlier first sync left unfiled (a crash, a reload) are filed before anything is written.
+    await this.writer.fileDeferredDays(connectionId)
     return this.checkpoints.list(connectionId)
   }
 
@@ -325,49 +318,19 @@ export class CacheSyncStore implements SyncStorePort {
     return written
   }
 
-  async staleRefundedCharges(
+  staleRefundedCharges(
     connectionId: string,
     from: number,
     to: number,
   ): Promise<{ chargeId: string; storeId: string }[]> {
     // Every page of the plan is in: what comes next (refreshed charges) replaces records of this run.
     this.emptyAtPlan.delete(connectionId)
-    // The window's refunds from the refund time index's keys: reading every record of the window (a first
-    // sync's whole history) held the UI thread for seconds in one task.
-    const { db } = this
-    const refunds = await db.transaction('r', [db.history, db.historyParts], () =>
-      refundsInWindow(db, connectionId, from, to),
-    )
-    if (refunds.length === 0) return []
-    // Refund ids per charge, found once: testing every charge against every refund held the UI thread
-    // for 200 ms after a first sync (thousands of each).
-    const refundIdsByCharge = new Map<string, string[]>()
-    for (const r of refunds) {
-      const ids = refundIdsByCharge.get(r.chargeId)
-      if (ids) ids.push(r.resourceId)
-      else refundIdsByCharge.set(r.chargeId, [r.resourceId])
-    }
-    const chargeIds = [...refundIdsByCharge.keys()]
-    const charges = await readInChunks(chargeIds, (ids) =>
-      this.history.getMany(
-        connectionId,
-        ids.map((id) => recordKeyOf('charge', id)),
-      ),
-    )
-    const stale: { chargeId: string; storeId: string }[] = []
-    chargeIds.forEach((chargeId, i) => {
-      const charge = charges[i]
-      if (!charge) return // not cached (e.g. created before the sync start): nothing to bring up to date
-      const elements: unknown = (charge.raw.user_data as { refunds?: unknown } | undefined)?.refunds
-      const listed = new Set(
-        (Array.isArray(elements) ? (elements as unknown[]) : []).map((r) =>
-          r !== null && typeof r === 'object' ? refundIdOf(r as Record<string, unknown>) : null,
-        ),
-      )
-      const missing = (refundIdsByCharge.get(chargeId) ?? []).some((id) => !listed.has(id))
-      if (missing) stale.push({ chargeId, storeId: charge.storeId })
-    })
-    return stale
+    return staleRefundedCharges(this.db, this.history, connectionId, from, to)
+  }
+
+  /** The run's pages are in (or it stopped): a first sync's days still waiting are filed. */
+  endPages(connectionId: string): Promise<void> {
+    return this.writer.fileDeferredDays(connectionId)
   }
 
   newestCached(connectionId: string, resource: SyncResource, storeId: string | null): Promise<number | null> {

@@ -268,6 +268,7 @@ export class SyncEngine {
       abort.signal.removeEventListener('abort', wakeAll)
       pollStop.abort()
       await poll
+      await store.endPages?.(scope.connectionId)
 
       const pass: PassContext = {
         options: this.options,

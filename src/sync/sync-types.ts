@@ -62,6 +62,11 @@ export interface SyncStorePort {
   changeableRecords?(connectionId: string): Promise<ChangeableRecord[]>
   /** fingerprintOf() of an item as it would be cached; needed with changeableRecords. */
   fingerprintOfItem?(item: HistoryItem): string
+  /**
+   * Every page of the run's plan that was going to be written is written (the run may have finished,
+   * failed or been cancelled): whatever the store deferred for its pages is filed now.
+   */
+  endPages?(connectionId: string): Promise<void>
   /** Closes the plan; `coveredUntil` advances the incremental start of each fully synced resource. */
   finishRun(
     connectionId: string,

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Page } from '@playwright/test'
 import { chargeItem, historyItem } from '../../electron/sandbox/serialize'
+import { chargeItemSchema, historyItemSchema } from '../../electron/shared/payment-api'
 import { measured, type MetricMap } from './metrics'
 import type { BackupBenchArgs, BackupRunResult, RestoreRunResult } from './shared/backup-bench-types'
 import { runInChromium } from './support/chromium-runner'
@@ -233,10 +234,20 @@ async function backupBench(wanted: number, roundTrip: boolean): Promise<BackupRo
             if (s === 'backup' && writeProfile && bench)
               stopWriteProfile = await profilePage(bench, writeProfile)
           },
+          // Each item as main hands it to the renderer: its schema's output (page-validation.ts), so the
+          // cache and its backup hold what a sync stores.
           __items: (offset: number, count: number) =>
-            JSON.stringify(data.history.slice(offset, offset + count).map((e) => historyItem(e, names))),
+            JSON.stringify(
+              data.history
+                .slice(offset, offset + count)
+                .map((e) => historyItemSchema.parse(historyItem(e, names))),
+            ),
           __charges: (offset: number, count: number) =>
-            JSON.stringify(data.charges.slice(offset, offset + count).map((c) => chargeItem(c, names))),
+            JSON.stringify(
+              data.charges
+                .slice(offset, offset + count)
+                .map((c) => chargeItemSchema.parse(chargeItem(c, names))),
+            ),
           __write: (chunk: string) => {
             bytes += writeSync(fd, chunk)
             return bytes

@@ -15,7 +15,7 @@ import type { HistoryItem } from '../../electron/shared/payment-api'
 import { dayTokenRowsOf, tokenColumnsOf } from '../../src/db/day-tokens'
 import { historyRecordOf } from '../../src/db/history-record'
 import { periodRange } from '../../src/domain/periods'
-import { oldPackedTokenRow } from '../support/token-layouts'
+import { oldMarkedTokenRow, oldPackedTokenRow } from '../support/token-layouts'
 import type { CountProbeArgs, CountProbeResult } from './shared/count-probe-types'
 import { runInChromium } from './support/chromium-runner'
 import { treeCpuSeconds } from './support/proc-cpu'
@@ -77,6 +77,7 @@ function tokenBytesPerRecord(items: readonly HistoryItem[]): Record<string, numb
     Math.round((rows.reduce((n, row) => n + serialize(layout(row)).length, 0) / items.length) * 10) / 10
   return {
     stored: bytes((row) => row),
+    markedBeforeIds: bytes((row) => ('latin' in row ? oldMarkedTokenRow(row) : row)),
     packed: bytes((row) => oldPackedTokenRow(tokenColumnsOf(row))),
     plain: bytes((row) => tokenColumnsOf(row)),
   }

@@ -5,7 +5,8 @@
  * file written by main's FileWriter in this process (as the desktop host writes it: a temporary file,
  * moved into place whole). Each export is one step with the renderer's peak RSS (VmHWM, reset before it).
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { FileWriter } from '../../electron/services/files/file-writer'
@@ -14,6 +15,11 @@ import { exportHandlers } from '../../electron/services/handlers/export-handlers
 import { WorkbookExports } from '../../electron/services/workbook/workbook-exports'
 import { exportContract } from '../../electron/shared/contract/export'
 import { chargeItem, historyItem } from '../../electron/sandbox/serialize'
+import { dispatch } from '../../electron/services/dispatcher'
+import type { Handlers } from '../../electron/services/handlers/types'
+import type { CallOutcome } from '../../electron/shared/errors'
+import { jsonNestsDeeperThan } from '../../electron/shared/json-depth'
+import { API_PREFIX } from '../../electron/web/web-host'
 import { step, type Step } from './backup-bench'
 import type {
   ExportRunResult,
@@ -22,6 +28,7 @@ import type {
   MonthEndPhases,
   MonthEndRunResult,
   MonthEndRuns,
+  WorkbookHost,
   WorkbookRunResult,
 } from './shared/month-end-bench-types'
 import { runInChromium } from './support/chromium-runner'
@@ -33,9 +40,15 @@ export interface MonthEndBenchResult {
   monthEnd: MonthEndRunResult
   /** One per export asked, in order, with the file's size on disk. */
   exports: (Step<ExportRunResult> & { bytes: number })[]
-  /** One per workbook run asked, with the file's size and the host's (this process's) CPU and peak RSS. */
-  workbooks: (Step<WorkbookRunResult> & HostUse & { bytes: number })[]
+  /**
+   * One per workbook run asked, with where its rows went, the file's size (0 host-less), the host's (this
+   * process's) CPU and peak RSS, and the machine's 1-minute load average before and after it.
+   */
+  workbooks: (Step<WorkbookRunResult> &
+    HostUse & { bytes: number; load: [number, number]; host: WorkbookHost })[]
 }
+
+const loadAverage = (): number => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0])
 
 /** What this process (main's side: the export handlers and their writer) spent during a step. */
 export interface HostUse {
@@ -68,6 +81,54 @@ async function withHostUse<T>(run: () => Promise<T>): Promise<T & HostUse> {
 }
 
 /**
+ * The workbook's hosts, run after run in turn: MONTH_END_BENCH_HOST, a comma-separated list of http, bridge
+ * and hostless (e.g. `hostless,http`), else hostless when MONTH_END_BENCH_HOSTLESS=1, else the web host's
+ * transport over HTTP.
+ */
+export function workbookHostsOf(env: NodeJS.ProcessEnv): WorkbookHost[] {
+  const asked = env['MONTH_END_BENCH_HOST']
+  if (!asked) return [env['MONTH_END_BENCH_HOSTLESS'] === '1' ? 'hostless' : 'http']
+  return asked.split(',').map((h) => {
+    const host = h.trim()
+    if (host === 'http' || host === 'bridge' || host === 'hostless') return host
+    throw new Error(`MONTH_END_BENCH_HOST lists http, bridge or hostless, not "${host}"`)
+  })
+}
+
+/**
+ * The web host's `POST /api/call/export:<action>` as this process answers it, with the web host's own steps:
+ * the body's nesting checked, parsed, then main's dispatcher (the contract's check, the handler, the
+ * result's check) over the export handlers, its outcome back as JSON. Authorization and the 202 hand-off of
+ * a long call are left out (no export call is held).
+ */
+function webHostCalls(handlers: Handlers): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    const path = req.url ?? ''
+    if (req.method !== 'POST' || !path.startsWith(API_PREFIX)) return false
+    const channel = decodeURIComponent(path.slice(API_PREFIX.length))
+    const body: Buffer[] = []
+    req.on('data', (b: Buffer) => body.push(b))
+    req.on('end', () => {
+      const answer = async (): Promise<CallOutcome> => {
+        const text = Buffer.concat(body).toString('utf8')
+        if (jsonNestsDeeperThan(text)) throw new Error('the call body nests too deep')
+        const { args } = JSON.parse(text) as { args: unknown }
+        return dispatch(handlers, channel, args, { host: 'web', signal: new AbortController().signal })
+      }
+      void answer()
+        .catch((e: unknown) => ({
+          ok: false as const,
+          error: { code: 'internal' as const, message: e instanceof Error ? e.message : String(e) },
+        }))
+        .then((outcome) =>
+          res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(outcome)),
+        )
+    })
+    return true
+  }
+}
+
+/**
  * Fills a cache of about `wanted` history records and measures Month-end on `period` and the ledger
  * export of the newest `exportRows[i]` records (each at most the cache). `fill` 'year': the records
  * spread over a year (the month holds about 8.5 % of them); 'month': all of them in `period`, so that a
@@ -79,6 +140,7 @@ export async function runMonthEndBench(
   period = '2026-09',
   fill: 'year' | 'month' = 'year',
   workbookRuns = 0,
+  hosts: readonly WorkbookHost[] = workbookHostsOf(process.env),
 ): Promise<MonthEndBenchResult> {
   const timeZone = 'Asia/Tokyo'
   const { data, names } =
@@ -118,6 +180,8 @@ export async function runMonthEndBench(
     const handle = workbookHandlers[name] as (a: unknown) => Promise<unknown>
     return JSON.stringify(await handle(exportContract[name].args.parse(JSON.parse(args))))
   }
+  /** The current workbook run's host. */
+  let host: WorkbookHost = hosts[0] ?? 'http'
   try {
     return await runInChromium(resolve(__dirname, 'browser/month-end-entry.ts'), args, {
       timeoutMs: 3_600_000,
@@ -133,7 +197,9 @@ export async function runMonthEndBench(
         __fileCancel: (fileId: string) => files.cancel(fileId),
         __hostless: () => process.env['MONTH_END_BENCH_HOSTLESS'] === '1',
         __exportCall: exportCall,
+        __workbookHost: () => host,
       },
+      handle: webHostCalls(workbookHandlers as unknown as Handlers),
       drive: async (page, profileDir) => {
         const fill = await page.evaluate(
           (a) =>
@@ -196,12 +262,14 @@ export async function runMonthEndBench(
         }
         const workbooks: MonthEndBenchResult['workbooks'] = []
         for (let i = 0; i < workbookRuns; i++) {
+          host = hosts[i % hosts.length] ?? 'http'
           const cdp = await page.context().newCDPSession(page)
           await cdp.send('HeapProfiler.collectGarbage')
           await cdp.detach()
           const profilePath = process.env['MONTH_END_BENCH_PROFILE']
           const stopProfile =
             profilePath && i === workbookRuns - 1 ? await profilePage(page, profilePath) : null
+          const loadBefore = loadAverage()
           const run = await withHostUse(() =>
             step(page, profileDir, () =>
               page.evaluate(
@@ -216,12 +284,13 @@ export async function runMonthEndBench(
             ),
           )
           if (stopProfile) log(`the workbook's JavaScript profile: ${await stopProfile()}`)
-          const bytes = statSync(delivered).size
-          rmSync(delivered, { force: true })
+          // Host-less, no file is written.
+          const bytes = host === 'hostless' ? 0 : statSync(delivered).size
+          if (host !== 'hostless') rmSync(delivered, { force: true })
           log(
-            `workbook of ${run.result.rows} rows: ${run.result.ms} ms (host ${run.result.hostMs} ms), ${Math.round(bytes / 2 ** 20)} MiB, Chromium CPU ${run.cpuS} s, host CPU ${run.hostCpuS} s, renderer peak RSS ${run.peakRssMiB} MiB, host RSS ${run.hostRssBeforeMiB} → ${run.hostPeakRssMiB} MiB`,
+            `workbook (${host}) of ${run.result.rows} rows: ${run.result.ms} ms (host ${run.result.hostMs} ms), ${Math.round(bytes / 2 ** 20)} MiB, Chromium CPU ${run.cpuS} s, host CPU ${run.hostCpuS} s, renderer peak RSS ${run.peakRssMiB} MiB, host RSS ${run.hostRssBeforeMiB} → ${run.hostPeakRssMiB} MiB`,
           )
-          workbooks.push({ ...run, bytes })
+          workbooks.push({ ...run, bytes, load: [loadBefore, loadAverage()], host })
         }
         return { fill, monthEnd, exports, workbooks }
       },

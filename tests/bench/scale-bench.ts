@@ -3,23 +3,23 @@
  * `--quick`: 20,000), in Chromium with its real IndexedDB. It reuses the other suites' runs at that size:
  * the cache suite's fill and ledger reads (cache-bench.ts), the backup suite's round trip (backup-bench.ts)
  * for backup, restore and bytes on disk, the migration suite's version-5 cache opened step by step
- * (migration-bench.ts), and the export suite's month workbook (export-bench.ts) for a month of 8.5 % of
- * the year (170k at 2M); and its own run (month-end-bench.ts) for Month-end's summary and checklist of a
- * month of the year and the ledger's CSV export of 1M rows (the whole cache when smaller), with 100k rows
- * beside it to show the renderer's peak does not grow with the rows. Each run fills its own cache, so the
- * suite takes four fills.
+ * (migration-bench.ts); Month-end's workbook of a month of 8.5 % of the year (170k at 2M), filled as such
+ * (month-end-bench.ts, as month-workbook-month.ts runs it); and its own run (month-end-bench.ts) for
+ * Month-end's summary and checklist of a month of the year and the ledger's CSV export of 1M rows (the whole
+ * cache when smaller), with 100k rows beside it to show the renderer's peak does not grow with the rows.
+ * Each run fills its own cache, so the suite takes five fills (the workbook's holds only its month).
  *
  * Metrics no suite measures yet are reported missing with the reason, never as ok.
  */
 import { runBackupRoundTrip } from './backup-bench'
 import { runCacheBench } from './cache-bench'
-import { cpuNote, runWorker } from './export-bench'
 import { measured, missing, type MetricMap } from './metrics'
 import { runMigrationBench } from './migration-bench'
 import { runMonthEndBench } from './month-end-bench'
 
 /** A month of a 2M-record year holds 170k records: the month-end targets are set for that month. */
-const MONTH_SHARE = 170_000 / 2_000_000
+const MONTH_RECORDS = 170_000
+const MONTH_SHARE = MONTH_RECORDS / 2_000_000
 
 /** The size the suite runs at: BENCH_SCALE_RECORDS, else 2,000,000 (20,000 with `--quick`). */
 export function scaleRecords(quick: boolean, env: NodeJS.ProcessEnv = process.env): number {
@@ -139,14 +139,33 @@ async function upgrade(records: number): Promise<MetricMap> {
   }
 }
 
-function workbook(records: number): MetricMap {
+/**
+ * Month-end's workbook of a month of 8.5 % of the year's records (170k at 2M), filled as one month in
+ * Chromium's IndexedDB, exported as the Export button runs it: the figure is the wall time to the file
+ * delivered through the web host's transport (the rows to main's export handlers and writer in this process
+ * over HTTP), what a user waits for; a host-less run beside it gives the renderer's own share.
+ */
+async function workbook(records: number): Promise<MetricMap> {
   const month = Math.round(records * MONTH_SHARE)
-  const run = runWorker('stream', month)
+  const { fill, monthEnd, workbooks } = await runMonthEndBench(month, [], '2026-09', 'month', 2, [
+    'hostless',
+    'http',
+  ])
+  const own = workbooks.find((w) => w.host === 'hostless')
+  const web = workbooks.find((w) => w.host === 'http')
+  if (!own || !web) throw new Error('the workbook runs did not complete')
+  const s = (ms: number): string => (ms / 1000).toFixed(1)
+  const load = (l: readonly number[]): string => l.map((x) => x.toFixed(1)).join(' → ')
+  // Short of 170k records (a smaller year), the figure is the measured time carried to 170k in proportion,
+  // so that a small run is never marked as meeting the target by its size alone.
+  const inMonth = monthEnd.history
+  const carried = inMonth < MONTH_RECORDS
+  const ms = carried ? (web.result.ms * MONTH_RECORDS) / inMonth : web.result.ms
   return {
     'scale.workbook_170k_s': measured(
       'scale.workbook_170k_s',
-      Math.round(run.seconds * 10) / 10,
-      `the month workbook of ${month} history records (${run.totalRows} rows over its sheets), the app's streaming path in one Node process (renderer and main as two threads), ${cpuNote(run)}, ${Math.round((run.cpuSeconds / run.totalRows) * 1e6)} µs CPU per row; peak RSS ${Math.round(run.peakRssMiB)} MiB (${Math.round(run.baseRssMiB)} before writing, the month's records held); building the plan before it (summary, cross-check, exceptions): ${run.planSeconds.toFixed(1)} s, CPU ${run.planCpuSeconds.toFixed(1)} s`,
+      seconds(ms),
+      `${carried ? `carried to ${MONTH_RECORDS} records from ${s(web.result.ms)} s for ` : ''}Month-end's workbook (the store's exportWorkbook, every store) of a month of ${monthEnd.history} records and ${monthEnd.charges} charges (${fill.marks} marked) in Chromium's IndexedDB, ${web.result.rows} rows, ${Math.round(web.bytes / 2 ** 20)} MiB: from the call to the file delivered by main's export handlers and streaming writer in the bench's process, reached through the web host's transport (POST /api/call/export:*, JSON each way); Chromium CPU ${web.cpuS} s, host CPU ${web.hostCpuS} s (main's side and the HTTP server), waiting for the host ${s(web.result.hostMs)} s, load average ${load(web.load)}; the renderer alone (rows counted in the page, not sent) ${s(own.result.ms)} s, Chromium CPU ${own.cpuS} s, load average ${load(own.load)}; renderer peak RSS ${web.peakRssMiB} MiB, JS heap ${web.retainedHeapMiB} MiB after a forced GC`,
     ),
   }
 }

@@ -83,11 +83,23 @@ export interface JournalBuild {
   postedBySourceCurrency: Map<string, JournalTotals>
 }
 
+/** What the journal reads of a history record: a whole record has it, and so has Month-end's digest of it. */
+export type JournalRecord = Pick<
+  HistoryRecord,
+  'key' | 'type' | 'createdAt' | 'storeId' | 'status' | 'currency' | 'mode' | 'amount'
+>
+
+/** What the journal reads of a charge-list record: a whole charge has it, and so has its digest. */
+export type JournalCharge = Pick<
+  ChargeRecord,
+  'id' | 'createdAt' | 'storeId' | 'status' | 'chargedCurrency' | 'feeAmount' | 'feeCurrency' | 'mode'
+>
+
 export interface JournalInput {
   period: string
   timeZone: string
-  history: readonly HistoryRecord[]
-  charges: readonly ChargeRecord[]
+  history: readonly JournalRecord[]
+  charges: readonly JournalCharge[]
   storeNames: ReadonlyMap<string, string>
   settings: JournalSettings
 }
@@ -200,7 +212,8 @@ export function buildJournal(input: JournalInput): JournalBuild {
     const b = bucketFor(dateOf(r.createdAt), currency, r.storeId)
     const traced: TracedRecord = {
       key: r.key,
-      resourceId: r.resourceId,
+      // A key is `type:resourceId`.
+      resourceId: r.key.slice(r.type.length + 1),
       type: r.type,
       createdAt: r.createdAt,
       storeId: r.storeId,

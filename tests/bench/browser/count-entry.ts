@@ -7,6 +7,7 @@
 import type { HistoryItem } from '../../../electron/shared/payment-api'
 import { ClosebookDb } from '../../../src/db/database'
 import { daySummariesOf } from '../../../src/db/day-summaries'
+import { dayTokensCacheOf } from '../../../src/db/token-cache'
 import { partHits, termSearchOf } from '../../../src/db/day-tokens'
 import { historyRecordOf, searchDayOf, searchTermsOf } from '../../../src/db/history-record'
 import { HistoryRepository, type HistoryFilter } from '../../../src/db/history-repository'
@@ -41,6 +42,12 @@ async function fill(history: HistoryRepository, records: number): Promise<void> 
   }
 }
 
+/** Drops what a session holds in memory (day summaries, token parts), as a session's first count finds it. */
+function forget(db: ClosebookDb): void {
+  daySummariesOf(db).clear()
+  dayTokensCacheOf(db).clear()
+}
+
 async function run(args: CountProbeArgs): Promise<CountProbeResult> {
   const stage = (window as unknown as { __stage: Stage }).__stage
   const db = new ClosebookDb(`closebook-count-probe-${Date.now()}`, { indexedDB, IDBKeyRange })
@@ -59,7 +66,7 @@ async function run(args: CountProbeArgs): Promise<CountProbeResult> {
   for (let round = 1; round <= args.rounds; round++)
     for (const [what, filter] of filters)
       for (const state of ['cold', 'warm'] as const) {
-        if (state === 'cold') daySummariesOf(db).clear()
+        if (state === 'cold') forget(db)
         const name = `${what} (${state}) #${round}`
         await stage(name)
         const started = performance.now()
@@ -71,7 +78,7 @@ async function run(args: CountProbeArgs): Promise<CountProbeResult> {
   // The ledger's first page of the same name search (newest first), cold: what a search shows first.
   for (let round = 1; round <= args.rounds; round++) {
     const name = `a name's first page #${round}`
-    daySummariesOf(db).clear()
+    forget(db)
     await stage(name)
     const started = performance.now()
     const page = await history.queryPage({
@@ -82,6 +89,16 @@ async function run(args: CountProbeArgs): Promise<CountProbeResult> {
       limit: 100,
     })
     counts.push({ name, total: page.length, ms: Math.round((performance.now() - started) * 10) / 10 })
+  }
+  // As the ledger refreshes a search: its first page, then its count (which finds the page's days held).
+  for (let round = 1; round <= args.rounds; round++) {
+    const name = `a name's count after its first page #${round}`
+    forget(db)
+    await history.queryPage({ ...inMonth, search: args.searchTerm, order: 'desc', offset: 0, limit: 100 })
+    await stage(name)
+    const started = performance.now()
+    const total = await history.count({ ...inMonth, search: args.searchTerm })
+    counts.push({ name, total, ms: Math.round((performance.now() - started) * 10) / 10 })
   }
   // Where a name count's time goes: the month's token parts read in one request, then matched in memory.
   const range = db.dayTokens

@@ -7,10 +7,15 @@
  *  - `__export(rows)`: the ledger store's exportCsv on a filter of about the newest `rows` records, the
  *    file going to the host through DesktopApi's files calls (`__file*`: main's FileWriter in Node);
  *  - `__workbook()`: Month-end's workbook of the month (the store's exportWorkbook, every store), its rows
- *    going to main's export handlers in Node through DesktopApi's export calls (`__exportCall`).
+ *    going to main's export handlers in Node through DesktopApi's export calls, by the host `__workbookHost`
+ *    names: 'http', the web host's transport (`POST /api/call/export:*` on this page's origin, JSON each
+ *    way); 'bridge', Playwright's page bridge (`__exportCall`); 'hostless', answered in the page (the rows
+ *    counted, not sent: the renderer's own work alone).
  */
 import { createPinia, setActivePinia } from 'pinia'
+import { createDesktopApi } from '../../../electron/shared/channels'
 import type { DesktopApi } from '../../../electron/shared/contract'
+import { packedRowCount } from '../../../electron/shared/contract/export-packed'
 import type { DeliveredFile } from '../../../electron/shared/contract/files'
 import type { ChargeItem, HistoryItem } from '../../../electron/shared/payment-api'
 import { createCache, setAppCacheForTests, type Cache } from '../../../src/db/cache'
@@ -23,6 +28,7 @@ import { fingerprintOf } from '../../../src/domain/fingerprint'
 import { dayOf, dayRange, periodOf, periodRange } from '../../../src/domain/periods'
 import type { CachedConnection, MarkRecord, RecordKey, SyncCheckpoint } from '../../../src/domain/records'
 import { setDesktopApiForTests } from '../../../src/platform'
+import { createHttpTransport } from '../../../src/platform/http-transport'
 import { closeChecklist, closeFactsProvider } from '../../../src/reconcile/close-checklist'
 import { crossCheck } from '../../../src/reconcile/cross-check'
 import { summarizeDigests, totalsByCurrency } from '../../../src/reconcile/month-summary'
@@ -37,6 +43,7 @@ import type {
   MonthEndFillResult,
   MonthEndPhases,
   MonthEndRuns,
+  WorkbookHost,
   WorkbookRunResult,
 } from '../shared/month-end-bench-types'
 import { reporting } from './page-errors'
@@ -56,6 +63,7 @@ const page = window as unknown as {
   __fileCancel: (fileId: string) => Promise<boolean>
   __hostless?: () => Promise<boolean>
   __exportCall: (channel: string, args: string) => Promise<string>
+  __workbookHost: () => Promise<WorkbookHost>
 }
 const stage = (s: string): void => void page.__stage?.(s)
 const ms = (x: number): number => Math.round(x * 10) / 10
@@ -236,14 +244,48 @@ let hostless: boolean | undefined
 let keptChars = 0
 let workbookRows = 0
 
-/** One `export:*` call to main's handlers in Node (JSON across, as the web host's transport). */
-async function exportCall<T>(channel: string, args: unknown): Promise<T> {
+/** Adds the time `call` takes to hostMs: the page waits for each export call. */
+async function timedHost<T>(call: () => Promise<T>): Promise<T> {
   const t = performance.now()
   try {
-    return JSON.parse(await page.__exportCall(channel, JSON.stringify(args))) as T
+    return await call()
   } finally {
     hostMs += performance.now() - t
   }
+}
+
+/** One `export:*` call to main's handlers in Node through the page bridge (JSON across). */
+const bridgeCall = <T>(channel: string, args: unknown): Promise<T> =>
+  timedHost(async () => JSON.parse(await page.__exportCall(channel, JSON.stringify(args))) as T)
+
+/** The web host's own client: `POST /api/call/<channel>` on this origin, answered by main's handlers in Node. */
+const overHttp = createDesktopApi(createHttpTransport('bench-token')).export
+
+/** The export calls answered in the page: the rows are counted, not sent or written. */
+let hostlessRows = 0
+const inPage: DesktopApi['export'] = {
+  begin: () => Promise.resolve({ exportId: 'hostless-bench-export' }),
+  appendRows: (a) => {
+    hostlessRows += a.packed ? packedRowCount(a.packed) : (a.rows?.length ?? 0)
+    return Promise.resolve({ rowsWritten: hostlessRows })
+  },
+  finish: () => Promise.resolve({ savedTo: 'path', path: '/dev/null', fileName: 'hostless.xlsx' }),
+  cancel: () => Promise.resolve({ cancelled: true }),
+}
+
+let workbookHost: WorkbookHost | undefined
+
+/** The export calls by the bench's chosen host, each timed into hostMs. */
+async function exportCall<T>(
+  channel: 'begin' | 'appendRows' | 'finish' | 'cancel',
+  args: unknown,
+): Promise<T> {
+  // Asked at each export's first call: the bench may change hosts from one run to the next.
+  if (channel === 'begin' || workbookHost === undefined) workbookHost = await page.__workbookHost()
+  if (workbookHost === 'bridge') return bridgeCall<T>(`export:${channel}`, args)
+  const api = workbookHost === 'http' ? overHttp : inPage
+  const call = api[channel] as (a: unknown) => Promise<T>
+  return timedHost(() => call(args))
 }
 
 setDesktopApiForTests({
@@ -261,14 +303,17 @@ setDesktopApiForTests({
     cancel: async (a) => ({ cancelled: await page.__fileCancel(a.fileId) }),
   },
   export: {
-    begin: (a) => exportCall('export:begin', a),
+    begin: (a) => {
+      hostlessRows = 0
+      return exportCall('begin', a)
+    },
     appendRows: async (a) => {
-      const r = await exportCall<{ rowsWritten: number }>('export:appendRows', a)
+      const r = await exportCall<{ rowsWritten: number }>('appendRows', a)
       workbookRows = r.rowsWritten
       return r
     },
-    finish: (a) => exportCall('export:finish', a),
-    cancel: (a) => exportCall('export:cancel', a),
+    finish: (a) => exportCall('finish', a),
+    cancel: (a) => exportCall('cancel', a),
   },
 } as Pick<DesktopApi, 'files' | 'export'> as DesktopApi)
 

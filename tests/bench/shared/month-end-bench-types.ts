@@ -52,6 +52,14 @@ export type MonthEndRunResult = MonthEndRuns &
     cpuS: number
   }
 
+/**
+ * Where the workbook's rows go: 'http', main's export handlers in Node through the web host's transport (the
+ * page's `POST /api/call/export:*`, JSON each way); 'bridge', the same handlers through Playwright's page
+ * bridge (JSON over the DevTools protocol, far slower than either host's transport); 'hostless', nowhere
+ * (the page counts them: its own work alone).
+ */
+export type WorkbookHost = 'http' | 'bridge' | 'hostless'
+
 /** Month-end's workbook of the month (all stores), as the view's Export button runs it. */
 export interface WorkbookRunResult {
   ms: number

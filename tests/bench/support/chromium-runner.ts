@@ -5,7 +5,7 @@
  * disk in a throwaway profile.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { basename, extname, join, resolve } from 'node:path'
@@ -83,6 +83,11 @@ export async function runInChromium<T>(
      * do in between (choosing a file in an input). Gets the page and the profile directory.
      */
     drive?: (page: Page, profileDir: string) => Promise<T>
+    /**
+     * Answers a request on the page's own origin before the static files (true: answered), e.g. a
+     * stand-in for the web host's `POST /api/call/<channel>`.
+     */
+    handle?: (req: IncomingMessage, res: ServerResponse) => boolean
   } = {},
 ): Promise<T> {
   const work = mkdtempSync(join(tmpdir(), 'closebook-bench-'))
@@ -90,6 +95,7 @@ export async function runInChromium<T>(
   try {
     await bundleEntry(entry, join(work, 'src'), outDir)
     const server = createServer((req, res) => {
+      if (options.handle?.(req, res)) return
       const path = new URL(req.url ?? '/', 'http://x').pathname
       const file = join(outDir, path === '/' ? 'index.html' : path)
       if (!file.startsWith(outDir)) return void res.writeHead(404).end()

@@ -86,18 +86,18 @@ export async function convergenceRun(seed: number, records: number): Promise<Con
         ++pages
         if (crash === 'renderer' && pages === crashAt) throw new Error('renderer killed')
         if (crash !== 'write' || pages !== crashAt) return store.putPage(page, cp, at)
-        // Dies inside the write: the page's records and day rows are written, then the transaction
-        // fails before it commits. Nothing of it may land, its checkpoint included.
+        // Dies inside the write: the page's records (and a later sync's day rows) are written, then the
+        // transaction fails as its checkpoint is written, before it commits. Nothing of it may land.
         const die = (): never => {
           throw new Error('renderer killed inside the write')
         }
-        h.db.dayTokens.hook('creating', die)
-        h.db.dayTokens.hook('updating', die)
+        h.db.checkpoints.hook('creating', die)
+        h.db.checkpoints.hook('updating', die)
         try {
           return await store.putPage(page, cp, at)
         } finally {
-          h.db.dayTokens.hook('creating').unsubscribe(die)
-          h.db.dayTokens.hook('updating').unsubscribe(die)
+          h.db.checkpoints.hook('creating').unsubscribe(die)
+          h.db.checkpoints.hook('updating').unsubscribe(die)
         }
       },
     }

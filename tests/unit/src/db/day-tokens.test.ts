@@ -10,11 +10,15 @@ import {
 } from '../../../../src/db/day-tokens'
 import { historyRecordOf, matchesSearch, searchDayOf, searchTermsOf } from '../../../../src/db/history-record'
 import { HistoryRepository } from '../../../../src/db/history-repository'
-import type { DayTokensRecord, StoredDayTokensRow } from '../../../../src/db/storage-rows'
+import type {
+  DayTokensRecord,
+  MarkedDayTokensRecord,
+  StoredDayTokensRow,
+} from '../../../../src/db/storage-rows'
 import type { HistoryRecord, RecordKey } from '../../../../src/domain/records'
 import type { HistoryItem } from '../../../../electron/shared/payment-api'
 import { tokenColumnsOfAny } from '../../../../src/db/token-rows'
-import { oldPackedTokenRow, tokenSetOf } from '../../../support/token-layouts'
+import { oldMarkedTokenRow, oldPackedTokenRow, tokenSetOf } from '../../../support/token-layouts'
 import { CONN, HOUR, T0, checkpoint, historyItem, openDb, uuid } from './fixtures'
 
 const FIELDS = ['store', 'charge', 'successful', 'JPY', 'live', 'visa']
@@ -141,6 +145,29 @@ const SEARCHES = [
   '00000000-0000',
   '8000-0000',
   uuid(4).toLowerCase(),
+  // UUIDs, packed two hex digits to a character: from each word start, odd and even lengths, a hyphen
+  // last, across a hyphen, a refund's charge id, an id sent in upper case, and pieces inside a word.
+  uuid(5),
+  '00000000-0000-4000-8000-00000000000',
+  '0000-4000-8000-000000000005',
+  '4000-8',
+  '8000-0',
+  '8000-',
+  '000000000005',
+  '00000000000',
+  '0000000000',
+  '0',
+  '00',
+  uuid(902),
+  '000000000386',
+  '00000000038',
+  '386',
+  '86',
+  uuid(4).slice(0, 35),
+  '000000000004',
+  '0000-0000',
+  '00-0000',
+  '000-4000',
   'example.jp',
   'jp',
   '.x1',
@@ -200,22 +227,38 @@ describe('marked token parts', () => {
       keys: records.map((r) => r.key),
       times: records.map((r) => r.createdAt),
     }
-    const marked = packedTokenRowOf(columns)
+    const marked = packedTokenRowOf(columns) as MarkedDayTokensRecord
     expect(marked).toHaveProperty('latin')
-    for (const search of [...SEARCHES, 'ava 山田', 'ord-2026 ava', 'stone zzz', 'tok1 ギフト']) {
+    // Every id is packed: none is left as text.
+    expect(marked.ids).toHaveLength(16 * (records.length + records.filter((r) => r.type === 'refund').length))
+    expect(marked.latin).not.toMatch(/00000000-/)
+    const unpacked = oldMarkedTokenRow(marked)
+    expect(unpacked).not.toHaveProperty('ids')
+    expect(unpacked.latin).toMatch(/00000000-/)
+    const combined = [
+      'ava 山田',
+      'ord-2026 ava',
+      'stone zzz',
+      'tok1 ギフト',
+      `${uuid(7)} 4000`,
+      '0005 ava',
+      'zoë 386',
+    ]
+    for (const search of [...SEARCHES, ...combined]) {
       const want = records.filter((r) => matchesSearch(r, search)).map((r) => r.key)
       expect(hitKeys(marked, search), search).toEqual(want)
+      expect(hitKeys(unpacked, search), search).toEqual(want)
       expect(hitKeys(oldPackedTokenRow(columns), search), search).toEqual(want)
       expect(hitKeys(columns, search), search).toEqual(want)
     }
     // Each hit carries its record's fields, for a search narrowed by store, type, status and so on.
     const fieldsOf = (r: HistoryRecord) => [r.storeId, r.type, r.status, r.currency, r.mode, r.brand]
-    for (const stored of [marked, oldPackedTokenRow(columns), columns])
+    for (const stored of [marked, unpacked, oldPackedTokenRow(columns), columns])
       expect(partHits(stored, termSearchOf(['ava']), 'with fields').map((h) => h.fields)).toEqual(
         records.filter((r) => matchesSearch(r, 'ava')).map(fieldsOf),
       )
     // The corpus holds matches and misses of each kind.
-    expect(SEARCHES.filter((s) => records.some((r) => matchesSearch(r, s))).length).toBeGreaterThan(40)
+    expect(SEARCHES.filter((s) => records.some((r) => matchesSearch(r, s))).length).toBeGreaterThan(55)
   })
 
   it('keeps a record whose tokens were cut at the limit exact: its part stays packed', () => {
@@ -312,6 +355,22 @@ describe('marked token parts', () => {
     expect(() => tokenColumnsOf(fewerTexts)).toThrow(/does not unpack to 2 records/)
     const fewerKeys = { ...packedTokenRowOf(part(['\na', '\nb'])), keyText: 'charge:k0' }
     expect(() => hitKeys(fewerKeys, 'a')).toThrow(/does not unpack to 2 records/)
+    const twoIds = [1, 2].map((n) => historyRecordOf(CONN, historyItem(n), T0))
+    const withIds = packedTokenRowOf({
+      ...part(twoIds.map(tokenTextOf)),
+      keys: twoIds.map((r) => r.key),
+    }) as MarkedDayTokensRecord
+    expect(withIds.ids).toHaveLength(32)
+    for (const broken of [
+      { ...withIds, ids: withIds.ids?.slice(1) },
+      { ...withIds, ids: withIds.ids?.slice(16) },
+      { ...withIds, idCounts: withIds.idCounts?.slice(1) },
+      { ...withIds, idCounts: '\u0005\u0003' },
+      { ...withIds, ids: undefined },
+    ]) {
+      expect(() => tokenColumnsOf(broken)).toThrow(/does not unpack to 2 records/)
+      expect(() => hitKeys(broken, '00000000')).toThrow(/does not unpack to 2 records/)
+    }
     const packed = { ...oldPackedTokenRow(part(['\na', '\nb'])), times: [T0] }
     expect(() => tokenColumnsOf(packed)).toThrow(/does not unpack to 1 records/)
   })

@@ -148,6 +148,8 @@ async function syncHistory(db: ClosebookDb, rows: readonly CachedRow[]): Promise
     const items = page.rows.map((r) => r.raw)
     await store.putPage({ resource: 'transaction_history', items }, cp, page.syncedAt)
   }
+  // The run's pages are in: what the first sync held back is filed, as the engine has it done.
+  for (const connectionId of new Set(rows.map((r) => r.connectionId))) await store.endPages(connectionId)
 }
 
 /** A record as the app reads it, without the fields of old rows that nothing reads any more. */

@@ -1,12 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { DesktopApi } from '../../../../electron/shared/contract'
 import { unpackRows, type ExportRow, type PackedRows } from '../../../../electron/shared/contract'
-import type { HistoryItem } from '../../../../electron/shared/payment-api'
-import { createCache, setAppCacheForTests, type Cache } from '../../../../src/db/cache'
+import type { Cache } from '../../../../src/db/cache'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { fingerprintOf } from '../../../../src/domain/fingerprint'
-import { periodRange } from '../../../../src/domain/periods'
-import type { AuditEntry, HistoryRecord, MarkRecord } from '../../../../src/domain/records'
+import type { AuditEntry, HistoryRecord } from '../../../../src/domain/records'
+import { RF, TX } from '../../../../src/export/month-record-sheets'
 import {
   buildMonthWorkbook,
   planMonthWorkbook,
@@ -16,96 +14,25 @@ import {
 } from '../../../../src/export/month-workbook'
 import { writeWorkbookThroughHost } from '../../../../src/export/workbook-client'
 import { setDesktopApiForTests } from '../../../../src/platform'
-import { UNAVAILABLE_CLOSE_FACTS, setCloseFactsProvider } from '../../../../src/reconcile/close-checklist'
 import type { LinkedRow } from '../../../../src/reconcile/match-links'
 import { loadMonth, type MonthData } from '../../../../src/stores/month-load'
 import { cacheMonthSource, monthMerchantName } from '../../../../src/stores/month-workbook-source'
-import { CONN, STORE_1, STORE_2, uuid } from '../../../support/api-items'
+import { CONN, STORE_2 } from '../../../support/api-items'
+import { auditEntry } from '../../../support/cache'
 import {
-  auditEntry,
-  checkpoint,
-  chargeRecord,
-  connectionRow,
-  historyRecord,
-  mark,
-  putMarks,
-} from '../../../support/cache'
-import { openDb } from '../db/fixtures'
-
-const PERIOD = '2026-10'
-const STORE_3 = '33333333-3333-4333-8333-333333333333'
-const TOKYO = connectionRow({ timeZone: 'Asia/Tokyo', storeIds: [STORE_1, STORE_2, STORE_3] })
-const RANGE = periodRange(PERIOD, TOKYO.timeZone)
-const MINUTE = 60_000
-const DAY = 24 * 60 * MINUTE
-const STATUSES = ['successful', 'successful', 'failed', 'pending', 'Successful', 'successful']
-const CURRENCIES = ['JPY', 'USD', 'JPY', 'EUR', 'usd']
-/** Records a day in the filled month: a day read at once holds this many. */
-const PER_DAY = 40
-const REFUND_LAG = 45
+  closeMonthCache,
+  DAY,
+  fillMonth,
+  openMonthCache,
+  PER_DAY,
+  PERIOD,
+  RANGE,
+  STORE_3,
+  TOKYO,
+} from './varied-month'
 
 let db: ClosebookDb
 let cache: Cache
-
-const STORES = [STORE_1, STORE_2, STORE_3]
-
-/**
- * Record `n` at `at`: three stores (the second named by no record but by its charges, the third by
- * nothing), currencies, statuses and modes varied; every seventh a refund of a charge of its store made a
- * day before (REFUND_LAG records: the same store, and a charge).
- */
-function varied(n: number, at: number): HistoryRecord {
-  const store = STORES[n % 3] ?? STORE_1
-  const currency = CURRENCIES[n % CURRENCIES.length] ?? 'JPY'
-  const refund = n % 7 === 3 && n > REFUND_LAG
-  const over: Partial<HistoryItem> = {
-    created_on: new Date(at).toISOString(),
-    store_id: store,
-    store_name: store === STORE_1 && n % 4 !== 1 ? 'First store' : '',
-    merchant_name: n < 5 ? '' : 'Merchant K.K.',
-    currency,
-    amount: currency === 'JPY' ? 1000 + n : 1999 + n * 3,
-    status: STATUSES[n % STATUSES.length] ?? 'successful',
-    mode: n % 11 === 5 ? 'test' : 'live',
-  }
-  return historyRecord(n, refund ? { ...over, type: 'refund', charge_id: uuid(n - REFUND_LAG) } : over)
-}
-
-/** A month in Tokyo of 30 days of PER_DAY records, with its edges, charges, marks, audit and a deposit. */
-async function fillMonth(): Promise<HistoryRecord[]> {
-  const at = [RANGE.from - 1, RANGE.from, RANGE.to - 1, RANGE.to]
-  for (let n = 0; n < 30 * PER_DAY; n++)
-    at.push(RANGE.from + Math.floor(n / PER_DAY) * DAY + ((n % PER_DAY) + 1) * 17 * MINUTE)
-  const history = at.map((t, n) => varied(n, t))
-  await cache.history.putPage(CONN, history, checkpoint())
-  const charges = history
-    .filter((r, i) => r.type === 'charge' && i % 13 !== 6)
-    .map((r, i) =>
-      chargeRecord(Number.parseInt(r.resourceId.slice(-12), 16), {
-        created_on: new Date(r.createdAt).toISOString(),
-        store_id: r.storeId,
-        store_name:
-          r.storeId === STORE_2 && i > 2 ? 'Second store' : r.storeId === STORE_1 ? 'First store' : '',
-        charged_amount: i % 17 === 1 ? r.amount + 1 : r.amount,
-        charged_currency: i % 19 === 2 ? 'GBP' : r.currency,
-        status: i % 23 === 3 ? 'pending' : r.status,
-        fee_amount: i % 6 === 4 ? null : 36 + i,
-        fee_currency: i % 8 === 5 ? null : i % 8 === 6 ? 'JPY' : r.currency,
-        mode: r.mode,
-      }),
-    )
-  await cache.charges.putPage(CONN, charges, checkpoint({ resource: 'charges', partitionId: 'charges:all' }))
-  const marks: MarkRecord[] = history.flatMap((r, n): MarkRecord[] => {
-    const kind = n % 5
-    if (kind === 0) return [mark(r.key, { fingerprint: fingerprintOf(r), note: n % 3 ? '' : `ok ${n}` })]
-    if (kind === 1) return [mark(r.key, { fingerprint: n % 2 ? null : 'made on other data' })]
-    if (kind === 2) return [mark(r.key, { state: 'unreconciled', note: `waits for deposit ${n}` })]
-    return []
-  })
-  const timeOf = new Map(history.map((r) => [r.key, r.createdAt]))
-  await putMarks(db, marks, (m) => timeOf.get(m.key) ?? 0)
-  return history
-}
 
 /** What the Month-end store gives the workbook besides its records, with audit entries and a deposit. */
 function metaOf(
@@ -190,21 +117,12 @@ function countRangeReads() {
 }
 
 beforeEach(async () => {
-  db = openDb()
-  cache = createCache(db)
-  setAppCacheForTests(cache)
-  await cache.connections.put(TOKYO)
-  setCloseFactsProvider({
-    lastVerified: () => Promise.resolve({ available: true, value: null }),
-    quarantined: () => Promise.resolve({ available: true, value: [] }),
-  })
+  ;({ db, cache } = await openMonthCache())
 })
 afterEach(() => {
-  setCloseFactsProvider(UNAVAILABLE_CLOSE_FACTS)
   setDesktopApiForTests(undefined)
-  setAppCacheForTests(undefined)
   vi.restoreAllMocks()
-  db.close()
+  closeMonthCache(db)
 })
 
 describe('the month workbook read from the cache a day at a time', () => {
@@ -213,7 +131,7 @@ describe('the month workbook read from the cache a day at a time', () => {
     ['one store named only by its charges', STORE_2],
     ['one store named by nothing', STORE_3],
   ])('gives every sheet of %s as the month’s whole records do', async (_, storeId) => {
-    const history = await fillMonth()
+    const history = await fillMonth(db, cache)
     const month = await loadMonth(TOKYO, PERIOD)
     const meta = metaOf(month, history, storeId)
     const whole = buildMonthWorkbook({
@@ -237,13 +155,27 @@ describe('the month workbook read from the cache a day at a time', () => {
     expect(count(SHEETS.exceptions)).toBeGreaterThan(10)
     expect(count(SHEETS.deposits)).toBe(1)
     expect(count(SHEETS.audit)).toBeGreaterThan(0)
+    // A Refunds row says what its record's Transactions row says, in every column the two have in common.
+    const common = ['created', 'chargeId', 'storeId', 'storeName', 'mode', 'status', 'currency']
+      .concat(['amount', 'reconciliation', 'changed', 'note', 'cardholder', 'orderRef'])
+      .map((key) => [TX.list.findIndex((c) => c.key === key), RF.list.findIndex((c) => c.key === key)])
+    const rowsNamed = (name: string) => wholeRows.find(([n]) => n === name)?.[2] ?? []
+    const txById = new Map(rowsNamed(SHEETS.transactions).map((row) => [row[2], row]))
+    const refundRows = rowsNamed(SHEETS.refunds)
+    const asRefunds = refundRows.map((row) => common.map(([t]) => txById.get(row[1])?.[t ?? -1]))
+    expect(refundRows.map((row) => common.map(([, r]) => row[r ?? -1]))).toEqual(asRefunds)
+    // Among them reconciled refunds that changed since and that did not.
+    const changedAt = RF.list.findIndex((c) => c.key === 'changed')
+    const reconciledAt = RF.list.findIndex((c) => c.key === 'reconciliation')
+    const reconciled = refundRows.filter((row) => row[reconciledAt] === 'reconciled')
+    expect(new Set(reconciled.map((row) => row[changedAt]))).toEqual(new Set(['Yes', 'No']))
     const cells = wholeRows.flatMap(([, , rows]) => rows.flat())
     if (storeId !== STORE_3) expect(cells).toContain(storeId === null ? 'First store' : 'Second store')
     expect(cells).toEqual(expect.arrayContaining(['reconciled', 'unreconciled', 'USD', 'EUR', 'JPY']))
   })
 
   it('gives the merchant’s name as the month’s oldest record naming it, reading a few records', async () => {
-    await fillMonth()
+    await fillMonth(db, cache)
     const month = await loadMonth(TOKYO, PERIOD)
     const getMany = vi.spyOn(cache.history, 'getMany')
     expect(await monthMerchantName(CONN, month.digests)).toBe('Merchant K.K.')
@@ -251,7 +183,7 @@ describe('the month workbook read from the cache a day at a time', () => {
   })
 
   it('holds a day or two of records at a time: never more than that ahead of the rows the host took', async () => {
-    const history = await fillMonth()
+    const history = await fillMonth(db, cache)
     const month = await loadMonth(TOKYO, PERIOD)
     const read = countRangeReads()
     const source = await sourceOf(month)
@@ -280,8 +212,8 @@ describe('the month workbook read from the cache a day at a time', () => {
 
     // No range read is longer than a UTC day: the month is never read whole.
     expect(read.longest).toBeLessThanOrEqual(DAY)
-    // The records of the month, read once for Transactions and once for Refunds, and its charges once.
-    expect(read.history).toBe(2 * month.digests.length)
+    // The records of the month read once (the Refunds sheet's rows are built on the way), its charges once.
+    expect(read.history).toBe(month.digests.length)
     expect(read.charges).toBe(month.chargeDigests.length)
     // Two days (the one written and the one read ahead) and a chunk at most, of a month of 30 days.
     const bound = 2 * PER_DAY + 10

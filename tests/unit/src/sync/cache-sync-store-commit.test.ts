@@ -37,6 +37,8 @@ describe('CacheSyncStore: pages that arrive together share a transaction (group 
     expect((await db.checkpoints.toArray()).map((c) => c.partitionId).sort()).toEqual(
       [...Array.from({ length: 6 }, (_, n) => `part-${n}`), 'part-99'].sort(),
     )
+    // A first sync's day rows are filed once its pages are in.
+    await store.endPages(CONN)
     expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf(await allHistory(db)))
   })
 
@@ -52,6 +54,7 @@ describe('CacheSyncStore: pages that arrive together share a transaction (group 
     // Each commit rereads and rewrites the day rows its pages touch: one for the four, not one each.
     expect(transaction.mock.calls.length).toBe(1)
     expect(await countHistory(db)).toBe(40)
+    await store.endPages(CONN)
     expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf(await allHistory(db)))
   })
 
@@ -82,6 +85,18 @@ describe('CacheSyncStore: the pages of a first sync go to new day parts', () => 
     await store.savePlan(CONN, [])
     expect(await twoCommits()).toEqual([10, 10])
     expect(await countHistory(db)).toBe(20)
+  })
+
+  it('a first sync stopped before its end has its days filed when the next run loads its plan', async () => {
+    await store.savePlan(CONN, [])
+    await store.putPage(historyPage(0), part(0), T)
+    await store.putPage(historyPage(1), part(1), T)
+    expect(await db.dayDigests.count()).toBe(0)
+    // A reload: a new store, which holds none of what the stopped run deferred.
+    const next = new CacheSyncStore(db)
+    expect(await next.loadPlan(CONN)).toHaveLength(2)
+    expect(await db.dayDigests.toArray()).toEqual(dayDigestRowsOf(await allHistory(db)))
+    expect(await db.dayTokens.count()).toBeGreaterThan(0)
   })
 
   it('a plan saved on a cache that holds records appends to the day’s last part', async () => {
