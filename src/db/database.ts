@@ -8,6 +8,7 @@ import { MIGRATIONS, type MigrationProgress, type ReportMigrationProgress } from
 import {
   LEGACY_HISTORY_STORE,
   LEGACY_HISTORY_TABLE,
+  legacyRecordOf,
   settingOldHistoryAside,
 } from './migrations/legacy-history'
 import type { QuarantineRecord } from './quarantine-repository'
@@ -183,8 +184,20 @@ export class ClosebookDb extends Dexie {
   declare teamState: Table<TeamStateRow, string>
 
   declare liveGeneration: Table<LiveGenerationRow, string>
-  /** History rows of a schema-6-or-older cache waiting to be filed in day parts (legacy-move.ts). */
-  declare legacyHistory: Table<LegacyHistoryRow, [string, RecordKey]>
+  /**
+   * History rows of a schema-6-or-older cache waiting to be filed in day parts (legacy-move.ts), read as
+   * records through the reading hook (migrations/legacy-history.ts) by every read of history.
+   */
+  declare legacyHistory: Table<HistoryRecord, [string, RecordKey], LegacyHistoryRow>
+
+  /**
+   * The tables a whole history record is read from: day parts, the rows from before them and the rows an
+   * older cache set aside (history-part-reads.ts). A read's transaction includes them all.
+   */
+  historyRecordTables(): Table[] {
+    const tables: (Table | undefined)[] = [this.history, this.historyParts, this.legacyHistory]
+    return tables.filter((t): t is Table => t !== undefined)
+  }
 
   // The generation tables are read through the live generation's slot (schema v13).
   /** Written as StoredHistoryRow (history-row.ts), read as whole records through the reading hook. */
@@ -256,6 +269,8 @@ export class ClosebookDb extends Dexie {
     const whole = (row: StoredHistoryRow | undefined): HistoryRecord | undefined =>
       row && historyRecordOfRow(row)
     this.history.hook('reading', whole)
+    if (this.hasTable(LEGACY_HISTORY_TABLE))
+      this.legacyHistory.hook('reading', (row: LegacyHistoryRow | undefined) => row && legacyRecordOf(row))
     if (this.hasTable(slotTableName('history', 1)))
       super.table(slotTableName('history', 1)).hook('reading', whole)
     this.on('ready', (vip) => this.#loadGeneration(vip), true)

@@ -8,6 +8,22 @@
  * background afterwards (legacy-move.ts), each converted as the frozen steps would have converted it.
  */
 
+import type { LegacyHistoryRow } from '../database'
+import type { HistoryRecord } from '../../domain/records'
+import { orderRefOf as orderRefV2 } from './v2'
+
+/**
+ * The record a set-aside row holds, as the frozen steps would have left it: the row itself, with v2's
+ * order number where a v1 row has none, less the search fields no reader uses (backups leave them out).
+ * The legacy store's reading hook (database.ts): every read of it returns such records.
+ */
+export function legacyRecordOf(row: LegacyHistoryRow): HistoryRecord {
+  const { searchText: _text, searchTokens: _tokens, ...record } = row
+  // A v1 row has no order number: v2 set it from the item, as here.
+  if ((record as Partial<HistoryRecord>).orderRef === undefined) record.orderRef = orderRefV2(record.raw)
+  return record
+}
+
 /** The store the old rows wait in. */
 export const LEGACY_HISTORY_TABLE = 'legacyHistory'
 

@@ -1,8 +1,9 @@
 /**
- * A cache of schema 6 or older has its history set aside by the version change (renamed, not converted)
- * and filed in day parts in the background, a batch per transaction: the version change holds no
- * per-record work, a batch that fails leaves nothing half-done, and a move stopped between batches goes
- * on from where it stopped. released-schemas.test.ts checks what the moved cache answers.
+ * A cache of schema 6 or older has its history set aside by the version change (renamed, not converted),
+ * its days filed and then its rows moved to day parts in the background, a batch per transaction: the
+ * version change holds no per-record work, a batch that fails leaves nothing half-done, and a move stopped
+ * between batches goes on from where it stopped. released-schemas.test.ts checks what the cache answers
+ * before, during and after.
  */
 import Dexie from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
@@ -11,10 +12,12 @@ import { ClosebookDb, CURRENT_VERSION } from '../../../../src/db/database'
 import { countHistory, historyByKeys } from '../../../../src/db/history-part-reads'
 import { HistoryWriter } from '../../../../src/db/history-writer'
 import {
+  fileLegacyBatch,
+  LEGACY_FILED_KEY,
   legacyHistoryLeft,
+  legacyHistoryUnfiled,
   moveLegacyBatch,
   moveLegacyHistory,
-  recordOfLegacyRow,
   type LegacyMoveProgress,
 } from '../../../../src/db/legacy-move'
 import { MIGRATIONS } from '../../../../src/db/migrations'
@@ -92,14 +95,19 @@ describe('opening a cache of schema 6 or older', () => {
     expect(await orphans()).toEqual(['charge:ch1', 'charge:gone'])
     const seen: LegacyMoveProgress[] = []
     await moveLegacyHistory(db, new HistoryWriter(db), (p) => seen.push(p), 1)
+    // Filing takes whole days of one connection: each of the fixture's records is alone on its own.
     expect(seen).toEqual([
-      { moved: 0, left: 3 },
-      { moved: 1, left: 2 },
-      { moved: 2, left: 1 },
-      { moved: 3, left: 0 },
-      { moved: 3, left: 0 },
+      { stage: 'filing', moved: 0, left: 3 },
+      { stage: 'filing', moved: 1, left: 2 },
+      { stage: 'filing', moved: 2, left: 1 },
+      { stage: 'filing', moved: 3, left: 0 },
+      { stage: 'moving', moved: 0, left: 3 },
+      { stage: 'moving', moved: 1, left: 2 },
+      { stage: 'moving', moved: 2, left: 1 },
+      { stage: 'moving', moved: 3, left: 0 },
     ])
     expect(await legacyHistoryLeft(db)).toBe(0)
+    expect(await db.settings.get(LEGACY_FILED_KEY)).toBeUndefined()
     expect(await heldKeys(db)).toEqual(keysOf(5))
     expect(await countHistory(db)).toBe(3)
     // Each mark now lives in its record's day row; only the one whose record is not cached stays.
@@ -107,19 +115,35 @@ describe('opening a cache of schema 6 or older', () => {
     db.close()
   })
 
-  it('loses and duplicates nothing when a batch fails half-way, and the next run finishes', async () => {
+  it('loses and duplicates nothing when a batch of either stage fails half-way, and the next run finishes', async () => {
     const db = await opened(await oldCache(6))
-    const before = { parts: await db.historyParts.toArray(), digests: await db.dayDigests.toArray() }
+    const snapshot = async () => ({
+      parts: await db.historyParts.toArray(),
+      digests: await db.dayDigests.toArray(),
+      tokens: await db.dayTokens.toArray(),
+      marks: await db.markDays.toArray(),
+      settings: await db.settings.toArray(),
+      legacy: await db.legacyHistory.count(),
+    })
     class FailingWriter extends HistoryWriter {
-      override async putHistory(records: readonly HistoryRecord[]): Promise<void> {
-        await super.putHistory(records)
-        throw new Error('crashed after filing')
+      override async putFiledParts(connectionId: string, records: readonly HistoryRecord[]): Promise<void> {
+        await super.putFiledParts(connectionId, records)
+        throw new Error('crashed after moving')
       }
     }
-    await expect(moveLegacyBatch(db, new FailingWriter(db), 2)).rejects.toThrow('crashed after filing')
-    expect(await legacyHistoryLeft(db)).toBe(3)
-    expect(await db.historyParts.toArray()).toEqual(before.parts)
-    expect(await db.dayDigests.toArray()).toEqual(before.digests)
+    // Filing: the day rows are written, then the batch fails as it saves how far it went.
+    const before = await snapshot()
+    const put = db.settings.put.bind(db.settings)
+    db.settings.put = () => Promise.reject(new Error('crashed after filing')) as never
+    await expect(fileLegacyBatch(db, new HistoryWriter(db), 2)).rejects.toThrow('crashed after filing')
+    db.settings.put = put
+    expect(await snapshot()).toEqual(before)
+    expect(await legacyHistoryUnfiled(db)).toBe(true)
+    // Moving: the parts are written and the rows taken out, then the batch fails.
+    while ((await fileLegacyBatch(db, new HistoryWriter(db), 2)) > 0);
+    const filed = await snapshot()
+    await expect(moveLegacyBatch(db, new FailingWriter(db), 2)).rejects.toThrow('crashed after moving')
+    expect(await snapshot()).toEqual(filed)
     await moveLegacyHistory(db, new HistoryWriter(db), undefined, 2)
     expect(await heldKeys(db)).toEqual(keysOf(6))
     db.close()
@@ -128,8 +152,16 @@ describe('opening a cache of schema 6 or older', () => {
   it('goes on after a reload from the rows still set aside', async () => {
     const deps = await oldCache(6)
     const first = await opened(deps)
-    expect(await moveLegacyBatch(first, new HistoryWriter(first), 1)).toBe(1)
+    // Filing: one batch of three rows (a day each), the rest after a reload.
+    expect(await fileLegacyBatch(first, new HistoryWriter(first), 1)).toBe(1)
     first.close()
+    const second = await opened(deps)
+    expect(await legacyHistoryUnfiled(second)).toBe(true)
+    expect(await fileLegacyBatch(second, new HistoryWriter(second), 1)).toBe(1)
+    expect(await fileLegacyBatch(second, new HistoryWriter(second), 1)).toBe(1)
+    expect(await legacyHistoryUnfiled(second)).toBe(false)
+    expect(await moveLegacyBatch(second, new HistoryWriter(second), 1)).toBe(1)
+    second.close()
     const again = await opened(deps)
     expect(await legacyHistoryLeft(again)).toBe(2)
     await moveLegacyHistory(again, new HistoryWriter(again), undefined, 1)
@@ -141,10 +173,13 @@ describe('opening a cache of schema 6 or older', () => {
     const db = await opened(await oldCache(6))
     const [row] = await db.legacyHistory.limit(1).toArray()
     if (!row) throw new Error('no row')
-    const newer: HistoryRecord = { ...recordOfLegacyRow(row), status: 'refunded', syncedAt: row.syncedAt + 1 }
+    const newer: HistoryRecord = { ...row, status: 'refunded', syncedAt: row.syncedAt + 1 }
     await db.transaction('rw', new HistoryWriter(db).historyTables(), () =>
       new HistoryWriter(db).putHistory([newer]),
     )
+    // Sync's write takes the record out of the set-aside store: it is held once, sync's copy.
+    expect(await heldKeys(db)).toEqual(keysOf(6))
+    expect((await historyByKeys(db, row.connectionId, [row.key]))[0]).toEqual(newer)
     await moveLegacyHistory(db, new HistoryWriter(db))
     expect(await heldKeys(db)).toEqual(keysOf(6))
     const [held] = await historyByKeys(db, row.connectionId, [row.key])

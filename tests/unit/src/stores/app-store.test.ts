@@ -83,7 +83,7 @@ describe('app store: opening the cache', () => {
     const opened = db
     await vi.waitFor(async () => expect(await opened.legacyHistory.count()).toBe(0))
     await vi.waitFor(() => expect(store.historyMove).toBeNull())
-    expect(seen[0]).toEqual({ moved: 0, left: 3 })
+    expect(seen[0]).toEqual({ stage: 'filing', moved: 0, left: 3 })
     expect(seen[seen.length - 1]).toBeNull()
     expect(await opened.historyParts.orderBy('keys').count()).toBe(3)
     expect(store.error).toBeNull()
