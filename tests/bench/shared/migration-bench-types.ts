@@ -30,6 +30,9 @@ export interface SetAsideTiming {
   openCpuS: number
   /** Records set aside. */
   setAside: number
+  /** Filing every set-aside record's day (digests, summaries, tokens, marks), and its CPU seconds. */
+  fileMs: number
+  fileCpuS: number
   /** The background move of every set-aside record into day parts, and its CPU seconds. */
   moveMs: number
   moveCpuS: number
