@@ -336,6 +336,11 @@ export class ClosebookDb extends Dexie {
     return TABLE_NAMES.map((n) => this.table(n))
   }
 
+  /** allTables() and the set-aside history rows: a whole-cache read that counts or reads every record. */
+  allRecordTables(): Table[] {
+    return [...new Set([...this.allTables(), ...this.historyRecordTables()])]
+  }
+
   /** A restore's staging copy of `name` (empty outside a restore). */
   staged(name: StagedTableName): Table {
     return this.table(stagedTableName(name))
