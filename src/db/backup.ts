@@ -323,7 +323,7 @@ function formatPath(path: readonly PropertyKey[]): string {
 
 /** Reads every table in one read transaction, so the backup is a consistent snapshot. */
 export async function exportBackup(db: ClosebookDb, now: Date = new Date()): Promise<Backup> {
-  return db.transaction('r', db.allTables(), async () => {
+  return db.transaction('r', db.allRecordTables(), async () => {
     const [
       connections,
       stores,
@@ -420,7 +420,7 @@ function splitActions(audit: readonly AuditEntry[]): string[] {
 
 /** Rows per backup table (marks and audit entries counted one by one, as a backup holds them). */
 export async function countTables(db: ClosebookDb): Promise<TableCounts> {
-  return db.transaction('r', db.allTables(), async () => {
+  return db.transaction('r', db.allRecordTables(), async () => {
     const counts = {} as TableCounts
     for (const t of BACKUP_TABLE_NAMES) counts[t] = await countBackupRows(db, t)
     return counts

@@ -81,7 +81,7 @@ export class ChargesRepository {
     if (ids.length === 0) return []
     return db.transaction(
       'r',
-      [db.charges, db.chargeDays, db.chargeParts, db.history, db.historyParts],
+      [db.charges, db.chargeDays, db.chargeParts, ...db.historyRecordTables()],
       async () => {
         const found: (ChargeRecord | undefined)[] = await readInChunks(ids, (chunk) =>
           db.charges.bulkGet(chunk.map((id): [string, string] => [connectionId, id])),

@@ -5,6 +5,12 @@
  */
 import Dexie, { type IndexableType, type Table } from 'dexie'
 import { MIGRATIONS, type MigrationProgress, type ReportMigrationProgress } from './migrations'
+import {
+  LEGACY_HISTORY_STORE,
+  LEGACY_HISTORY_TABLE,
+  legacyRecordOf,
+  settingOldHistoryAside,
+} from './migrations/legacy-history'
 import type { QuarantineRecord } from './quarantine-repository'
 import { historyRecordOfRow, type StoredHistoryRow } from './history-row'
 import type { HistoryPartRecord } from './history-parts'
@@ -59,6 +65,9 @@ function storesOf(version: number): Record<string, string> {
   if (!step) throw new Error(`no schema version ${version}`)
   return Object.fromEntries(Object.entries(step.stores).filter((e): e is [string, string] => e[1] !== null))
 }
+
+/** A history row as schema 1–6 stored it: a whole record, with the search fields those versions kept. */
+export type LegacyHistoryRow = HistoryRecord & { searchText?: string; searchTokens?: string[] }
 
 /** Older versions' tables, for tests that build a cache as an older app left it. */
 export const SCHEMA_V1 = storesOf(1)
@@ -175,6 +184,20 @@ export class ClosebookDb extends Dexie {
   declare teamState: Table<TeamStateRow, string>
 
   declare liveGeneration: Table<LiveGenerationRow, string>
+  /**
+   * History rows of a schema-6-or-older cache waiting to be filed in day parts (legacy-move.ts), read as
+   * records through the reading hook (migrations/legacy-history.ts) by every read of history.
+   */
+  declare legacyHistory: Table<HistoryRecord, [string, RecordKey], LegacyHistoryRow>
+
+  /**
+   * The tables a whole history record is read from: day parts, the rows from before them and the rows an
+   * older cache set aside (history-part-reads.ts). A read's transaction includes them all.
+   */
+  historyRecordTables(): Table[] {
+    const tables: (Table | undefined)[] = [this.history, this.historyParts, this.legacyHistory]
+    return tables.filter((t): t is Table => t !== undefined)
+  }
 
   // The generation tables are read through the live generation's slot (schema v13).
   /** Written as StoredHistoryRow (history-row.ts), read as whole records through the reading hook. */
@@ -222,11 +245,17 @@ export class ClosebookDb extends Dexie {
    * did (tests and the migration bench); the app always opens the current version.
    */
   constructor(name: string = DEFAULT_DB_NAME, deps?: IndexedDbDeps, options: { upToVersion?: number } = {}) {
-    super(name, deps ? { indexedDB: deps.indexedDB, IDBKeyRange: deps.IDBKeyRange } : undefined)
+    const current = options.upToVersion === undefined || options.upToVersion >= MIGRATIONS.length
+    super(name, openerDeps(deps, current))
     this.#factory = deps?.indexedDB ?? (globalThis as { indexedDB?: IDBFactory }).indexedDB
     const report: ReportMigrationProgress = (p) => this.onMigrationProgress?.(p)
     for (const step of MIGRATIONS.slice(0, options.upToVersion ?? MIGRATIONS.length)) {
-      const version = this.version(step.version).stores(step.stores)
+      // Opening at the current version, a schema-6-or-older cache's history is renamed to the legacy store
+      // before the steps run (legacy-history.ts): every step declares that store, so Dexie keeps it as it
+      // is between steps instead of dropping it (a drop costs as much per index entry as the index drop
+      // the rename avoids). Built for an older version (tests, the bench), the steps are as released.
+      const stores = current ? { ...step.stores, [LEGACY_HISTORY_TABLE]: LEGACY_HISTORY_STORE } : step.stores
+      const version = this.version(step.version).stores(stores)
       const { upgrade } = step
       // Reported before the step's first request: IndexedDB runs the step's schema changes (dropping an
       // index of 500k records' tokens takes minutes) before that request, with nothing to count.
@@ -240,6 +269,8 @@ export class ClosebookDb extends Dexie {
     const whole = (row: StoredHistoryRow | undefined): HistoryRecord | undefined =>
       row && historyRecordOfRow(row)
     this.history.hook('reading', whole)
+    if (this.hasTable(LEGACY_HISTORY_TABLE))
+      this.legacyHistory.hook('reading', (row: LegacyHistoryRow | undefined) => row && legacyRecordOf(row))
     if (this.hasTable(slotTableName('history', 1)))
       super.table(slotTableName('history', 1)).hook('reading', whole)
     this.on('ready', (vip) => this.#loadGeneration(vip), true)
@@ -305,6 +336,11 @@ export class ClosebookDb extends Dexie {
     return TABLE_NAMES.map((n) => this.table(n))
   }
 
+  /** allTables() and the set-aside history rows: a whole-cache read that counts or reads every record. */
+  allRecordTables(): Table[] {
+    return [...new Set([...this.allTables(), ...this.historyRecordTables()])]
+  }
+
   /** A restore's staging copy of `name` (empty outside a restore). */
   staged(name: StagedTableName): Table {
     return this.table(stagedTableName(name))
@@ -314,6 +350,21 @@ export class ClosebookDb extends Dexie {
   stagedTables(): Table[] {
     return STAGED_TABLE_NAMES.map((n) => this.staged(n))
   }
+}
+
+/**
+ * What Dexie opens the cache with: at the current version, a factory that sets an old cache's history aside
+ * in the version change (legacy-history.ts); undefined leaves Dexie the runtime's own IndexedDB.
+ */
+function openerDeps(deps: IndexedDbDeps | undefined, current: boolean): IndexedDbDeps | undefined {
+  const runtime = globalThis as { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }
+  const base =
+    deps ??
+    (runtime.indexedDB && runtime.IDBKeyRange
+      ? { indexedDB: runtime.indexedDB, IDBKeyRange: runtime.IDBKeyRange }
+      : undefined)
+  if (!base || !current) return base
+  return { indexedDB: settingOldHistoryAside(base.indexedDB), IDBKeyRange: base.IDBKeyRange }
 }
 
 /**

@@ -38,18 +38,32 @@ export async function refileDays(
     // Day 0 also files records without a usable time (searchDayOf).
     const from = day === 0 ? -Infinity : day * DAY_MS
     const records = await historyInRange(tables, connectionId, from, (day + 1) * DAY_MS)
-    await tables.dayTokens
-      .where('[connectionId+day+part]')
-      .between(...dayPartsRange(connectionId, day))
-      .delete()
-    if (records.length === 0) {
-      await tables.dayDigests.delete([connectionId, day])
-      await tables.daySummaries.delete([connectionId, day])
-      continue
-    }
-    await putDigestRows(tables, dayDigestRowsOf(records))
-    await tables.dayTokens.bulkPut(dayTokenRowsOf(records, tokenPartSize))
+    await fileDayRows(tables, connectionId, day, records, tokenPartSize)
   }
+}
+
+/**
+ * Files one day of a connection from `records`, every record stored on it: digest row, summary and token
+ * parts built from scratch (no record: the day loses its rows). In a transaction over the tables.
+ */
+export async function fileDayRows(
+  tables: Omit<RefileTables, keyof HistoryTables>,
+  connectionId: string,
+  day: number,
+  records: readonly HistoryRecord[],
+  tokenPartSize = TOKEN_PART_SIZE,
+): Promise<void> {
+  await tables.dayTokens
+    .where('[connectionId+day+part]')
+    .between(...dayPartsRange(connectionId, day))
+    .delete()
+  if (records.length === 0) {
+    await tables.dayDigests.delete([connectionId, day])
+    await tables.daySummaries.delete([connectionId, day])
+    return
+  }
+  await putDigestRows(tables, dayDigestRowsOf(records))
+  await tables.dayTokens.bulkPut(dayTokenRowsOf(records, tokenPartSize))
 }
 
 /** History as a kind of deferred record: its days' digests, summaries and token parts wait. */

@@ -1,8 +1,9 @@
 /**
- * Reads of history stored since schema v15 (history-parts.ts): each the union of the day parts and the
- * rows of `history` written before them, a part's copy winning, records returned whole (the fields a lean
- * row leaves to `raw` read back, as the table's reading hook does). Each joins the caller's transaction,
- * which must include both tables.
+ * Reads of history stored since schema v15 (history-parts.ts): each the union of the day parts, the rows
+ * of `history` written before them and the rows a schema-6-or-older cache set aside (olderTables), a
+ * part's copy winning, records returned whole (the fields a lean row leaves to `raw` read back, as the
+ * table's reading hook does). Each joins the caller's transaction, which must include those tables
+ * (ClosebookDb.historyRecordTables).
  */
 import Dexie from 'dexie'
 import { recordKeyOf, type HistoryRecord, type RecordKey } from '../domain/records'
@@ -10,6 +11,7 @@ import { byTimeThenKey, searchDayOf } from './history-record'
 import { historyRecordOfRow } from './history-row'
 import {
   hasOlderHistory,
+  olderTables,
   partsHolding,
   type HistoryKey,
   type HistoryPartRecord,
@@ -46,10 +48,11 @@ async function readByKeys(
   for (const part of parts)
     if (part)
       for (const row of part.rows) if (wanted.has(row.key)) found.set(row.key, historyRecordOfRow(row))
-  const missing = keys.filter((k) => !found.has(k))
-  if (missing.length > 0) {
+  for (const table of olderTables(tables)) {
+    const missing = keys.filter((k) => !found.has(k))
+    if (missing.length === 0) break
     const older = await readInChunks(missing, (chunk) =>
-      tables.history.bulkGet(chunk.map((k): HistoryKey => [connectionId, k])),
+      table.bulkGet(chunk.map((k): HistoryKey => [connectionId, k])),
     )
     for (const r of older) if (r) found.set(r.key, r)
   }
@@ -122,18 +125,20 @@ export async function historyInRange(
 ): Promise<HistoryRecord[]> {
   if (!(to > from)) return []
   const { lo, hi } = daysOf(from, to)
-  const [parts, older] = await Promise.all([
+  const [parts, ...older] = await Promise.all([
     tables.historyParts
       .where('[connectionId+day+part]')
       .between([connectionId, lo], [connectionId, hi + 1])
       .toArray(),
-    tables.history
-      .where('[connectionId+createdAt]')
-      .between([connectionId, from], [connectionId, to], true, false)
-      .toArray(),
+    ...olderTables(tables).map((table) =>
+      table
+        .where('[connectionId+createdAt]')
+        .between([connectionId, from], [connectionId, to], true, false)
+        .toArray(),
+    ),
   ])
   const inParts = parts.flatMap(recordsOf).filter((r) => r.createdAt >= from && r.createdAt < to)
-  return merged(inParts, older)
+  return merged(inParts, older.flat())
 }
 
 /** The refunds of some charges, whenever made, by time then key. */
@@ -145,12 +150,12 @@ export async function refundsOfCharges(
   if (chargeIds.length === 0) return []
   const wanted = new Set(chargeIds)
   const pairs = chargeIds.map((id): [string, string] => [connectionId, id])
-  const [parts, older] = await Promise.all([
+  const [parts, ...older] = await Promise.all([
     tables.historyParts.where('refundKeys').anyOf(pairs).distinct().toArray(),
-    tables.history.where('[connectionId+chargeId]').anyOf(pairs).toArray(),
+    ...olderTables(tables).map((table) => table.where('[connectionId+chargeId]').anyOf(pairs).toArray()),
   ])
   const isRefund = (r: HistoryRecord) => r.type === 'refund' && wanted.has(r.chargeId)
-  return merged(parts.flatMap(recordsOf).filter(isRefund), older.filter(isRefund))
+  return merged(parts.flatMap(recordsOf).filter(isRefund), older.flat().filter(isRefund))
 }
 
 /** A charge and its refunds, by time then key. */
@@ -186,14 +191,16 @@ export async function refundsInWindow(
     .keys()) as unknown as [string, number, string, string][]
   const refs = new Map<string, RefundRef>()
   for (const [, , chargeId, resourceId] of entries) refs.set(resourceId, { chargeId, resourceId })
-  const olderKeys = await tables.history
-    .where('[connectionId+type+createdAt]')
-    .between([connectionId, 'refund', from], [connectionId, 'refund', to], true, false)
-    .primaryKeys()
-  const older = await readInChunks(olderKeys, (keys) => tables.history.bulkGet(keys))
-  for (const r of older)
-    if (r && !refs.has(r.resourceId))
-      refs.set(r.resourceId, { chargeId: r.chargeId, resourceId: r.resourceId })
+  for (const table of olderTables(tables)) {
+    const olderKeys = await table
+      .where('[connectionId+type+createdAt]')
+      .between([connectionId, 'refund', from], [connectionId, 'refund', to], true, false)
+      .primaryKeys()
+    const older = await readInChunks(olderKeys, (keys) => table.bulkGet(keys))
+    for (const r of older)
+      if (r && !refs.has(r.resourceId))
+        refs.set(r.resourceId, { chargeId: r.chargeId, resourceId: r.resourceId })
+  }
   return [...refs.values()]
 }
 
@@ -240,23 +247,25 @@ export async function historyWithStatus(
     for (const part of await readInChunks(keys, (chunk) => tables.historyParts.bulkGet(chunk)))
       if (part) for (const r of recordsOf(part)) if (r.status === status) inParts.push(r)
   }
-  const index = () => tables.history.where('[connectionId+status+createdAt]')
   const older: HistoryRecord[] = []
-  let from = ''
-  for (;;) {
-    const next = await index()
-      .between([connectionId, from, Dexie.minKey], [connectionId, Dexie.maxKey, Dexie.maxKey])
-      .first()
-    if (!next) break
-    const { status } = next
-    if (wanted(status)) {
-      // Keys first, then the records a few hundred per request (one request's records clone in one task).
-      const keys = await index()
-        .between([connectionId, status, Dexie.minKey], [connectionId, status, Dexie.maxKey])
-        .primaryKeys()
-      for (const r of await readInChunks(keys, (chunk) => tables.history.bulkGet(chunk))) if (r) older.push(r)
+  for (const table of olderTables(tables)) {
+    const index = () => table.where('[connectionId+status+createdAt]')
+    let from = ''
+    for (;;) {
+      const next = await index()
+        .between([connectionId, from, Dexie.minKey], [connectionId, Dexie.maxKey, Dexie.maxKey])
+        .first()
+      if (!next) break
+      const { status } = next
+      if (wanted(status)) {
+        // Keys first, then the records a few hundred per request (one request's records clone in one task).
+        const keys = await index()
+          .between([connectionId, status, Dexie.minKey], [connectionId, status, Dexie.maxKey])
+          .primaryKeys()
+        for (const r of await readInChunks(keys, (chunk) => table.bulkGet(chunk))) if (r) older.push(r)
+      }
+      from = `${status}\u0000`
     }
-    from = `${status}\u0000`
   }
   const byKey = new Map(older.map((r) => [r.key, r]))
   for (const r of inParts) byKey.set(r.key, r)
@@ -271,12 +280,15 @@ export async function hasMode(tables: HistoryTables, connectionId: string, mode:
     .limit(1)
     .primaryKeys()
   if (inParts.length > 0) return true
-  const older = await tables.history
-    .where('[connectionId+mode+createdAt]')
-    .between([connectionId, mode, -Infinity], [connectionId, mode, Infinity])
-    .limit(1)
-    .count()
-  return older > 0
+  for (const table of olderTables(tables)) {
+    const older = await table
+      .where('[connectionId+mode+createdAt]')
+      .between([connectionId, mode, -Infinity], [connectionId, mode, Infinity])
+      .limit(1)
+      .count()
+    if (older > 0) return true
+  }
+  return false
 }
 
 /** Whether a connection has any history record (a part, or a row from before v15). */
@@ -286,7 +298,9 @@ export async function hasHistory(tables: HistoryTables, connectionId: string): P
     .between(...connectionBounds(connectionId))
     .limit(1)
     .primaryKeys()
-  return part.length > 0 || (await hasOlderHistory(tables.history, connectionId))
+  if (part.length > 0) return true
+  for (const table of olderTables(tables)) if (await hasOlderHistory(table, connectionId)) return true
+  return false
 }
 
 /** The newest createdAt among a connection's records; null when none. */
@@ -307,27 +321,32 @@ export async function newestHistoryTime(tables: HistoryTables, connectionId: str
     for (const p of parts)
       for (const row of p.rows) if (newest === null || row.createdAt > newest) newest = row.createdAt
   }
-  const older = await tables.history
-    .where('[connectionId+createdAt]')
-    .between(...connectionBounds(connectionId))
-    .last()
-  if (older && (newest === null || older.createdAt > newest)) newest = older.createdAt
+  for (const table of olderTables(tables)) {
+    const older = await table
+      .where('[connectionId+createdAt]')
+      .between(...connectionBounds(connectionId))
+      .last()
+    if (older && (newest === null || older.createdAt > newest)) newest = older.createdAt
+  }
   return newest
 }
 
-/** How many history records the tables hold: the parts' key entries, and the older rows. */
+/** How many history records the tables hold: the parts' key entries, and the older rows (olderTables). */
 export async function countHistory(tables: HistoryTables): Promise<number> {
-  const [inParts, older] = await Promise.all([
+  const [inParts, ...older] = await Promise.all([
     tables.historyParts.orderBy('keys').count(),
-    tables.history.count(),
+    ...olderTables(tables).map((table) => table.count()),
   ])
-  return inParts + older
+  return older.reduce((sum, n) => sum + n, inParts)
 }
 
 /** Every history record the tables hold, by connection then key (whole-cache reads: backup, tests). */
 export async function allHistory(tables: HistoryTables): Promise<HistoryRecord[]> {
-  const [parts, older] = await Promise.all([tables.historyParts.toArray(), tables.history.toArray()])
-  const byKey = new Map(older.map((r) => [`${r.connectionId}\u0001${r.key}`, r]))
+  const [parts, ...older] = await Promise.all([
+    tables.historyParts.toArray(),
+    ...olderTables(tables).map((table) => table.toArray()),
+  ])
+  const byKey = new Map(older.flat().map((r) => [`${r.connectionId}\u0001${r.key}`, r]))
   for (const p of parts) for (const r of recordsOf(p)) byKey.set(`${r.connectionId}\u0001${r.key}`, r)
   return [...byKey.values()].sort((a, b) =>
     a.connectionId < b.connectionId

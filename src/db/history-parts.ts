@@ -21,6 +21,7 @@
 import type { Table } from 'dexie'
 import { isChangeableStatus } from '../domain/statuses'
 import type { HistoryRecord, RecordKey } from '../domain/records'
+import type { LegacyHistoryRow } from './database'
 import type { DayDigestRecord } from './storage-rows'
 import { searchDayOf } from './history-record'
 import { historyRecordOfRow, storedHistoryRowOf, type StoredHistoryRow } from './history-row'
@@ -45,10 +46,20 @@ export interface HistoryPartRecord {
   facets: [string, string, string][]
 }
 
-/** The history tables of one generation slot: the parts and the rows from before v15. */
+/**
+ * The history tables of one generation slot: the parts and the rows from before v15; for the live cache,
+ * also the rows a schema-6-or-older cache set aside (`legacyHistory`, read as records), which every read
+ * unions as it does the rows from before v15. A key is held by one of the three at most.
+ */
 export interface HistoryTables {
   history: Table<HistoryRecord, HistoryKey, StoredHistoryRow>
   historyParts: Table<HistoryPartRecord, PartKey>
+  legacyHistory?: Table<HistoryRecord, HistoryKey, LegacyHistoryRow>
+}
+
+/** The row tables read beside the parts: `history`, and the set-aside rows where the tables have them. */
+export function olderTables(tables: HistoryTables): Table<HistoryRecord, HistoryKey, unknown>[] {
+  return tables.legacyHistory ? [tables.history, tables.legacyHistory] : [tables.history]
 }
 
 /**
@@ -137,7 +148,7 @@ export function dayPartRowsOf(
 
 /** Whether a connection still has rows in `history`, the table from before schema v15 (one key read). */
 export async function hasOlderHistory(
-  history: HistoryTables['history'],
+  history: Table<HistoryRecord, HistoryKey, unknown>,
   connectionId: string,
 ): Promise<boolean> {
   const first = await history
@@ -219,8 +230,9 @@ export async function putHistoryParts(
   if (!days) return
   const fresh = new Map<RecordKey, HistoryRecord>()
   for (const keyed of days.values()) for (const [k, r] of keyed) fresh.set(k, r)
-  if (await hasOlderHistory(tables.history, connectionId))
-    await tables.history.bulkDelete([...fresh.keys()].map((k): HistoryKey => [connectionId, k]))
+  for (const older of olderTables(tables))
+    if (await hasOlderHistory(older, connectionId))
+      await older.bulkDelete([...fresh.keys()].map((k): HistoryKey => [connectionId, k]))
   // Only a key its day's digests list can be held already (the digests list every record of a day,
   // whichever layout holds it): a first sync's pages look none up.
   const listed = new Set<RecordKey>()
@@ -278,9 +290,9 @@ export async function putHistoryParts(
   await tables.historyParts.bulkPut([...changed].filter((p) => p.rows.length > 0).map((p) => indexed(p)))
 }
 
-/** Drops a connection's parts and rows from before v15. In a transaction over both tables. */
+/** Drops a connection's parts and older rows (olderTables). In a transaction over the tables. */
 export async function clearHistory(tables: HistoryTables, connectionId: string): Promise<void> {
   const [lo, hi] = connectionBounds(connectionId)
-  await tables.history.where('[connectionId+key]').between(lo, hi).delete()
+  for (const older of olderTables(tables)) await older.where('[connectionId+key]').between(lo, hi).delete()
   await tables.historyParts.where('[connectionId+day+part]').between(lo, hi).delete()
 }

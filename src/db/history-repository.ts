@@ -82,7 +82,7 @@ export class HistoryRepository {
   /** Records by key, in the keys' order (undefined where not cached): day parts, then older rows. */
   async getMany(connectionId: string, keys: readonly RecordKey[]): Promise<(HistoryRecord | undefined)[]> {
     const { db } = this
-    return db.transaction('r', [db.history, db.historyParts], () => historyByKeys(db, connectionId, keys))
+    return db.transaction('r', db.historyRecordTables(), () => historyByKeys(db, connectionId, keys))
   }
 
   /**
@@ -107,9 +107,9 @@ export class HistoryRepository {
     )
   }
 
-  /** The tables whole records are read from: day parts and the rows from before them. */
+  /** The tables whole records are read from: day parts, the rows from before them, set-aside rows. */
   private recordTables() {
-    return [this.db.history, this.db.historyParts]
+    return this.db.historyRecordTables()
   }
 
   /**

@@ -99,7 +99,7 @@ export class HistoryWriter {
   /** The tables a write of history records touches: a caller's own transaction must include them. */
   historyTables(): Table[] {
     const { db } = this
-    return [db.history, db.historyParts, db.dayDigests, db.daySummaries, db.dayTokens, db.stores, db.settings]
+    return [...db.historyRecordTables(), db.dayDigests, db.daySummaries, db.dayTokens, db.stores, db.settings]
   }
 
   /** The tables a write of charge-list records touches: a caller's own transaction must include them. */
@@ -228,6 +228,15 @@ export class HistoryWriter {
       await putTokens(db.dayTokens, connectionId, mine, this.partSize)
       await rememberStores(this.db, connectionId, mine)
     }
+  }
+
+  /**
+   * Files records into their days' parts alone: records whose days' digests, summaries and tokens list them
+   * already and that no part holds (set-aside rows of an older cache, filed: legacy-move.ts). Their rows
+   * leave the store they came from. Joins the caller's transaction (historyTables()).
+   */
+  async putFiledParts(connectionId: string, records: readonly HistoryRecord[]): Promise<void> {
+    await putHistoryParts(this.db, connectionId, records, this.historyPartSize, false, () => false)
   }
 
   /**

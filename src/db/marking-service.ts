@@ -160,7 +160,7 @@ export class MarkingService {
   async applyServerMarks(connectionId: string, server: readonly ServerMarkInput[]): Promise<ApplyResult> {
     const { db } = this
     if (server.length === 0) return { put: 0, deleted: 0, auditSeqs: [] }
-    return db.transaction('rw', [db.markDays, db.audit, db.locks, db.history, db.historyParts], async () => {
+    return db.transaction('rw', [db.markDays, db.audit, db.locks, ...db.historyRecordTables()], async () => {
       const records = await this.#records(connectionId, [...new Set(server.map((s) => s.key))])
       const { result } = await this.#planAndWrite(
         connectionId,

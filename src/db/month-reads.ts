@@ -48,5 +48,5 @@ export function refundRefsInRange(
   from: number,
   to: number,
 ): Promise<RefundRef[]> {
-  return db.transaction('r', [db.history, db.historyParts], () => refundsInWindow(db, connectionId, from, to))
+  return db.transaction('r', db.historyRecordTables(), () => refundsInWindow(db, connectionId, from, to))
 }

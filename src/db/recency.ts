@@ -28,7 +28,7 @@ export async function newestCreatedAt(
 ): Promise<number | null> {
   if (resource === 'transaction_history') {
     if (storeId === null)
-      return db.transaction('r', [db.history, db.historyParts], () => newestHistoryTime(db, connectionId))
+      return db.transaction('r', db.historyRecordTables(), () => newestHistoryTime(db, connectionId))
     return newestInDigests(db, connectionId, storeId)
   }
   return newestCharge(db, connectionId, storeId)
@@ -102,7 +102,7 @@ export async function historyWithStatus(
   connectionId: string,
   wanted: (status: string) => boolean,
 ): Promise<HistoryRecord[]> {
-  return db.transaction('r', [db.history, db.historyParts], () => partsWithStatus(db, connectionId, wanted))
+  return db.transaction('r', db.historyRecordTables(), () => partsWithStatus(db, connectionId, wanted))
 }
 
 /**

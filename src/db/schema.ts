@@ -3,7 +3,7 @@
  * version steps that lead here are in migrations/ (one frozen file per version); a test checks that the
  * last step's stores are exactly these. A schema change adds a step there and updates this file.
  */
-export const CURRENT_VERSION = 16
+export const CURRENT_VERSION = 17
 
 export const CURRENT_SCHEMA = {
   connections: 'id',
@@ -102,6 +102,16 @@ export const CURRENT_SCHEMA = {
   alt_dayTokens: '[connectionId+day+part]',
   alt_daySummaries: '[connectionId+day]',
   alt_audit: '++seq, [connectionId+at], *keyTags, *periodTags',
+  /**
+   * History rows of a cache written by schema 6 or older, with the indexes they had: opening it renamed
+   * its `history` here (v17, migrations/legacy-history.ts), and legacy-move.ts files them in day parts in
+   * the background, deleting each as it is filed. Empty once moved, and in every other cache.
+   */
+  legacyHistory:
+    '[connectionId+key], [connectionId+createdAt], [connectionId+type+createdAt], ' +
+    '[connectionId+status+createdAt], [connectionId+storeId+createdAt], ' +
+    '[connectionId+currency+createdAt], [connectionId+mode+createdAt], [connectionId+chargeId], ' +
+    '*searchTokens',
   /**
    * A restore's staging copies of the small tables (v9, v10; v13 dropped those of the generation tables):
    * filled by a restore, then copied into the tables above by its switch. The staged charges are the

@@ -966,6 +966,8 @@ export const en = {
     disk_full: 'The disk is full: nothing was saved.',
     internal: 'Closebook hit an unexpected problem.',
     cache_failed: 'The local cache could not be read or written.',
+    history_filing:
+      'Month-end waits until the records stored by an older version are indexed (see the progress at the top): until then its figures would leave some of them out.',
     backup_invalid: 'This file is not a Closebook backup, or it is damaged: nothing was changed.',
     file_unreadable: 'The file could not be read.',
     period_locked: 'This month is closed: reopen it (with a reason) before changing its marks.',
@@ -1443,6 +1445,12 @@ export const en = {
   keychainWait: {
     waiting: 'Waiting for the system keychain… If it shows a password dialog, answer it there.',
     stop: 'Stop waiting for the keychain',
+  },
+  historyMove: {
+    filing:
+      'Indexing records stored by an older version: {moved} of {total} ({percent}%). Until this ends, counts, filters, searches and Month-end leave out the records not yet indexed, and Month-end cannot be opened.',
+    moving:
+      'Moving records stored by an older version into the current format: {moved} of {total} ({percent}%). Every record is already counted and found; you can keep working.',
   },
 } as const
 

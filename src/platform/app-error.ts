@@ -17,6 +17,7 @@ export const RENDERER_ERROR_CODES = [
   'backup_invalid',
   'file_unreadable',
   'period_locked',
+  'history_filing',
   'unexpected',
 ] as const
 export type RendererErrorCode = (typeof RENDERER_ERROR_CODES)[number]

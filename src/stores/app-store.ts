@@ -5,6 +5,7 @@ import { desktopApi } from '../platform'
 import type { AppInfo } from '../../electron/shared/contract'
 import { appCache } from '../db/cache'
 import { CURRENT_VERSION, type MigrationProgress } from '../db/database'
+import { moveLegacyHistory, type LegacyMoveProgress } from '../db/legacy-move'
 
 /**
  * What the app knows about its host (version, host kind, keychain), loaded once at start, and whether
@@ -17,6 +18,25 @@ export const useAppStore = defineStore('app', () => {
   const cacheUpgrading = ref(false)
   /** How far the running version step's pass over the cache is (null: none running yet). */
   const cacheUpgradeProgress = ref<MigrationProgress | null>(null)
+  /** How far the background move of history an older schema stored is (null: none running). */
+  const historyMove = ref<LegacyMoveProgress | null>(null)
+
+  /**
+   * Files the history rows an older cache set aside in day parts, in the background (legacy-move.ts); the
+   * app is usable meanwhile. Resumes where a quit or crash stopped it, at the next start.
+   */
+  function startHistoryMove(): void {
+    const cache = appCache()
+    moveLegacyHistory(cache.db, cache.history.writer, (p) => {
+      historyMove.value = p.left > 0 ? p : null
+    })
+      .catch((e: unknown) => {
+        error.value = toAppError(e, 'cache_failed')
+      })
+      .finally(() => {
+        historyMove.value = null
+      })
+  }
 
   async function load(): Promise<void> {
     try {
@@ -44,6 +64,7 @@ export const useAppStore = defineStore('app', () => {
       } finally {
         db.onMigrationProgress = null
       }
+      startHistoryMove()
     } catch (e) {
       error.value = toAppError(e, 'cache_failed')
     } finally {
@@ -52,5 +73,5 @@ export const useAppStore = defineStore('app', () => {
     }
   }
 
-  return { info, error, cacheUpgrading, cacheUpgradeProgress, load, openCache }
+  return { info, error, cacheUpgrading, cacheUpgradeProgress, historyMove, load, openCache }
 })

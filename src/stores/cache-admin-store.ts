@@ -1,4 +1,5 @@
 /** Settings' view of the cache: its size and state, backup to a file and restore from one. */
+import { moveLegacyHistory } from '../db/legacy-move'
 import { toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { ref, shallowRef } from 'vue'
@@ -128,6 +129,12 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
     abort = null
   }
 
+  /** Moves whatever history an older version stored that is still set aside (legacy-move.ts). */
+  function finishHistoryMove(): Promise<void> {
+    const cache = appCache()
+    return moveLegacyHistory(cache.db, cache.history.writer)
+  }
+
   /**
    * Streams the backup to the host a page at a time, gzip-compressed (the host then takes and writes about
    * a tenth of the text's bytes); Cancel leaves no file.
@@ -135,6 +142,8 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
   async function backup(): Promise<string | null> {
     const signal = begin('backup')
     try {
+      // Records an older version stored and not yet moved are moved first (the move joins the running one).
+      await finishHistoryMove()
       const now = new Date()
       const delivered = await writeFileThroughHost(
         `closebook-backup-${now.toISOString().slice(0, 10)}.jsonl.gz`,
@@ -190,6 +199,8 @@ export const useCacheAdminStore = defineStore('cache-admin', () => {
     if (!verified && !acknowledged) return false
     const signal = begin('restore')
     try {
+      // The restore replaces the records: none may be left to move into the restored cache afterwards.
+      await finishHistoryMove()
       await restoreBackupFile(appCache().db, p.file, {
         actor: actorName.value,
         at: Date.now(),

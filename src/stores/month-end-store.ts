@@ -3,7 +3,7 @@
  * checklist), and the close itself: confirmed with the closer's name and a note, reopened with a reason
  * and a list of what changed since the close.
  */
-import { toAppError, type AppError } from '../platform/app-error'
+import { appError, toAppError, type AppError } from '../platform/app-error'
 import { defineStore } from 'pinia'
 import { computed, ref, shallowRef } from 'vue'
 import { appCache } from '../db/cache'
@@ -11,6 +11,7 @@ import type { CachedConnection, ChargeRecord, HistoryRecord, RecordKey } from '.
 import { planClosePeriod, planReopenPeriod } from '../reconcile/marking'
 import { nextPeriod, periodOf, periodRange, previousPeriod } from '../domain/periods'
 import { ImportsRepository } from '../db/imports-repository'
+import { legacyHistoryUnfiled } from '../db/legacy-move'
 import { exportMonthWorkbookFrom } from '../export/workbook-client'
 import { transferFeeWithTax } from '../reconcile/deposits'
 import type { LinkedRow } from '../reconcile/match-links'
@@ -196,6 +197,15 @@ export const useMonthEndStore = defineStore('month-end', () => {
     error.value = null
     try {
       await loadCloserName()
+      // Records an older version stored, not yet in their days' rows, would be missing from every figure:
+      // no month is shown (so none is closed or exported) until they are.
+      if (await legacyHistoryUnfiled(appCache().db)) {
+        if (newest()) {
+          data.value = null
+          error.value = appError('history_filing')
+        }
+        return
+      }
       const month = await loadMonth(c, period.value)
       if (newest()) data.value = month
     } catch (e) {

@@ -191,7 +191,7 @@ export class CacheSyncStore implements SyncStorePort {
 
   async savePlan(connectionId: string, plan: SyncCheckpoint[]): Promise<void> {
     const { db } = this
-    const tables = [db.checkpoints, db.history, db.historyParts, db.charges, db.chargeParts]
+    const tables = [db.checkpoints, ...db.historyRecordTables(), db.charges, db.chargeParts]
     const empty = await db.transaction('rw', tables, async () => {
       await this.checkpoints.reset(connectionId)
       await db.checkpoints.bulkPut(plan)

@@ -28,7 +28,7 @@ export async function staleRefundedCharges(
 ): Promise<{ chargeId: string; storeId: string }[]> {
   // The window's refunds from the refund time index's keys: reading every record of the window (a first
   // sync's whole history) held the UI thread for seconds in one task.
-  const refunds = await db.transaction('r', [db.history, db.historyParts], () =>
+  const refunds = await db.transaction('r', db.historyRecordTables(), () =>
     refundsInWindow(db, connectionId, from, to),
   )
   if (refunds.length === 0) return []

@@ -16,6 +16,7 @@ import { v13 } from './v13'
 import { v14 } from './v14'
 import { v15 } from './v15'
 import { v16 } from './v16'
+import { v17 } from './v17'
 
 export const MIGRATIONS: readonly MigrationStep[] = [
   v1,
@@ -34,5 +35,6 @@ export const MIGRATIONS: readonly MigrationStep[] = [
   v14,
   v15,
   v16,
+  v17,
 ]
 export type { MigrationProgress, MigrationStep, ReportMigrationProgress } from './step'

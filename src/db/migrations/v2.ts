@@ -47,7 +47,7 @@ function scalarText(value: unknown): string | null {
   return null
 }
 
-function orderRefOf(raw: HistoryRowV2['raw']): string | null {
+export function orderRefOf(raw: HistoryRowV2['raw']): string | null {
   const byKey = new Map<string, unknown>()
   for (const [k, v] of Object.entries(raw.metadata ?? {})) byKey.set(normalizeKey(k), v)
   for (const key of ORDER_KEYS) {

@@ -22,7 +22,28 @@ export interface MigrationStepTiming {
   reports: number
 }
 
+/** A version-5 cache opened straight at the current version, and its set-aside history moved. */
+export interface SetAsideTiming {
+  /** open() at the current version: the version change that sets history aside, committed. */
+  openMs: number
+  /** Chromium's CPU seconds (all its processes) during that open. */
+  openCpuS: number
+  /** Records set aside. */
+  setAside: number
+  /** Filing every set-aside record's day (digests, summaries, tokens, marks), and its CPU seconds. */
+  fileMs: number
+  fileCpuS: number
+  /** The background move of every set-aside record into day parts, and its CPU seconds. */
+  moveMs: number
+  moveCpuS: number
+  batches: number
+  /** Record keys in day parts after the move, and rows left set aside (0). */
+  inParts: number
+  left: number
+}
+
 export interface MigrationBenchResult {
+  setAside: SetAsideTiming
   cached: number
   marks: number
   /** Time filling the v5 cache (not measured: it only sets the scene). */

@@ -1,9 +1,11 @@
 import { createPinia, setActivePinia } from 'pinia'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { watch } from 'vue'
 import { createCache, setAppCacheForTests } from '../../../../src/db/cache'
 import { ClosebookDb, CURRENT_VERSION } from '../../../../src/db/database'
 import { useAppStore } from '../../../../src/stores/app-store'
 import { createV6Cache, freshDeps } from '../db/fixtures'
+import v6Cache from '../db/migrations/cache-v6.json'
 
 let db: ClosebookDb | undefined
 
@@ -60,5 +62,30 @@ describe('app store: opening the cache', () => {
     db?.close()
     setActivePinia(createPinia())
     expect(await openThroughStore(deps)).toBe(false)
+  })
+
+  it('moves the history an older cache set aside in the background, telling how far, then clears it', async () => {
+    const deps = freshDeps()
+    const old = new ClosebookDb('closebook', deps, { upToVersion: 6 })
+    await old.open()
+    for (const [table, rows] of Object.entries(v6Cache)) await old.table(table).bulkAdd(rows)
+    old.close()
+    db = new ClosebookDb('closebook', deps)
+    setAppCacheForTests(createCache(db))
+    const store = useAppStore()
+    const seen: unknown[] = []
+    watch(
+      () => store.historyMove,
+      (p) => seen.push(p),
+      { flush: 'sync' },
+    )
+    await store.openCache()
+    const opened = db
+    await vi.waitFor(async () => expect(await opened.legacyHistory.count()).toBe(0))
+    await vi.waitFor(() => expect(store.historyMove).toBeNull())
+    expect(seen[0]).toEqual({ stage: 'filing', moved: 0, left: 3 })
+    expect(seen[seen.length - 1]).toBeNull()
+    expect(await opened.historyParts.orderBy('keys').count()).toBe(3)
+    expect(store.error).toBeNull()
   })
 })

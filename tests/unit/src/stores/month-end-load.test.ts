@@ -2,7 +2,11 @@ import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ClosebookDb } from '../../../../src/db/database'
 import { UNAVAILABLE_CLOSE_FACTS, setCloseFactsProvider } from '../../../../src/reconcile/close-checklist'
+import { appCache } from '../../../../src/db/cache'
+import { historyRecordOf } from '../../../../src/db/history-record'
+import { fileLegacyBatch } from '../../../../src/db/legacy-move'
 import { useMonthEndStore } from '../../../../src/stores/month-end-store'
+import { CONN, T0, historyItem } from '../db/fixtures'
 import { closeLedgerCache, openLedgerCache } from './ledger-cache'
 
 let db: ClosebookDb
@@ -69,5 +73,30 @@ describe('month-end store: overlapping reads', () => {
     await store.load()
     expect(store.error).toMatchObject({ code: 'unexpected', detail: 'read of 2026-10 failed' })
     expect(store.data?.period).toBe('2026-09')
+  })
+})
+
+describe('month-end store: records of an older version not yet filed', () => {
+  it('shows no month (so none is closed or exported) while set-aside records wait for their days, then the month', async () => {
+    slowFactsFor('none')
+    const store = useMonthEndStore()
+    store.choosePeriod('2026-10')
+    // A row an older version stored, set aside and not yet filed: the month's figures would leave it out.
+    const older = historyRecordOf(
+      CONN,
+      historyItem(99, { created_on: new Date(T0 + 3_600_000).toISOString() }),
+      0,
+    )
+    await db.legacyHistory.add(older)
+    await store.init()
+    expect(store.data).toBeNull()
+    expect(store.error?.code).toBe('history_filing')
+    expect(store.canClose).toBe(false)
+    // Filed: the month is read, with that record in it.
+    while ((await fileLegacyBatch(db, appCache().history.writer)) > 0);
+    await store.load()
+    expect(store.error).toBeNull()
+    expect(store.data?.period).toBe('2026-10')
+    expect(store.data?.digests.some((d) => d.key === older.key)).toBe(true)
   })
 })
