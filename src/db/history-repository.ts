@@ -20,6 +20,7 @@ import {
   historyOfHits,
   refundsOfCharges,
 } from './history-part-reads'
+import { stopWarming, warmTokenDays } from './token-warm'
 import { HistoryWriter, type FingerprintOf, type PutPageResult } from './history-writer'
 import { MarksRepository } from './marks-repository'
 import {
@@ -210,6 +211,19 @@ export class HistoryRepository {
       await eachDigest(this.db, filter, () => void n++)
       return n
     })
+  }
+
+  /**
+   * Starts reading a period's search token parts into memory (token-warm.ts), superseding the period
+   * warmed before, so a name searched in it later counts from held parts. Resolves when the warm ends.
+   */
+  warmSearch(connectionId: string, from: number, to: number): Promise<void> {
+    return warmTokenDays(this.db, connectionId, from, to, this.searchLimits.maxRows)
+  }
+
+  /** Stops the period's warm under way, if any (another period is shown now). */
+  stopWarmingSearch(): void {
+    stopWarming(this.db)
   }
 
   /**
