@@ -213,7 +213,7 @@ describe('sync against the sandbox', () => {
       expect(second.state).toBe('done')
       await expectCacheEqualsSandbox(h)
     }
-  }, 60_000)
+  }, 120_000)
 
   it('resumes a plan saved by the month-partitioned version as it is (same checkpoint meaning)', async () => {
     const h = await harness({ records: 3000 })
