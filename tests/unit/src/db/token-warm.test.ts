@@ -1,29 +1,15 @@
 import Dexie from 'dexie'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { historyRecordOf, matchesSearch, searchDayOf } from '../../../../src/db/history-record'
+import { matchesSearch, searchDayOf } from '../../../../src/db/history-record'
 import { HistoryRepository, type HistoryFilter } from '../../../../src/db/history-repository'
 import { dayTokensCacheOf } from '../../../../src/db/token-cache'
 import { warmTokenDays } from '../../../../src/db/token-warm'
 import type { HistoryRecord } from '../../../../src/domain/records'
-import { CONN, HOUR, T0, checkpoint, freshDeps, historyItem, openDb } from './fixtures'
+import { CONN, HOUR, T0, checkpoint, freshDeps, openDb } from './fixtures'
+import { namedRecord } from './named-records'
 
-const NAMES = ['Ava Stone', 'Ben Stone', '山田 太郎', 'Ava Brook', 'Cal Reed']
-
-/** Record n, three hours apart (eight UTC days for 60), named in turn. */
-function record(n: number, name = NAMES[n % NAMES.length]!, hours = n * 3): HistoryRecord {
-  return historyRecordOf(
-    CONN,
-    historyItem(n, {
-      created_on: new Date(T0 + hours * HOUR).toISOString(),
-      user_data: {
-        cardholder_name: name,
-        cardholder_email_address: `${name.split(' ')[0]!.toLowerCase()}${n}@example.jp`,
-      },
-    }),
-    T0,
-  )
-}
+const record = namedRecord
 
 const all: HistoryFilter = { connectionId: CONN, from: 0, to: T0 * 2 }
 /** Small parts and reads, so a warm takes several reads and a day several parts. */
