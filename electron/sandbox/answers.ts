@@ -79,6 +79,8 @@ export function finishList(
     stats.badItems++
     BAD_ITEM_VARIANTS[fault.variant]?.(items[fault.index] as Record<string, unknown>)
   }
+  // Items chosen by id are spoiled only in an answer the client can read whole.
+  if (fault.kind !== 'truncate') stats.badItems += faults.spoilChosen(items)
   if (fault.kind === 'truncate') {
     stats.truncated++
     const text = JSON.stringify(body)

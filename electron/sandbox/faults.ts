@@ -2,6 +2,7 @@
  * Fault injection, each kind by its own rate and reproducible by seed: the decision for a request depends
  * on (seed, kind, exact path with query, how many times that exact path was asked before), never on the
  * order concurrent requests arrive in. A retry of the same request rolls again, so faults are transient.
+ * Items spoiled by `badItemShare` are chosen by their own id instead, so timing never changes which.
  */
 import { roll } from './prng'
 
@@ -18,6 +19,11 @@ export interface FaultOptions {
   truncateRate?: number
   /** Share of 200 pages with one item that violates the schema. */
   badItemRate?: number
+  /**
+   * Share of items, chosen by their own id (not by request), each served broken in the first whole 200
+   * answer that holds it and whole afterwards: the same items are spoiled whatever the requests' timing.
+   */
+  badItemShare?: number
   /** Periods of 429s: every `periodMs`, the last `durationMs` refuse every request. */
   storm?: { periodMs: number; durationMs: number }
 }
@@ -31,6 +37,8 @@ export type FaultDecision =
 
 export class Faults {
   private readonly attempts = new Map<string, number>()
+  /** Items chosen by `badItemShare` that a whole answer has already held broken. */
+  private readonly spoiled = new Set<string>()
 
   constructor(
     private readonly seed: number,
@@ -41,7 +49,14 @@ export class Faults {
   get enabled(): boolean {
     const o = this.options
     return Boolean(
-      o.latencyMs || o.jitterMs || o.failRate || o.dropRate || o.truncateRate || o.badItemRate || o.storm,
+      o.latencyMs ||
+      o.jitterMs ||
+      o.failRate ||
+      o.dropRate ||
+      o.truncateRate ||
+      o.badItemRate ||
+      o.badItemShare ||
+      o.storm,
     )
   }
 
@@ -86,6 +101,32 @@ export class Faults {
     }
     return { kind: 'none' }
   }
+
+  /**
+   * Breaks in place each item `badItemShare` chooses that no whole answer has held yet; call only for an
+   * answer sent whole. Returns how many it broke.
+   */
+  spoilChosen(items: Record<string, unknown>[]): number {
+    const share = this.options.badItemShare
+    if (!share) return 0
+    let broken = 0
+    for (const item of items) {
+      const id = itemIdOf(item)
+      if (id === undefined || this.spoiled.has(id) || roll(this.seed, 'bad-id', id) >= share) continue
+      this.spoiled.add(id)
+      const variant = Math.floor(roll(this.seed, 'bad-id-variant', id) * BAD_ITEM_VARIANTS.length)
+      BAD_ITEM_VARIANTS[variant]?.(item)
+      broken++
+    }
+    return broken
+  }
+}
+
+/** An item's identity across lists: a charge's or payout's `id`, a history record's `resource_id`. */
+function itemIdOf(item: Record<string, unknown>): string | undefined {
+  if (typeof item['id'] === 'string') return `id:${item['id']}`
+  if (typeof item['resource_id'] === 'string') return `resource_id:${item['resource_id']}`
+  return undefined
 }
 
 /** Ways an item can break the seed's schema: a wrong type, a missing field, a bad value. */

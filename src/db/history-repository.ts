@@ -7,16 +7,11 @@
  * indexes no longer answer: history-row.ts.) Time ranges are half-open: `from` inclusive, `to` exclusive.
  */
 import type { ClosebookDb } from './database'
-import { byTimeThenKey, matchesSearch, searchDayOf, searchTermsOf } from './history-record'
-import { dayRowBatches, digestsInRange, markTargetOf } from './day-digests'
+import { byTimeThenKey, matchesSearch, searchTermsOf } from './history-record'
+import { digestsInRange, markTargetOf } from './day-digests'
 import { dayOfOffset, type DayCounts } from './day-counts'
-import {
-  fieldTests,
-  nextBatch,
-  pagedByDigests,
-  type HistoryFilter,
-  type HistoryQuery,
-} from './history-filter'
+import { fieldTests, pagedByDigests, type HistoryFilter, type HistoryQuery } from './history-filter'
+import { digestHits, eachDigest, reconciledTest } from './history-digest-walk'
 import { DEFAULT_SEARCH_LIMITS, searchHits, type SearchHit, type SearchLimits } from './history-search'
 import {
   chargeWithRefunds,
@@ -25,6 +20,7 @@ import {
   historyOfHits,
   refundsOfCharges,
 } from './history-part-reads'
+import { stopWarming, warmTokenDays } from './token-warm'
 import { HistoryWriter, type FingerprintOf, type PutPageResult } from './history-writer'
 import { MarksRepository } from './marks-repository'
 import {
@@ -40,14 +36,6 @@ import { countFromSummaries } from './summary-count'
 export type { FingerprintOf, PutPageResult } from './history-writer'
 export type { HistoryFilter, HistoryQuery, ReconciledFilter } from './history-filter'
 export { DEFAULT_SEARCH_LIMITS, type SearchLimits } from './history-search'
-
-/** Day digest rows read per request when walking a filter's digests (a month's worth). */
-const DIGEST_BATCH_DAYS = 31
-/**
- * Day digest rows the first request of a page's walk reads; later requests read as many as the matches
- * per day so far say the page still needs (a common value fills a page in a day, a rare one reads on).
- */
-const DIGEST_FIRST_DAYS = 2
 
 export class HistoryRepository {
   /** Writes go through the history writer, the one owner of the day indexes. */
@@ -120,7 +108,7 @@ export class HistoryRepository {
     const { db } = this
     if (query.limit === Infinity && query.offset === 0 && query.order === 'asc') {
       const all = await this.inRange(query.connectionId, query.from, query.to)
-      const keyTest = await this.reconciledTest(query)
+      const keyTest = await reconciledTest(this.db, query)
       return keyTest ? all.filter((r) => keyTest(r.key)) : all
     }
     const byDay =
@@ -167,41 +155,12 @@ export class HistoryRepository {
           })
         }
         const targets: MarkTarget[] = []
-        await this.eachDigest(filter, (d) => {
+        await eachDigest(this.db, filter, (d) => {
           targets.push({ connectionId, key: d.key, createdAt: d.createdAt, fingerprint: d.fingerprint })
         })
         return targets
       },
     )
-  }
-
-  /**
-   * Visits, oldest first, the digest of every record the filter matches (range, equality fields, brand,
-   * reconciled; not text search, not the changed filter). Reads the day rows a month at a time, so
-   * memory stays bounded over all periods. In a transaction that includes dayDigests and markDays.
-   */
-  private async eachDigest(
-    filter: HistoryFilter,
-    visit: (d: RecordDigest, day: number) => void,
-  ): Promise<void> {
-    const { connectionId, from, to } = filter
-    if (!(to > from)) return
-    const matches = await this.digestTest(filter)
-    const days = { lo: searchDayOf(from), hi: searchDayOf(to - 1), desc: false }
-    for await (const rows of dayRowBatches(this.db.dayDigests, connectionId, days, () => DIGEST_BATCH_DAYS))
-      for (const row of rows) for (const d of row.records) if (matches(d)) visit(d, row.day)
-  }
-
-  /** What a digest must pass to match the filter: its range, equality fields, brand and reconciled state. */
-  private async digestTest(filter: HistoryFilter): Promise<(d: RecordDigest) => boolean> {
-    const { from, to } = filter
-    const tests = fieldTests(filter)
-    const keyTest = await this.reconciledTest(filter)
-    return (d) =>
-      d.createdAt >= from &&
-      d.createdAt < to &&
-      tests.every((t) => t(d)) &&
-      (keyTest === null || keyTest(d.key))
   }
 
   /**
@@ -216,7 +175,7 @@ export class HistoryRepository {
       if (filter.reconciled === undefined) return countFromSummaries(db, daySummariesOf(db), filter)
       const days: { day: number; n: number }[] = []
       let total = 0
-      await this.eachDigest(filter, (_, day) => {
+      await eachDigest(this.db, filter, (_, day) => {
         const last = days[days.length - 1]
         if (last?.day === day) last.n++
         else days.push({ day, n: 1 })
@@ -249,9 +208,22 @@ export class HistoryRepository {
         return (await countFromSummaries(db, daySummariesOf(db), filter)).total
       // A row per day, not an index entry per record checked against its record (~0.1 ms each at 500k).
       let n = 0
-      await this.eachDigest(filter, () => void n++)
+      await eachDigest(this.db, filter, () => void n++)
       return n
     })
+  }
+
+  /**
+   * Starts reading a period's search token parts into memory (token-warm.ts), superseding the period
+   * warmed before, so a name searched in it later counts from held parts. Resolves when the warm ends.
+   */
+  warmSearch(connectionId: string, from: number, to: number): Promise<void> {
+    return warmTokenDays(this.db, connectionId, from, to, this.searchLimits.maxRows)
+  }
+
+  /** Stops the period's warm under way, if any (another period is shown now). */
+  stopWarmingSearch(): void {
+    stopWarming(this.db)
   }
 
   /**
@@ -299,52 +271,10 @@ export class HistoryRepository {
     return tests
   }
 
-  private async reconciledTest(filter: HistoryFilter): Promise<((key: RecordKey) => boolean) | null> {
-    if (filter.reconciled !== 'reconciled' && filter.reconciled !== 'unreconciled') return null
-    const reconciled = await this.reconciledKeys(filter)
-    const want = filter.reconciled === 'reconciled'
-    return (key) => reconciled.has(key) === want
-  }
-
   /** Records by key, in the keys' order, a few hundred per request (each request is cloned in one task). */
   private async fetch(connectionId: string, keys: readonly RecordKey[]): Promise<HistoryRecord[]> {
     const rows = await historyByKeys(this.db, connectionId, keys)
     return rows.filter((r): r is HistoryRecord => r !== undefined)
-  }
-
-  /**
-   * The digests a field filter matches, in `order`, read a few days at a time until at least `need` are
-   * in hand or the range ends. A day's row is whole, and its matches are sorted, so the first `need` hits
-   * are exactly the first `need` matches (as searchHits does with token rows).
-   */
-  private async digestHits(
-    filter: HistoryFilter,
-    order: 'asc' | 'desc',
-    need: number,
-    startDay?: number,
-  ): Promise<RecordDigest[]> {
-    const { connectionId, from, to } = filter
-    if (!(to > from) || need <= 0) return []
-    const matches = await this.digestTest(filter)
-    const desc = order === 'desc'
-    const hits: RecordDigest[] = []
-    let batch = need === Infinity ? DIGEST_BATCH_DAYS : DIGEST_FIRST_DAYS
-    let daysRead = 0
-    const days = { lo: searchDayOf(from), hi: searchDayOf(to - 1), desc }
-    if (startDay !== undefined && desc) days.hi = Math.min(days.hi, startDay)
-    if (startDay !== undefined && !desc) days.lo = Math.max(days.lo, startDay)
-    for await (const rows of dayRowBatches(this.db.dayDigests, connectionId, days, () => batch)) {
-      for (const row of rows) {
-        const dayHits = row.records.filter(matches)
-        dayHits.sort(byTimeThenKey)
-        if (desc) dayHits.reverse()
-        for (const d of dayHits) hits.push(d)
-      }
-      if (hits.length >= need) break
-      daysRead += rows.length
-      batch = nextBatch(hits.length, need, daysRead, batch, DIGEST_BATCH_DAYS)
-    }
-    return hits
   }
 
   /**
@@ -354,9 +284,9 @@ export class HistoryRepository {
   private async digestPage(query: HistoryQuery, counts: DayCounts | null): Promise<HistoryRecord[]> {
     const start = counts ? dayOfOffset(counts, query.offset, query.order) : null
     if (!start)
-      return this.fetchPage(query, await this.digestHits(query, query.order, query.offset + query.limit))
+      return this.fetchPage(query, await digestHits(this.db, query, query.order, query.offset + query.limit))
     const offset = query.offset - start.skipped
-    const hits = await this.digestHits(query, query.order, offset + query.limit, start.day)
+    const hits = await digestHits(this.db, query, query.order, offset + query.limit, start.day)
     return this.fetchPage({ ...query, offset }, hits)
   }
 
@@ -381,19 +311,13 @@ export class HistoryRepository {
     need: number,
     withDigests = false,
   ): Promise<SearchHit[]> {
-    const keyTest = await this.reconciledTest(filter)
+    const keyTest = await reconciledTest(this.db, filter)
     return searchHits(this.db, this.searchLimits, keyTest, filter, terms, order, need, withDigests)
   }
 
   /** One page of a search: its hits in order, then only the page's records, by key. */
   private async searchPage(query: HistoryQuery, terms: readonly string[]): Promise<HistoryRecord[]> {
     return this.fetchPage(query, await this.search(query, terms, query.order, query.offset + query.limit))
-  }
-
-  /** Keys of the reconciled records of the filter's days (a few outside its range: a key test only). */
-  private async reconciledKeys(filter: HistoryFilter): Promise<Set<RecordKey>> {
-    const marks = await new MarksRepository(this.db).overlapping(filter.connectionId, filter.from, filter.to)
-    return new Set(marks.filter((m) => m.state === 'reconciled').map((m) => m.key))
   }
 
   /** Changed-since-reconciled rows are few: fetch them by key through the marks' flag index, then sort. */

@@ -38,7 +38,7 @@ export interface SearchHit {
 }
 
 /** One UTC day's token rows, as stored. */
-interface TokenDay {
+export interface TokenDay {
   day: number
   parts: StoredDayTokensRow[]
 }
@@ -110,10 +110,14 @@ export async function searchHits(
   return hits
 }
 
-/** The days a walk's step gives, and the day it goes on from (the first not covered, in its order). */
-interface TokenBatch {
+/**
+ * The days a walk's step gives, the day it goes on from (the first not covered, in its order), and whether
+ * they were read (else taken from the cache).
+ */
+export interface TokenBatch {
   days: TokenDay[]
   next: number
+  read: boolean
 }
 
 /**
@@ -121,7 +125,7 @@ interface TokenBatch {
  * grouped by day, whole days only. Days the cache holds are taken from it, in a run while they follow
  * each other; else the rows up to the next held day are read (readTokenDays), and offered to the cache.
  */
-async function tokenDays(
+export async function tokenDays(
   db: ClosebookDb,
   cache: DayTokensCache,
   connectionId: string,
@@ -140,7 +144,7 @@ async function tokenDays(
     held.push({ day, parts: [...parts] })
     rows += parts.length
   }
-  if (held.length > 0) return { days: held, next: first + step * held.length }
+  if (held.length > 0) return { days: held, next: first + step * held.length, read: false }
   // Up to the next held day, read as a walk without a cache reads.
   const until = cache.nearest(connectionId, lo, hi, desc)
   const [from, to] = until === undefined ? [lo, hi] : desc ? [until + 1, hi] : [lo, until - 1]
@@ -156,7 +160,7 @@ async function tokenDays(
     )
   const edge = days[days.length - 1]
   const covered = days.reduce((n, d) => n + d.parts.length, 0) < limit || !edge
-  return { days, next: covered ? (desc ? from - 1 : to + 1) : edge.day + step }
+  return { days, next: covered ? (desc ? from - 1 : to + 1) : edge.day + step, read: true }
 }
 
 /** The token rows of `connectionId`'s days [lo, hi], ascending. */

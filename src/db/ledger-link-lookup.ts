@@ -2,7 +2,8 @@
  * Finding what carries a ledger id, and a record's ledger id, wherever the link is stored: a charge's in
  * its charge part (`ledgerKeys`, since schema v14), a history record's and older charges' as rows of
  * `ledgerLinks` (ledger-links.ts). A link stored both ways (a charge synced before and after v14) is the
- * same link, returned once.
+ * same link, returned once. A charge's row is never rewritten or deleted, so it answers only while the
+ * cached charge still carries its ledger id (stillHeld): such rows cost their bytes, never a wrong link.
  */
 import type { ClosebookDb } from './database'
 import { ChargesRepository } from './charges-repository'
@@ -35,13 +36,20 @@ export class LedgerLinkLookup {
     records: readonly LinkedRecord[],
   ): Promise<(LedgerLink | undefined)[]> {
     const { db } = this
-    const rows = await Promise.all(
+    const kept = await Promise.all(
       records.map(async (r) =>
         (
           await db.ledgerLinks.where('[connectionId+recordId]').equals([connectionId, r.recordId]).toArray()
         ).find((l) => l.kind === r.kind),
       ),
     )
+    const holding = new Set(
+      await this.stillHeld(
+        connectionId,
+        kept.flatMap((l) => (l ? [l] : [])),
+      ),
+    )
+    const rows = kept.map((l) => (l && holding.has(l) ? l : undefined))
     const charges = records.flatMap((r, i) => (r.kind === 'charge' && !rows[i] ? [r] : []))
     if (charges.length === 0) return rows
     const found = await new ChargesRepository(db).getMany(
@@ -62,7 +70,10 @@ export class LedgerLinkLookup {
     const { db } = this
     const ids = ledgerIds.map((id) => id.toLowerCase())
     const rows = await db.ledgerLinks.bulkGet(ids.map((id): [string, string] => [connectionId, id]))
-    const links = rows.filter((l): l is LedgerLink => l !== undefined)
+    const links = await this.stillHeld(
+      connectionId,
+      rows.filter((l): l is LedgerLink => l !== undefined),
+    )
     const known = new Set(links.map((l) => l.ledgerId))
     const wanted = new Set(ids.filter((id) => !known.has(id)))
     const charges = new Map<string, ChargeRecord>()
@@ -78,6 +89,26 @@ export class LedgerLinkLookup {
         charges.set(c.id, c)
       }
     return { links, charges }
+  }
+
+  /**
+   * The link rows that still hold. A charge's row was written before v14 and is never rewritten: once the
+   * charge is synced again its part carries its link, and a row naming another ledger id than the cached
+   * charge now carries (or none) is stale. Rows of charges not cached, and refunds' rows, hold.
+   */
+  private async stillHeld(connectionId: string, rows: LedgerLink[]): Promise<LedgerLink[]> {
+    const charges = rows.filter((l) => l.kind === 'charge')
+    if (charges.length === 0) return rows
+    const found = await new ChargesRepository(this.db).getMany(
+      connectionId,
+      charges.map((l) => l.recordId),
+      charges.map((l) => l.createdAt),
+    )
+    const carried = new Map<string, string | null>()
+    for (const c of found) if (c) carried.set(c.id, chargeLedgerLinkOf(c)?.ledgerId ?? null)
+    return rows.filter(
+      (l) => l.kind !== 'charge' || !carried.has(l.recordId) || carried.get(l.recordId) === l.ledgerId,
+    )
   }
 
   /**

@@ -25,7 +25,7 @@ interface HeldDay {
 }
 
 /** About how many characters a part holds in memory (its strings, and 4 for each number or array entry). */
-function charsOf(row: StoredDayTokensRow): number {
+export function charsOf(row: StoredDayTokensRow): number {
   let n = 64
   for (const value of Object.values(row) as unknown[]) {
     if (typeof value === 'string') n += value.length
@@ -47,7 +47,8 @@ export class DayTokensCache {
 
   constructor(
     private readonly db: ClosebookDb,
-    private readonly budget = TOKEN_CACHE_CHARS,
+    /** Characters held at most. */
+    readonly budget = TOKEN_CACHE_CHARS,
   ) {}
 
   /** What a read hands back to `put`: the version when it began. */

@@ -161,7 +161,10 @@ export function transactionRow(
   })
 }
 
-/** What the Refunds sheet writes of a refund: its record without the raw payload, and whether it changed. */
+/**
+ * What the Refunds sheet writes of a refund: its record without the raw payload, its mark as found when
+ * the record was met (looked up once), and whether it changed since it was reconciled.
+ */
 export interface RefundFacts extends Pick<
   HistoryRecord,
   | 'key'
@@ -176,6 +179,7 @@ export interface RefundFacts extends Pick<
   | 'cardholderName'
   | 'orderRef'
 > {
+  mark: MarkRecord | undefined
   changed: boolean
 }
 
@@ -192,6 +196,7 @@ function refundFactsOf(r: HistoryRecord, mark: MarkRecord | undefined): RefundFa
     amount: r.amount,
     cardholderName: r.cardholderName,
     orderRef: r.orderRef,
+    mark,
     changed: hasChangedSinceReconciled(mark, r),
   }
 }
@@ -317,7 +322,7 @@ const HANDED_OUT = {} as RefundFacts
 
 function refundRow(scope: MonthScope, r: RefundFacts, tz: string): ExportRow {
   const currency = normalizeCurrency(r.currency)
-  const mark = scope.markOf(r)
+  const { mark } = r
   return RF.row({
     created: dateCell(r.createdAt, tz),
     id: r.resourceId,

@@ -200,6 +200,8 @@ export interface RunContext {
   perMinute: Partial<Record<SyncResource, number>>
   /** Puts a partition that gave its worker back at the end of the queue, to go on where it stopped. */
   requeue: (entry: Entry) => void
+  /** Stops the whole run (the cache could not be written); stored checkpoints stay for a resume. */
+  abortRun: () => void
   /** Each partition's paging guard, kept while the partition gives its worker back and takes one again. */
   guards: Map<string, PagingGuard>
   /** What the partitions of one list and store received in all (plan.ts `partitionKeyOf`). */

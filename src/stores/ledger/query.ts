@@ -42,6 +42,10 @@ export interface LedgerQuery extends Pick<RowBlocks, 'rows' | 'ensureRows'> {
   periodLabel: () => string
 }
 
+/** A filter's connection and time range: what a warm of its token parts covers. */
+const periodOf = (filter: HistoryFilter | null): string | null =>
+  filter ? `${filter.connectionId} ${filter.from} ${filter.to}` : null
+
 export function useLedgerQuery(facts: RowFacts, notice: Ref<LedgerNotice | null>): LedgerQuery {
   const connections = ref<CachedConnection[]>([])
   const connectionId = ref<string | null>(null)
@@ -59,6 +63,8 @@ export function useLedgerQuery(facts: RowFacts, notice: Ref<LedgerNotice | null>
   )
   const currentFilter = (): HistoryFilter | null =>
     historyFilterOf(connectionId.value, filters, timeZone.value)
+  /** The period whose search token parts were last warmed (warmSearch). */
+  let warmed: string | null = null
   /** The current filter's matches per day, once counted: a block deep in the result starts at its day. */
   let dayCounts: DayCounts | null = null
   const blocks = useRowBlocks({
@@ -86,6 +92,10 @@ export function useLedgerQuery(facts: RowFacts, notice: Ref<LedgerNotice | null>
     const gen = blocks.reset()
     dayCounts = null
     const filter = currentFilter()
+    if (warmed !== periodOf(filter)) {
+      appCache().history.stopWarmingSearch()
+      warmed = null
+    }
     if (!filter) {
       total.value = 0
       counted.value = true
@@ -109,6 +119,7 @@ export function useLedgerQuery(facts: RowFacts, notice: Ref<LedgerNotice | null>
           dayCounts = days
           total.value = n
           counted.value = true
+          warmSearch(filter)
         })
         .catch((e: unknown) => {
           if (blocks.isCurrent(gen)) notice.value = { kind: 'error', error: toAppError(e) }
@@ -151,6 +162,16 @@ export function useLedgerQuery(facts: RowFacts, notice: Ref<LedgerNotice | null>
       if (blocks.isCurrent(gen)) loading.value = false
     }
     return true
+  }
+
+  /**
+   * Once a period is shown and counted, its search token parts are read into memory in the background,
+   * so a name typed in it a little later counts without reading them; a refresh of another period stops
+   * that read.
+   */
+  function warmSearch(filter: HistoryFilter): void {
+    warmed = periodOf(filter)
+    void appCache().history.warmSearch(filter.connectionId, filter.from, filter.to)
   }
 
   /** The filter's count, per day where its pages are read from day digests (the same walk). */

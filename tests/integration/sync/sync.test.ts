@@ -224,7 +224,7 @@ describe('sync against the sandbox', () => {
       expect(second.state).toBe('done')
       await expectCacheEqualsSandbox(h)
     }
-  }, 60_000)
+  }, 120_000)
 
   it('resumes a plan saved by the month-partitioned version as it is (same checkpoint meaning)', async () => {
     const h = await harness({ records: 3000 })
@@ -348,7 +348,9 @@ describe('sync against the sandbox', () => {
         failRate: 0.3,
         dropRate: 0.05,
         truncateRate: 0.05,
-        badItemRate: 0.05,
+        // Items chosen by their id, each broken the first time a whole answer holds it: every run of this
+        // seed meets the same bad items, however its timing shapes the requests.
+        badItemShare: 0.01,
         // 40 % of the time: a sync of well under a second still meets a storm whatever its phase.
         storm: { periodMs: 400, durationMs: 160 },
       },
@@ -365,9 +367,10 @@ describe('sync against the sandbox', () => {
         expect(p.error?.message.length).toBeGreaterThan(10)
     }
     expect(states[states.length - 1]).toBe('done')
-    // A bad item no longer fails its page: it is quarantined (the sandbox spoils items at random, so
-    // some were), and "fetch again" brings each one in. Counted over the runs: a page a failed run had
-    // committed is fetched again by the next one, and an item that then validates leaves the quarantine.
+    // A bad item no longer fails its page: it is quarantined, and "fetch again" brings each one in.
+    // Counted over the runs: a page a failed run had committed is fetched again by the next one, and an
+    // item that then validates leaves the quarantine.
+    expect(h.sandbox.stats.badItems).toBeGreaterThan(0)
     expect(quarantinedInRuns).toBeGreaterThan(0)
     for (let round = 0; round < 8 && (await h.store.quarantine.count(h.connectionId)) > 0; round++)
       for (const row of await h.store.quarantine.list(h.connectionId))

@@ -1,7 +1,7 @@
 /** Rate limits (seed §8.2) and fault injection, each by its flag and reproducible by seed. */
 import { describe, expect, it } from 'vitest'
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../../../electron/sandbox/server'
-import { chargeListSchema } from '../../../../electron/shared/payment-api'
+import { chargeItemSchema, chargeListSchema } from '../../../../electron/shared/payment-api'
 import { authOf, get } from './support'
 
 async function withSandbox<T>(options: SandboxOptions, run: (sb: RunningSandbox) => Promise<T>): Promise<T> {
@@ -135,6 +135,57 @@ describe('faults', () => {
       for (let i = 0; i < 20; i++) seen.add((await get(sb, '/charges', { limit: 2 })).status)
       expect(seen.has(200) && seen.size > 1).toBe(true)
     })
+  })
+
+  it('a share of items chosen by id is broken once, the same items however the pages are asked for', async () => {
+    type Page = { items: Record<string, unknown>[]; has_more: boolean }
+    // The list's ids oldest first, from a sandbox of the same seed without faults: a broken item may have
+    // lost its id, and the next page's cursor is taken from here.
+    const ids = await withSandbox({ rateLimit: false }, async (sb) => {
+      const out: string[] = []
+      for (let more = true; more;) {
+        const cursor = out[out.length - 1]
+        const params = { limit: 100, cursor_direction: 'asc', ...(cursor ? { cursor } : {}) }
+        const page = await get<Page>(sb, '/charges', params)
+        out.push(...page.body.items.map((i) => String(i['id'])))
+        more = page.body.has_more
+      }
+      return out
+    })
+    expect(ids.length).toBeGreaterThan(100)
+    // Which of the list's items (by position, oldest first) came broken.
+    const brokenPositions = async (sb: RunningSandbox, limit: number): Promise<number[]> => {
+      const broken: number[] = []
+      let position = 0
+      for (let more = true; more;) {
+        const cursor = ids[position - 1]
+        const params = { limit, cursor_direction: 'asc', ...(cursor ? { cursor } : {}) }
+        const page = await get<Page>(sb, '/charges', params)
+        expect(page.status).toBe(200)
+        for (const item of page.body.items) {
+          if (!chargeItemSchema.safeParse(item).success) broken.push(position)
+          position++
+        }
+        more = page.body.has_more
+      }
+      expect(position).toBe(ids.length)
+      return broken
+    }
+    const faults = { badItemShare: 0.1 }
+    const [byHundred, bySeven] = await Promise.all(
+      [100, 7].map((limit) =>
+        withSandbox({ rateLimit: false, faults }, async (sb) => {
+          const first = await brokenPositions(sb, limit)
+          expect(sb.stats.badItems).toBe(first.length)
+          // Served whole from then on: a retry, or the same items in other pages, read clean.
+          expect(await brokenPositions(sb, limit)).toEqual([])
+          expect(await brokenPositions(sb, 13)).toEqual([])
+          return first
+        }),
+      ),
+    )
+    expect(byHundred?.length).toBeGreaterThan(3)
+    expect(bySeven).toEqual(byHundred)
   })
 
   it('latency and jitter delay answers', async () => {

@@ -109,6 +109,33 @@ describe('ledger links: a charge is found by its ledger id through its charge pa
     )
   })
 
+  it('a link row of a charge since synced with another ledger id, or none, no longer answers', async () => {
+    await syncCharges(3)
+    // Charges 1 and 2 as links were stored before their parts carried them: rows.
+    await db.ledgerLinks.bulkPut(
+      [1, 2].map((i) => ({
+        connectionId: CONN,
+        ledgerId: ledger(i),
+        kind: 'charge' as const,
+        recordId: uuid(i),
+        createdAt: T0 + i * HOUR,
+      })),
+    )
+    const at = (i: number) => new Date(T0 + i * HOUR).toISOString()
+    const moved = [
+      chargeItem(1, { created_on: at(1) }),
+      chargeItem(2, { created_on: at(2), ledger_id: ledger(99) }),
+    ]
+    await store.putPage({ resource: 'charges', items: moved }, chargesCp, SYNCED + 1)
+    const found = await repo.recordsByLedgerIds(CONN, [ledger(1), ledger(2), ledger(3), ledger(99)])
+    expect([...found.keys()].sort()).toEqual([ledger(3), ledger(99)].sort())
+    const links = await repo.linksOfRecords(
+      CONN,
+      [1, 2, 3].map((i) => ({ kind: 'charge' as const, recordId: uuid(i), createdAt: T0 + i * HOUR })),
+    )
+    expect(links.map((l) => l?.ledgerId)).toEqual([undefined, ledger(99), ledger(3)])
+  })
+
   it("another connection's charges with the same ledger id are not found", async () => {
     await syncCharges(2)
     expect((await repo.recordsByLedgerIds('other', [ledger(1)])).size).toBe(0)

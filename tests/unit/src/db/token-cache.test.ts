@@ -1,24 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ClosebookDb } from '../../../../src/db/database'
-import { historyRecordOf, matchesSearch, searchDayOf } from '../../../../src/db/history-record'
+import { matchesSearch, searchDayOf } from '../../../../src/db/history-record'
 import { HistoryRepository, type HistoryFilter } from '../../../../src/db/history-repository'
 import { DayTokensCache, dayTokensCacheOf } from '../../../../src/db/token-cache'
 import type { HistoryRecord } from '../../../../src/domain/records'
-import { CONN, HOUR, T0, checkpoint, freshDeps, historyItem, openDb } from './fixtures'
+import { CONN, HOUR, T0, checkpoint, freshDeps, openDb } from './fixtures'
+import { namedRecord } from './named-records'
 
-const NAMES = ['Ava Stone', 'Ben Stone', '山田 太郎', 'Ava Brook', 'Cal Reed']
-
-/** Record n, three hours apart (eight UTC days for 60), named in turn. */
-function record(n: number, name = NAMES[n % NAMES.length]!, hours = n * 3): HistoryRecord {
-  return historyRecordOf(
-    CONN,
-    historyItem(n, {
-      created_on: new Date(T0 + hours * HOUR).toISOString(),
-      user_data: { name, email: `${name.split(' ')[0]!.toLowerCase()}${n}@example.jp` },
-    }),
-    T0,
-  )
-}
+const record = namedRecord
 
 const all: HistoryFilter = { connectionId: CONN, from: 0, to: T0 * 2 }
 const SEARCHES = ['ava', 'stone', 'stone ava', '山田', 'reed', 'zed', '00000000-0000-4000']
