@@ -25,6 +25,9 @@ export interface FiledCharge {
 }
 
 type DayKey = [string, number]
+
+/** Days read and written together by a filing of held charges. */
+const FILING_DAYS = 16
 type CompactRow = ChargeDayRecord & ChargeDayColumns
 
 /** Appends (or, for an id it files already, sets) a charge held by part `part` to a day row. */
@@ -136,22 +139,29 @@ export class DeferredCharges implements DeferredKind<FiledCharge> {
     const byDay = new Map<number, FiledCharge[]>()
     for (const f of records) {
       const day = this.dayOf(f)
-      byDay.set(day, [...(byDay.get(day) ?? []), f])
+      const waiting = byDay.get(day)
+      if (waiting) waiting.push(f)
+      else byDay.set(day, [f])
     }
     const days = [...byDay.keys()]
-    const stored = await this.tables.chargeDays.bulkGet(days.map((d): DayKey => [connectionId, d]))
-    const rows: CompactRow[] = []
     const refile: number[] = []
-    days.forEach((day, i) => {
-      const row = stored[i] ?? emptyDay(connectionId, day)
-      // A row without the compact columns (or not this writer's) is rebuilt from its parts instead.
-      if (!isCompact(row)) return void refile.push(day)
-      const at = new Map(row.ids.map((id, j) => [id, j]))
-      const waiting = [...(byDay.get(day) ?? [])].sort((a, b) => a.part - b.part)
-      for (const f of waiting) fileIn(row, at, f.charge, f.part)
-      rows.push(row)
-    })
-    await this.tables.chargeDays.bulkPut(rows)
+    // A few days a read and a write: each batch's rows are cloned in a task of their own, so a filing of
+    // many charges does not hold the window's thread for the whole of it.
+    for (let from = 0; from < days.length; from += FILING_DAYS) {
+      const batch = days.slice(from, from + FILING_DAYS)
+      const stored = await this.tables.chargeDays.bulkGet(batch.map((d): DayKey => [connectionId, d]))
+      const rows: CompactRow[] = []
+      batch.forEach((day, i) => {
+        const row = stored[i] ?? emptyDay(connectionId, day)
+        // A row without the compact columns (or not this writer's) is rebuilt from its parts instead.
+        if (!isCompact(row)) return void refile.push(day)
+        const at = new Map(row.ids.map((id, j) => [id, j]))
+        const waiting = (byDay.get(day) ?? []).sort((a, b) => a.part - b.part)
+        for (const f of waiting) fileIn(row, at, f.charge, f.part)
+        rows.push(row)
+      })
+      await this.tables.chargeDays.bulkPut(rows)
+    }
     if (refile.length > 0) await this.refile(connectionId, refile)
   }
 

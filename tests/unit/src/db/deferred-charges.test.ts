@@ -111,6 +111,16 @@ describe('a first sync’s charge day rows, filed in batches', () => {
     expect(await chargeRows(db)).toEqual(await writtenOneByOne(commits))
   })
 
+  it('files a batch spread over more days than one read of day rows takes, every day of it', async () => {
+    // 60 charges 30 hours apart, one a day on 60 days: each filing of 21 or more reaches 21 days or more.
+    const commits = commitsOf(Array.from({ length: 60 }, (_, i) => charge(i * 30)))
+    const writer = writerOf(db)
+    for (const cs of commits) await commit(db, writer, cs)
+    await writer.fileDeferredDays(CONN)
+    expect(await db.chargeDays.count()).toBe(60)
+    expect(await chargeRows(db)).toEqual(await writtenOneByOne(commits))
+  })
+
   it('keeps one copy of a charge fetched twice, its later version, before and after a filing', async () => {
     const cs = charges(0, 40)
     const again = charge(3, { status: 'failed', fee_amount: 7 }, T0 + 1)
