@@ -11,7 +11,7 @@ import { byDay, emptyDay, hasOlderCharges, chargeDayOf, type ChargeDayTables } f
 import { isCompact, setColumns } from './charge-columns'
 import { deferredChargeDaysKey, type DeferredKind } from './deferred-days'
 import { withLedgerKeys } from './ledger-links'
-import { connectionBounds } from './repository-helpers'
+import { connectionBounds, groupBy } from './repository-helpers'
 import type { ChargeDayColumns, ChargeDayRecord, ChargePartRecord } from './storage-rows'
 
 /**
@@ -25,10 +25,10 @@ export interface FiledCharge {
 }
 
 type DayKey = [string, number]
+type CompactRow = ChargeDayRecord & ChargeDayColumns
 
 /** Days read and written together by a filing of held charges. */
 const FILING_DAYS = 16
-type CompactRow = ChargeDayRecord & ChargeDayColumns
 
 /** Appends (or, for an id it files already, sets) a charge held by part `part` to a day row. */
 function fileIn(row: CompactRow, at: Map<string, number>, c: ChargeDigest, part: number): void {
@@ -136,14 +136,8 @@ export class DeferredCharges implements DeferredKind<FiledCharge> {
   }
 
   async fileHeld(connectionId: string, records: FiledCharge[]): Promise<void> {
-    const byDay = new Map<number, FiledCharge[]>()
-    for (const f of records) {
-      const day = this.dayOf(f)
-      const waiting = byDay.get(day)
-      if (waiting) waiting.push(f)
-      else byDay.set(day, [f])
-    }
-    const days = [...byDay.keys()]
+    const waitingOn = groupBy(records, this.dayOf)
+    const days = [...waitingOn.keys()]
     const refile: number[] = []
     // A few days a read and a write: each batch's rows are cloned in a task of their own, so a filing of
     // many charges does not hold the window's thread for the whole of it.
@@ -156,7 +150,7 @@ export class DeferredCharges implements DeferredKind<FiledCharge> {
         // A row without the compact columns (or not this writer's) is rebuilt from its parts instead.
         if (!isCompact(row)) return void refile.push(day)
         const at = new Map(row.ids.map((id, j) => [id, j]))
-        const waiting = (byDay.get(day) ?? []).sort((a, b) => a.part - b.part)
+        const waiting = (waitingOn.get(day) ?? []).sort((a, b) => a.part - b.part)
         for (const f of waiting) fileIn(row, at, f.charge, f.part)
         rows.push(row)
       })

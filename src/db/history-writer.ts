@@ -33,7 +33,7 @@ import { deferredHistory } from './deferred-history'
 import { clearHistory, HISTORY_PART_SIZE, historyPartRowsOf, putHistoryParts } from './history-parts'
 import { flagChangedMarks } from './marks-repository'
 import type { ChargeRecord, HistoryRecord, RecordKey, SyncCheckpoint } from '../domain/records'
-import { assertSameConnection, connectionBounds } from './repository-helpers'
+import { assertSameConnection, connectionBounds, groupBy } from './repository-helpers'
 import { rememberStores } from './store-names'
 import { writeUntracked } from './untracked-writes'
 
@@ -47,15 +47,8 @@ export interface PutPageResult {
 }
 
 /** `records` grouped by connection, each group in the order given. */
-function byConnection<R extends { connectionId: string }>(records: readonly R[]): Map<string, R[]> {
-  const groups = new Map<string, R[]>()
-  for (const r of records) {
-    const mine = groups.get(r.connectionId)
-    if (mine) mine.push(r)
-    else groups.set(r.connectionId, [r])
-  }
-  return groups
-}
+const byConnection = <R extends { connectionId: string }>(records: readonly R[]): Map<string, R[]> =>
+  groupBy(records, (r) => r.connectionId)
 
 /** The day-index tables a restore builds from scratch (a generation's slot): digests, summaries, tokens. */
 export type FreshDayTables = DigestTables & { dayTokens: Table }

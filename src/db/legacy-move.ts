@@ -23,6 +23,7 @@ import { searchDayOf } from './history-record'
 import { historyInRange, merged } from './history-part-reads'
 import type { HistoryWriter } from './history-writer'
 import { DayRows, putMarkDays } from './marks-repository'
+import { groupBy } from './repository-helpers'
 import { rememberStores } from './store-names'
 import type { HistoryRecord } from '../domain/records'
 
@@ -95,25 +96,19 @@ export function fileLegacyBatch(
     const lo = Math.min(...days)
     const hi = Math.max(...days) + 1
     const from = lo === 0 ? -Infinity : lo * DAY_MS
+    const to = hi * DAY_MS
     const [rows, others] = await Promise.all([
       db.legacyHistory
         .where('[connectionId+createdAt]')
-        .between([connectionId, from], [connectionId, hi * DAY_MS], true, false)
+        .between([connectionId, from], [connectionId, to], true, false)
         .toArray(),
-      historyInRange({ history: db.history, historyParts: db.historyParts }, connectionId, from, hi * DAY_MS),
+      historyInRange({ history: db.history, historyParts: db.historyParts }, connectionId, from, to),
     ])
-    const byDay = new Map<number, HistoryRecord[]>()
-    for (const r of merged(others, rows)) {
-      const day = searchDayOf(r.createdAt)
-      if (!days.has(day)) continue
-      const ofDay = byDay.get(day)
-      if (ofDay) ofDay.push(r)
-      else byDay.set(day, [r])
-    }
-    for (const [day, records] of byDay) await fileDayRows(db, connectionId, day, records)
+    const byDay = groupBy(merged(others, rows), (r) => searchDayOf(r.createdAt))
+    for (const [day, records] of byDay) if (days.has(day)) await fileDayRows(db, connectionId, day, records)
     await adoptOrphanMarks(db, connectionId, rows)
     await rememberStores(db, connectionId, rows)
-    await db.settings.put({ key: LEGACY_FILED_KEY, value: [connectionId, hi * DAY_MS] })
+    await db.settings.put({ key: LEGACY_FILED_KEY, value: [connectionId, to] })
     return rows.length
   })
 }
@@ -131,13 +126,8 @@ export function moveLegacyBatch(
     const cursor = await filedTo(db)
     if (!cursor) return 0
     const rows = await db.legacyHistory.where('[connectionId+createdAt]').below(cursor).limit(size).toArray()
-    const byConnection = new Map<string, HistoryRecord[]>()
-    for (const r of rows) {
-      const mine = byConnection.get(r.connectionId)
-      if (mine) mine.push(r)
-      else byConnection.set(r.connectionId, [r])
-    }
-    for (const [connectionId, records] of byConnection) await writer.putFiledParts(connectionId, records)
+    for (const [connectionId, records] of groupBy(rows, (r) => r.connectionId))
+      await writer.putFiledParts(connectionId, records)
     return rows.length
   })
 }

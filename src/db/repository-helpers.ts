@@ -12,6 +12,18 @@ export function assertSameConnection(
   }
 }
 
+/** `items` grouped by `keyOf`, each group in the order given, the groups in the order first met. */
+export function groupBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>()
+  for (const item of items) {
+    const key = keyOf(item)
+    const group = groups.get(key)
+    if (group) group.push(item)
+    else groups.set(key, [item])
+  }
+  return groups
+}
+
 /** Bounds of every `[connectionId+x]` key of one connection, whatever type x has. */
 export function connectionBounds(connectionId: string): [[string, unknown], [string, unknown]] {
   return [
