@@ -13,12 +13,10 @@ import {
 } from './day-digests'
 import { dayPartsRange, dayTokenRowsOf, putTokens, TOKEN_PART_SIZE } from './day-tokens'
 import { deferredDaysKey, type DeferredKind } from './deferred-days'
-import { searchDayOf } from './history-record'
+import { searchDayOf, searchDayStart } from './history-record'
 import { hasHistory, historyInRange } from './history-part-reads'
 import type { HistoryTables } from './history-parts'
 import type { StoredDayTokensRow } from './storage-rows'
-
-const DAY_MS = 86_400_000
 
 /** The tables a refiling reads and writes. */
 export type RefileTables = HistoryTables &
@@ -35,9 +33,7 @@ export async function refileDays(
   tokenPartSize = TOKEN_PART_SIZE,
 ): Promise<void> {
   for (const day of days) {
-    // Day 0 also files records without a usable time (searchDayOf).
-    const from = day === 0 ? -Infinity : day * DAY_MS
-    const records = await historyInRange(tables, connectionId, from, (day + 1) * DAY_MS)
+    const records = await historyInRange(tables, connectionId, searchDayStart(day), searchDayStart(day + 1))
     await fileDayRows(tables, connectionId, day, records, tokenPartSize)
   }
 }

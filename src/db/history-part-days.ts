@@ -4,7 +4,7 @@
  * each the union of the day parts and the rows of `history` from before them (history-parts.ts).
  */
 import Dexie from 'dexie'
-import { searchDayOf } from './history-record'
+import { searchDayOf, searchDayStart } from './history-record'
 import type { HistoryTables } from './history-parts'
 import { merged } from './history-part-reads'
 import type { StoredHistoryRow } from './history-row'
@@ -46,7 +46,7 @@ export async function nextHistoryDay(
   if (older) {
     const row = await tables.history
       .where('[connectionId+createdAt]')
-      .between([connectionId, from === 0 ? -Infinity : from * DAY_MS], [connectionId, Infinity], true, false)
+      .between([connectionId, searchDayStart(from)], [connectionId, Infinity], true, false)
       .first()
     if (row) {
       const rowDay = Math.max(from, searchDayOf(row.createdAt))
@@ -76,12 +76,7 @@ export async function historyRowsOfDays(
     older
       ? tables.history
           .where('[connectionId+createdAt]')
-          .between(
-            [connectionId, lo === 0 ? -Infinity : lo * DAY_MS],
-            [connectionId, hi * DAY_MS],
-            true,
-            false,
-          )
+          .between([connectionId, searchDayStart(lo)], [connectionId, hi * DAY_MS], true, false)
           .toArray()
       : [],
   ])

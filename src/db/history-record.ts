@@ -59,6 +59,14 @@ export function searchDayOf(createdAt: number): number {
   return Number.isFinite(createdAt) ? Math.max(0, Math.floor(createdAt / DAY_MS)) : 0
 }
 
+/**
+ * The lowest `createdAt` filed on `day` (searchDayOf): the day's midnight, or -Infinity for day 0, which
+ * also files earlier and invalid times.
+ */
+export function searchDayStart(day: number): number {
+  return day === 0 ? -Infinity : day * DAY_MS
+}
+
 /** The order of history everywhere in the cache: time, then key. */
 export const byTimeThenKey = (
   a: Pick<HistoryRecord, 'createdAt' | 'key'>,

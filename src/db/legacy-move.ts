@@ -19,7 +19,7 @@
 import Dexie from 'dexie'
 import type { ClosebookDb } from './database'
 import { fileDayRows } from './deferred-history'
-import { searchDayOf } from './history-record'
+import { searchDayOf, searchDayStart } from './history-record'
 import { historyInRange, merged } from './history-part-reads'
 import type { HistoryWriter } from './history-writer'
 import { DayRows, putMarkDays } from './marks-repository'
@@ -32,8 +32,6 @@ export const LEGACY_MOVE_BATCH = 2000
 
 /** The settings row saying how far filing went: every set-aside row below this [connection, time] is filed. */
 export const LEGACY_FILED_KEY = 'legacyHistoryFiledTo'
-
-const DAY_MS = 86_400_000
 
 /** How far the work is: `moved` rows taken this run (filed, then moved), `left` still waiting. */
 export interface LegacyMoveProgress {
@@ -95,8 +93,8 @@ export function fileLegacyBatch(
     for (const [c, createdAt] of keys) if (c === connectionId) days.add(searchDayOf(createdAt))
     const lo = Math.min(...days)
     const hi = Math.max(...days) + 1
-    const from = lo === 0 ? -Infinity : lo * DAY_MS
-    const to = hi * DAY_MS
+    const from = searchDayStart(lo)
+    const to = searchDayStart(hi)
     const [rows, others] = await Promise.all([
       db.legacyHistory
         .where('[connectionId+createdAt]')
